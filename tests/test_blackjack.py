@@ -8,7 +8,7 @@ import re
 import pytest
 
 from bot.core import blackjack as bj
-from bot.core.blackjack import Ending, HandMode, HandOptions, HandState
+from bot.core.blackjack import Ending, HandOptions, HandState
 from bot.core.cards import Card, Suit, full_deck
 from bot.core.common import Verdict
 from bot.core.errors import IllegalMove, RuleError
@@ -446,10 +446,14 @@ def test_bj_8_no_result_before_the_end():
 
 
 def test_bj_9_bonus_counts_when_a_card_has_the_characteristics_suit():
-    hand = bj.stand(voluntary("10S", "4H", skill=2, difficulty=2, characteristic="Speed", characteristic_bonus=3))
+    hand = bj.stand(
+        voluntary("10S", "4H", skill=2, difficulty=2, characteristic="Speed", characteristic_bonus=3)
+    )
     assert hand.characteristic_counts
     assert bj.resolve(hand).trl == (14 + 3) // 5 == 3
-    hand = bj.stand(voluntary("10S", "4C", skill=2, difficulty=2, characteristic="Speed", characteristic_bonus=3))
+    hand = bj.stand(
+        voluntary("10S", "4C", skill=2, difficulty=2, characteristic="Speed", characteristic_bonus=3)
+    )
     assert not hand.characteristic_counts
     assert bj.resolve(hand).trl == 2
 
@@ -576,7 +580,9 @@ def test_bj_11_flags_can_be_switched_off():
 
 
 def _sample_hands():
-    options = HandOptions(adder_scheme="middle", suit_bonus=False, characteristic_rule=False, fumble_flags=False)
+    options = HandOptions(
+        adder_scheme="middle", suit_bonus=False, characteristic_rule=False, fumble_flags=False
+    )
     return [
         bj.start_voluntary(3, 2),
         voluntary("9S"),

@@ -32,6 +32,10 @@ The hand:
     Hand properties: needs_card, pending_bonus, is_over, played, total, wrapped, fumble_flags,
     characteristic_counts; Hand.to_dict() / Hand.from_dict(d); resolve(hand) -> TaskResult;
     summarize(hand, reveal=False) -> HandSummary.
+A caller holding a shoe: ``hand = start_voluntary(...)``; then ``while hand.needs_card: card, shoe =
+shoe.draw(rng); hand = deal(hand, card)``; a Hit click is ``hit(hand, drawn)`` followed by the same loop (a
+21 owes one or two bonus cards, ``pending_bonus``). ``hand.played`` are the cards in play
+for ``Shoe.reshuffle``.
 Verdicts (``verdict_for``): TRL <= -1 (the Fumble names) is a critical failure, 0 a failure, 1..7 a success,
 8 (Superb) and above a critical success. Fumble-chance flags (BJ-11) are for the GM and do not change it.
 """

@@ -26,6 +26,31 @@ class Suit(Enum):
         """The suit's symbol, as printed on a card."""
         return _SYMBOLS[self]
 
+    # Card is ordered by (rank, suit); without an order on suits, sorting a shoe with two cards of the
+    # same rank (as reshuffle does) raised TypeError. Suits order as they are declared: S < C < D < H.
+    def _index(self) -> int:
+        return list(Suit).index(self)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Suit):
+            return NotImplemented
+        return self._index() < other._index()
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, Suit):
+            return NotImplemented
+        return self._index() <= other._index()
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Suit):
+            return NotImplemented
+        return self._index() > other._index()
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, Suit):
+            return NotImplemented
+        return self._index() >= other._index()
+
 
 _SYMBOLS = {Suit.SPADES: "♠", Suit.CLUBS: "♣", Suit.DIAMONDS: "♦", Suit.HEARTS: "♥"}
 _RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}

@@ -169,7 +169,7 @@ def roll(
     dice: Sequence[int],
     stat: int,
     modifiers: int | Iterable[int],
-    target: int,
+    target: int | str,
     *,
     advantage: bool = False,
     disadvantage: bool = False,

@@ -208,7 +208,8 @@ class RpsCheck:
     """One RPS check: inputs, dice, the Success Level and how it reads.
 
     ``dice`` and ``roll`` are None for an assumed success (RPS-6, ``assumed`` True). ``raw_sl`` is
-    Base - roll before doubles changed it. ``word`` is RPS-3's success word, None unless SL >= 1.
+    Base - roll before doubles changed it (1 for an assumed success). ``word`` is RPS-3's success
+    word, None unless SL >= 1.
     """
 
     base: int

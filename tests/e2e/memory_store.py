@@ -179,6 +179,8 @@ def install_if_missing() -> bool:
     import bot.store
 
     bot.store.Store = MemoryStore  # type: ignore[attr-defined]
+    bot.store.RollRecord = RollRecord  # type: ignore[attr-defined]
+    bot.store.GuildSettings = GuildSettings  # type: ignore[attr-defined]
     errors = types.ModuleType("bot.store.errors")
     for cls in (StoreError, NotFound, Conflict, InvalidData):
         setattr(errors, cls.__name__, cls)

@@ -196,6 +196,12 @@ class FakeDiscord:
         guild.roles[role.id] = role
         return role
 
+    async def create_role(self, guild: FakeGuild, name: str, *, manage_guild: bool = False) -> FakeRole:
+        """Add a role while the bot is connected (Discord tells the bot with GUILD_ROLE_CREATE)."""
+        role = self.add_role(guild, name, manage_guild=manage_guild)
+        await self.dispatch("GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()})
+        return role
+
     def add_member(self, guild: FakeGuild, user: FakeUser, roles: list[FakeRole] | None = None) -> FakeMember:
         member = FakeMember(user, guild, list(roles or []))
         guild.members[user.id] = member
@@ -881,6 +887,7 @@ def _fault_response(fault: Fault) -> web.Response:
     if fault.status == 429:
         retry = fault.retry_after if fault.retry_after is not None else 0.05
         body = {"message": fault.message, "retry_after": retry, "global": False}
-        headers = {"Retry-After": str(retry), "X-RateLimit-Scope": "user"}
+        # real Discord answers via Google's front end; discord.py takes a 429 without Via for a Cloudflare ban
+        headers = {"Retry-After": str(retry), "X-RateLimit-Scope": "user", "Via": "1.1 google"}
         return _json(body, 429, headers)
     return _json({"message": fault.message, "code": fault.code}, fault.status)

@@ -113,7 +113,7 @@ class Probe(commands.GroupCog, group_name="probe", group_description="Test probe
         store: Store = self.bot.store
         mode = await resolve_mode(interaction, store, visibility)
         embed = result_embed(
-            "Probe check: success", verdict=Verdict.SUCCESS, fields=[("Dice", "17"), ("Margin", "S3")]
+            "Probe check: success", verdict=Verdict.SUCCESS, fields=[("Dice", "d20: 17"), ("Margin", "S3")]
         )
         log_id = await store.log.add(
             RollRecord(

@@ -49,6 +49,12 @@ class OpenAPIValidator:
 
     def __init__(self) -> None:
         self.document: dict[str, Any] = json.loads(OPENAPI_PATH.read_text())
+        # Discord parses a snowflake sent as a JSON integer as well as a string (discord.py sends
+        # recipient_id as an int); the spec only documents the string form.
+        snowflake = self.document["components"]["schemas"]["SnowflakeType"]
+        self.document["components"]["schemas"]["SnowflakeType"] = {
+            "anyOf": [snowflake, {"type": "integer", "minimum": 0}]
+        }
         resource = Resource.from_contents(self.document, default_specification=DRAFT202012)
         self.registry: Registry = Registry().with_resource(BASE_URI, resource)
         self._templates: list[tuple[re.Pattern[str], str]] = []

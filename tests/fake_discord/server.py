@@ -342,9 +342,8 @@ class FakeDiscord:
         problems += self._extra_checks(method, path, body)
         if problems:
             self.violations.extend(problems)
-            return _json(
-                {"message": "Invalid Form Body", "code": 50035, "errors": [str(p) for p in problems]}, 400
-            )
+            errors = {"_errors": [{"code": "BASE_TYPE_INVALID", "message": str(p)} for p in problems]}
+            return _json({"message": "Invalid Form Body", "code": 50035, "errors": errors}, 400)
         fault = self._fault_for(method, path)
         if fault is not None:
             return _fault_response(fault)

@@ -1,4 +1,4 @@
-"""Issue 7's four visibility modes through `deliver`, driven by the probe cog's roll (margin S3, "d20: 17")."""
+"""Issue 7's four visibility modes through `deliver`, driven by the probe's roll (margin S3, "d20: 17")."""
 
 from __future__ import annotations
 

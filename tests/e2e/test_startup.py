@@ -109,3 +109,26 @@ async def test_a_refused_token_stops_the_bot_with_one_line_and_no_token(
     assert process.returncode == 1
     assert "The bot stopped: Improper token has been passed." in log
     assert TOKEN not in log
+
+
+async def test_the_subprocess_bot_restarts_on_the_same_database(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    """The restart harness other tests build on: stop cleanly, start again, answer again (then a crash)."""
+    from tests.fake_discord.harness import SubprocessBot
+
+    database = tmp_path / "bot.db"
+    first = await SubprocessBot.launch(fake, database)
+    try:
+        help_answer = await first.slash(world.guild, world.general, world.alice, "help", {"system": "cards"})
+        assert "BJ-5" in help_answer.original.text()
+    finally:
+        await first.stop()
+    assert first.process.returncode == 0 and first.error_lines() == []
+    second = await SubprocessBot.launch(fake, database)
+    try:
+        again = await second.slash(None, None, world.stranger, "help", {"system": "dn"})
+        assert "DN-4" in again.original.text()
+    finally:
+        await second.kill()
+    assert fake.violations == []

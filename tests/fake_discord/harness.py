@@ -295,3 +295,103 @@ async def start_bot(
             task.result()  # re-raise why the bot could not start
         raise AssertionError("the bot did not become ready")
     return harness
+
+
+# -- the bot as a subprocess (restart tests) ------------------------------------------------------------
+#: Runs `python -m bot`; the e2e stand-in store is used only while the real store is not merged.
+SUBPROCESS_BOOT = (
+    "from tests.e2e.memory_store import install_if_missing; install_if_missing(); "
+    "import runpy; runpy.run_module('bot', run_name='__main__', alter_sys=True)"
+)
+QUIET = 0.5  # a subprocess's tasks are invisible: it is done when it sent nothing for this long
+
+
+class SubprocessBot(Harness):
+    """`python -m bot` in a child process against ``fake``; same slash/click/autocomplete as `Harness`.
+
+    ``await SubprocessBot.launch(fake, database)`` starts it; ``await sub.stop()`` sends SIGTERM (a clean
+    shutdown); ``await sub.kill()`` kills it outright (a crash). The log is in ``sub.log`` after it stopped.
+    """
+
+    process: asyncio.subprocess.Process
+    log: str = ""
+
+    @classmethod
+    async def launch(
+        cls, fake: FakeDiscord, database: Path, *, seed: int = 1234, **env: str
+    ) -> SubprocessBot:
+        import os
+        import sys
+
+        from tests.paths import ROOT
+
+        clean = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("DISCORD_", "DEV_GUILD", "DICE_", "DATABASE_"))
+        }
+        clean |= {
+            "PYTHONPATH": str(ROOT),
+            "DISCORD_TOKEN": TOKEN,
+            "DISCORD_API_BASE": fake.api_base,
+            "DATABASE_PATH": str(database),
+            "DICE_SEED": str(seed),
+            "LOG_LEVEL": "INFO",
+            **env,
+        }
+        fake.connected.clear()
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            SUBPROCESS_BOOT,
+            cwd=database.parent,
+            env=clean,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        waiter = asyncio.ensure_future(fake.connected.wait())
+        exited = asyncio.ensure_future(process.wait())
+        done, _ = await asyncio.wait({waiter, exited}, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
+        if waiter not in done:
+            waiter.cancel()
+            stderr = (await process.stderr.read()).decode() if process.stderr and exited in done else ""
+            raise AssertionError(f"the subprocess bot did not connect: {stderr[-2000:]}")
+        exited.cancel()
+        sub = cls.__new__(cls)
+        sub.fake, sub.errors, sub._seen = fake, ErrorCollector(), {}
+        sub.process = process
+        return sub
+
+    async def _send(self, record: InteractionRecord) -> Answer:
+        await self.fake.dispatch("INTERACTION_CREATE", record.payload)
+        try:
+            await asyncio.wait_for(record.answered.wait(), WAIT)
+        except TimeoutError:
+            raise AssertionError(f"the subprocess bot left {record.payload['data']} unanswered") from None
+        while True:  # follow-ups may still come: wait until the bot has been quiet for a moment
+            seen = len(self.fake.requests)
+            await asyncio.sleep(QUIET)
+            if len(self.fake.requests) == seen:
+                break
+        return Answer(record, self.fake.message_log[record.first_message_index :], self.fake)
+
+    async def stop(self) -> None:
+        """Stop cleanly (SIGTERM) and keep the log; ERROR lines in it fail like in-process errors."""
+        if self.process.returncode is None:
+            self.process.terminate()
+        await self._collect()
+
+    async def kill(self) -> None:
+        """Stop abruptly, as a crash would."""
+        if self.process.returncode is None:
+            self.process.kill()
+        await self._collect()
+
+    async def _collect(self) -> None:
+        assert self.process.stderr is not None
+        self.log += (await asyncio.wait_for(self.process.stderr.read(), WAIT)).decode()
+        await asyncio.wait_for(self.process.wait(), WAIT)
+
+    def error_lines(self) -> list[str]:
+        """The ERROR lines of the subprocess's log."""
+        return [line for line in self.log.splitlines() if " ERROR " in line]

@@ -100,7 +100,7 @@ def install_redaction(token: str) -> None:
     previous = logging.getLogRecordFactory()
 
     def factory(*args: object, **kwargs: object) -> logging.LogRecord:
-        record = previous(*args, **kwargs)  # type: ignore[arg-type]
+        record = previous(*args, **kwargs)
         redact(record, _installed)
         return record
 

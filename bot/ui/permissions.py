@@ -76,7 +76,7 @@ def gm_only() -> Callable[[T], T]:
     """GM-1/GM-2 for a slash command: a runtime check, plus the Manage Server hint on top-level commands."""
 
     async def predicate(interaction: discord.Interaction[Any]) -> bool:
-        store: Store = interaction.client.store  # type: ignore[attr-defined]
+        store: Store = interaction.client.store
         if interaction.guild is None:
             raise app_commands.NoPrivateMessage()
         if not await is_gm(interaction, store):

@@ -159,8 +159,8 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
 def _describe(interaction: discord.Interaction[Any]) -> str:
     if interaction.command is not None:
         return f"/{interaction.command.qualified_name}"
-    data = interaction.data or {}
-    custom_id = data.get("custom_id") if isinstance(data, dict) else None
+    data: dict[str, Any] = dict(interaction.data or {})
+    custom_id = data.get("custom_id")
     return f"component {custom_id}" if custom_id else f"interaction type {interaction.type.name}"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import discord
 
@@ -58,9 +58,9 @@ async def resolve_mode(
         if interaction.guild is None or interaction.channel_id is None:
             return "public"
         requested = await store.settings.channel_visibility(interaction.guild.id, interaction.channel_id)
-    if requested not in MODES:
+    mode = next((m for m in MODES if m == requested), None)
+    if mode is None:
         raise UserError(f"Visibility must be one of {', '.join(MODES)}, not {requested!r}.")
-    mode = cast(Mode, requested)
     if interaction.guild is None and mode in ("gm", "blind"):
         raise UserError("GM and blind rolls work only in a server channel; in DMs use public or private.")
     if mode == "blind" and interaction.guild is not None:
@@ -192,7 +192,7 @@ class RevealButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: Any, /
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
     ) -> RevealButton:
         return cls(int(match["log_id"]))
 

@@ -1,0 +1,117 @@
+"""The bot: a `commands.Bot` with minimal intents that opens the store, loads the cogs and syncs commands."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+import yarl
+from discord.ext import commands
+
+from bot.settings import Settings
+from bot.store import Store
+from bot.ui.visibility import RevealButton
+
+log = logging.getLogger(__name__)
+
+#: The cogs the bot loads, by dotted name, in order. A new system cog adds its module here; its
+#: ``async def setup(bot)`` adds the cog and registers its own DynamicItems with ``bot.add_dynamic_items``.
+COGS: tuple[str, ...] = (
+    "cogs.errors",
+    "cogs.help",
+)
+
+#: DynamicItems shared by every system (the GM copy's Reveal button).
+SHARED_DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (RevealButton,)
+
+COMMAND_HASH_KEY = "command_tree_hash"
+
+
+def point_at(api_base: str) -> None:
+    """Send every REST call and the gateway to ``api_base`` (a fake Discord in tests), not discord.com."""
+    base = api_base.rstrip("/")
+    discord.http.Route.BASE = f"{base}/api/v10"
+    ws_base = "ws" + base.removeprefix("http")  # http -> ws, https -> wss
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"{ws_base}/gateway/")
+
+
+def make_rng(seed: int | None) -> random.Random:
+    """Seeded dice for demos and tests; the system's secure source otherwise."""
+    return random.Random(seed) if seed is not None else random.SystemRandom()
+
+
+def intents() -> discord.Intents:
+    """Only what slash commands and buttons need: guilds (no message content, no members)."""
+    chosen = discord.Intents.none()
+    chosen.guilds = True
+    return chosen
+
+
+class TabletopBot(commands.Bot):
+    """The bot a table uses; ``bot.store`` and ``bot.rng`` are what cogs need."""
+
+    store: Store
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        cogs: Sequence[str] = COGS,
+        rng: random.Random | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents(),
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions.none(),
+            **options,
+        )
+        self.settings = settings
+        self.rng: random.Random = rng if rng is not None else make_rng(settings.dice_seed)
+        self.cog_names: tuple[str, ...] = tuple(cogs)
+        self.synced: str = "not yet"
+        if settings.discord_api_base:
+            point_at(settings.discord_api_base)
+
+    async def setup_hook(self) -> None:
+        self.store = await Store.open(self.settings.database_path)
+        for name in self.cog_names:
+            await self.load_extension(name)
+        self.add_dynamic_items(*SHARED_DYNAMIC_ITEMS)
+        self.synced = await self.sync_commands()
+        log.info("Loaded %d cogs; commands: %s.", len(self.cog_names), self.synced)
+
+    async def sync_commands(self) -> str:
+        """Sync to DEV_GUILD_ID at once when set; else globally, only when the tree changed since then."""
+        if self.settings.dev_guild_id is not None:
+            guild = discord.Object(id=self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+            return f"synced to guild {self.settings.dev_guild_id}"
+        digest = self.tree_hash()
+        key = f"{COMMAND_HASH_KEY}:{self.application_id}"
+        if await self.store.meta.get(key) == digest:
+            return "unchanged, not synced"
+        await self.tree.sync()
+        await self.store.meta.set(key, digest)
+        return "synced globally"
+
+    def tree_hash(self) -> str:
+        """A hash of the global command payload Discord would receive."""
+        payload = [command.to_dict(self.tree) for command in self.tree.get_commands()]
+        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            store = self.__dict__.pop("store", None)  # close once, even when close() runs twice
+            if store is not None:
+                await store.close()

@@ -1,0 +1,146 @@
+"""Who is a GM (GM-1), GM-only commands (GM-2) and owner-or-GM buttons (GM-4).
+
+Mark a GM-only slash command with `@gm_only()` (under `@app_commands.command`/`@group.command`, or above
+it); `gm_only_commands(tree)` lists every marked command so a test can refuse a stranger on each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import discord
+from discord import app_commands
+
+from bot.store import Store
+from bot.ui.reply import refuse
+
+T = TypeVar("T")
+
+GM_ROLE_NAMES = frozenset({"gm", "game master"})  # GM-1 default when a guild names no GM roles
+GM_ONLY = "gm_only"  # key in Command.extras (and attribute on the callback) marking GM-only commands
+MANAGE_GUILD_ONLY = "manage_guild_only"
+NOT_GM = "Only a GM of this channel can do that (Manage Server, a GM role, or made GM of the channel)."
+NOT_MANAGER = "Only someone with the Manage Server permission can do that."
+NOT_OWNER = "Only the player who started this (or a GM) can use it."
+
+
+class NotGM(app_commands.CheckFailure):
+    """A non-GM tried a GM-only command (GM-2); the message is the sentence they see."""
+
+
+async def is_gm(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    *,
+    channel_id: int | None = None,
+) -> bool:
+    """GM-1: Manage Server, or a guild GM role, or GM of the channel (``channel_id``, default: this one)."""
+    guild = interaction.guild
+    member = interaction.user
+    if guild is None or not isinstance(member, discord.Member):
+        return False  # in DMs nobody is a GM: GM tools act on a guild's channels
+    if member.guild_permissions.manage_guild or interaction.permissions.manage_guild:
+        return True
+    settings = await store.settings.get(guild.id)
+    role_ids = {int(r) for r in settings.gm_role_ids}
+    for role in member.roles:
+        if role_ids and role.id in role_ids:
+            return True
+        if not role_ids and role.name.strip().casefold() in GM_ROLE_NAMES:
+            return True
+    channel = channel_id if channel_id is not None else interaction.channel_id
+    if channel is None:
+        return False
+    return await store.gm.is_channel_gm(guild.id, channel, member.id)
+
+
+def has_manage_guild(interaction: discord.Interaction[Any]) -> bool:
+    """Manage Server in this guild (roles and settings need it, not just GM)."""
+    member = interaction.user
+    return isinstance(member, discord.Member) and (
+        member.guild_permissions.manage_guild or interaction.permissions.manage_guild
+    )
+
+
+def _mark(func: T, key: str) -> T:
+    unwrapped = getattr(func, "__discord_app_commands_unwrap__", func) or func
+    if isinstance(unwrapped, app_commands.Command | app_commands.Group):
+        unwrapped.extras[key] = True
+    else:
+        setattr(func, f"__tabletop_{key}__", True)
+    return func
+
+
+def gm_only() -> Callable[[T], T]:
+    """GM-1/GM-2 for a slash command: a runtime check, plus the Manage Server hint on top-level commands."""
+
+    async def predicate(interaction: discord.Interaction[Any]) -> bool:
+        store: Store = interaction.client.store
+        if interaction.guild is None:
+            raise app_commands.NoPrivateMessage()
+        if not await is_gm(interaction, store):
+            raise NotGM(NOT_GM)
+        return True
+
+    check = app_commands.check(predicate)
+    hint = app_commands.default_permissions(manage_guild=True)
+
+    def decorator(func: T) -> T:
+        return _mark(hint(check(func)), GM_ONLY)
+
+    return decorator
+
+
+def manage_guild_only() -> Callable[[T], T]:
+    """Like `gm_only`, but only Manage Server counts (guild-wide GM roles and settings)."""
+
+    async def predicate(interaction: discord.Interaction[Any]) -> bool:
+        if interaction.guild is None:
+            raise app_commands.NoPrivateMessage()
+        if not has_manage_guild(interaction):
+            raise NotGM(NOT_MANAGER)
+        return True
+
+    check = app_commands.check(predicate)
+    hint = app_commands.default_permissions(manage_guild=True)
+
+    def decorator(func: T) -> T:
+        return _mark(_mark(hint(check(func)), GM_ONLY), MANAGE_GUILD_ONLY)
+
+    return decorator
+
+
+def is_gm_only(command: app_commands.Command[Any, ..., Any] | app_commands.Group) -> bool:
+    """True when the command (or a group it belongs to) is marked GM-only."""
+    node: Any = command
+    while node is not None:
+        if node.extras.get(GM_ONLY) or getattr(
+            getattr(node, "callback", None), f"__tabletop_{GM_ONLY}__", False
+        ):
+            return True
+        node = node.parent
+    return False
+
+
+def gm_only_commands(tree: app_commands.CommandTree[Any]) -> Iterator[app_commands.Command[Any, ..., Any]]:
+    """Every GM-only slash command (leaves, i.e. what a user runs) in the tree, global and all guilds."""
+    seen: set[int] = set()
+    for top in tree.walk_commands():
+        if isinstance(top, app_commands.Command) and id(top) not in seen and is_gm_only(top):
+            seen.add(id(top))
+            yield top
+
+
+async def owner_or_gm(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    owner_id: int,
+    *,
+    channel_id: int | None = None,
+) -> bool:
+    """GM-4: True for the owner or a GM; anyone else gets an ephemeral refusal first, then False."""
+    if interaction.user.id == owner_id or await is_gm(interaction, store, channel_id=channel_id):
+        return True
+    await refuse(interaction, NOT_OWNER)
+    return False

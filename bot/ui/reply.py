@@ -1,0 +1,189 @@
+"""Answering an interaction: one reply helper, one defer helper, and one error table for commands and buttons.
+
+`reply` sends the response when nothing was sent yet and follows up otherwise, always without pings.
+`report_error` turns any exception into one ephemeral sentence (user errors) or a logged short code
+(anything unexpected), so no interaction is ever left unanswered.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.core.errors import RuleError
+from bot.store.errors import StoreError
+from bot.ui.embeds import CONTENT_MAX, NO_MENTIONS, clip
+
+log = logging.getLogger("bot.errors")
+
+_DEFERRED = "tabletop_deferred_ephemeral"  # interaction.extras key: how the response was deferred
+_ORIGINAL_USED = "tabletop_original_used"
+
+
+class UserError(Exception):
+    """Something the user must change; ``str(err)`` is the one sentence they see (ephemeral)."""
+
+
+async def defer(interaction: discord.Interaction[Any], *, ephemeral: bool = False) -> None:
+    """Acknowledge now (Discord's 3-second rule) when the work may be slow; `reply` then fills the answer."""
+    if interaction.response.is_done():
+        return
+    await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    interaction.extras[_DEFERRED] = ephemeral
+
+
+async def reply(
+    interaction: discord.Interaction[Any],
+    content: str | None = None,
+    *,
+    embed: discord.Embed | None = None,
+    embeds: Sequence[discord.Embed] = (),
+    view: discord.ui.View | None = None,
+    ephemeral: bool = False,
+    files: Sequence[discord.File] = (),
+) -> discord.InteractionMessage | discord.WebhookMessage | None:
+    """Send ``content``/``embeds``: the response if none was sent yet, else a follow-up. Never pings.
+
+    After `defer`, the first reply fills the deferred message when its visibility matches; when it does
+    not, the deferred message is removed so a public deferral never shows a private answer.
+    Returns the message sent (None only when Discord did not say which message it was).
+    """
+    all_embeds = ([embed] if embed is not None else []) + list(embeds)
+    text = clip(content, CONTENT_MAX) if content else None
+    kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+    if text is not None:
+        kwargs["content"] = text
+    if all_embeds:
+        kwargs["embeds"] = all_embeds
+    if view is not None:
+        kwargs["view"] = view
+    if not interaction.response.is_done():
+        callback = await interaction.response.send_message(ephemeral=ephemeral, files=list(files), **kwargs)
+        resource = callback.resource if callback is not None else None
+        return resource if isinstance(resource, discord.InteractionMessage) else None
+    deferred_ephemeral = interaction.extras.get(_DEFERRED)
+    if (
+        deferred_ephemeral is None
+        and interaction.response.type is discord.InteractionResponseType.deferred_channel_message
+    ):
+        deferred_ephemeral = False  # deferred elsewhere without our helper: assume public
+    if deferred_ephemeral is not None and not interaction.extras.get(_ORIGINAL_USED):
+        interaction.extras[_ORIGINAL_USED] = True
+        if deferred_ephemeral == ephemeral:
+            return await interaction.edit_original_response(attachments=list(files), **kwargs)
+        await interaction.delete_original_response()
+    return await interaction.followup.send(ephemeral=ephemeral, files=list(files), wait=True, **kwargs)
+
+
+async def refuse(interaction: discord.Interaction[Any], sentence: str) -> None:
+    """Answer with one ephemeral sentence (a refusal or a user error); nothing else happens."""
+    await reply(interaction, sentence, ephemeral=True)
+
+
+def user_message(error: BaseException) -> str | None:
+    """The one sentence for an error the user caused, or None when the error is unexpected."""
+    if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError) and error.__cause__:
+        inner = user_message(error.__cause__)
+        if inner is not None:
+            return inner
+    if isinstance(error, app_commands.CommandInvokeError):
+        return user_message(error.original)
+    if isinstance(error, UserError | RuleError | StoreError):
+        return str(error)
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return "This command works only in a server channel, not in DMs."
+    if isinstance(error, app_commands.MissingPermissions):
+        needed = ", ".join(
+            p.replace("_", " ").replace("guild", "server").title() for p in error.missing_permissions
+        )
+        return f"You need the {needed} permission for this."
+    if isinstance(error, app_commands.BotMissingPermissions):
+        needed = ", ".join(
+            p.replace("_", " ").replace("guild", "server").title() for p in error.missing_permissions
+        )
+        return f"I need the {needed} permission in this channel for this."
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return f"Slow down: try again in {error.retry_after:.0f} seconds."
+    if isinstance(error, app_commands.TransformerError):
+        return f"{error.value!r} is not a valid {error.type.name.lower().replace('_', ' ')}."
+    if isinstance(error, app_commands.CheckFailure):
+        text = str(error)
+        return (
+            text
+            if text and not text.startswith("The check functions")
+            else "You cannot use this command here."
+        )
+    return None
+
+
+async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> str | None:
+    """Answer ``error`` ephemerally; unexpected errors are logged with a short code shown to the user.
+
+    Returns the code for unexpected errors (None for user errors).
+    """
+    message = user_message(error)
+    code: str | None = None
+    if interaction.type is discord.InteractionType.autocomplete:
+        # an autocomplete cannot show a sentence: log it and offer no choices rather than leave it hanging
+        log.error("Autocomplete failed in %s", _describe(interaction), exc_info=error)
+        if not interaction.response.is_done():
+            await interaction.response.autocomplete([])
+        return None
+    if message is None:
+        code = secrets.token_hex(3)
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        log.error(
+            "Unexpected error %s in %s by user %s",
+            code,
+            _describe(interaction),
+            interaction.user.id,
+            exc_info=(type(original), original, original.__traceback__),
+        )
+        message = (
+            f"Something went wrong on my side (error code `{code}`); the bot's host can find it in the log."
+        )
+    try:
+        await reply(interaction, message, ephemeral=True)
+    except (
+        discord.HTTPException
+    ) as http_error:  # the interaction expired or Discord is down: nothing left to do
+        log.warning("Could not tell the user about an error in %s: %s", _describe(interaction), http_error)
+    return code
+
+
+def _describe(interaction: discord.Interaction[Any]) -> str:
+    if interaction.command is not None:
+        return f"/{interaction.command.qualified_name}"
+    data: dict[str, Any] = dict(interaction.data or {})
+    custom_id = data.get("custom_id")
+    return f"component {custom_id}" if custom_id else f"interaction type {interaction.type.name}"
+
+
+class TableView(discord.ui.View):
+    """Base view: any error in an item's callback is answered with `report_error`."""
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: Exception, item: discord.ui.Item[Any], /
+    ) -> None:
+        await report_error(interaction, error)
+
+
+class ErrorReportingItem:
+    """Mixin for `DynamicItem`s (put it first in the bases): discord.py only logs their errors, so wrap them.
+
+    Subclasses implement ``handle(interaction)`` instead of ``callback``.
+    """
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            await self.handle(interaction)
+        except Exception as error:
+            await report_error(interaction, error)
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        raise NotImplementedError

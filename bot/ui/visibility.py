@@ -1,0 +1,219 @@
+"""Who sees a roll (issue 7): public, private, gm and blind, delivered by one function every cog calls.
+
+A cog rolls, logs the roll (``store.log.add``), builds the result embed, and calls `deliver`. Before rolling
+it may call `resolve_mode` to turn the user's option (or the channel default) into a mode, refusing modes
+that make no sense here (gm/blind in DMs, blind rolls a guild switched off).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import discord
+
+from bot.store import Store
+from bot.ui.embeds import NO_MENTIONS
+from bot.ui.permissions import NOT_GM, is_gm
+from bot.ui.reply import ErrorReportingItem, UserError, refuse, reply
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["public", "private", "gm", "blind"]
+MODES: tuple[Mode, ...] = ("public", "private", "gm", "blind")
+MODE_LABELS: dict[Mode, str] = {
+    "public": "Public: everyone sees it",
+    "private": "Private: only you (the table sees that you rolled)",
+    "gm": "GM: you and the GMs",
+    "blind": "Blind: only the GMs",
+}
+BLIND_ROLLER_TEXT = "Your roll went to the GM."
+CANNOT_DM = 50007
+
+
+@dataclass
+class Delivery:
+    """What `deliver` did, for the cog (and tests) to inspect."""
+
+    mode: Mode
+    roller_message: discord.Message | discord.WebhookMessage | discord.InteractionMessage | None = None
+    notice_message: discord.Message | discord.WebhookMessage | discord.InteractionMessage | None = None
+    gm_channel_id: int | None = None
+    dm_sent_to: list[int] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def reached_gm(self) -> bool:
+        return self.gm_channel_id is not None or bool(self.dm_sent_to)
+
+
+async def resolve_mode(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    requested: str | None,
+) -> Mode:
+    """The mode to use: the one asked for, else the channel's default; refuses one that cannot work here."""
+    if requested is None:
+        if interaction.guild is None or interaction.channel_id is None:
+            return "public"
+        requested = await store.settings.channel_visibility(interaction.guild.id, interaction.channel_id)
+    mode = next((m for m in MODES if m == requested), None)
+    if mode is None:
+        raise UserError(f"Visibility must be one of {', '.join(MODES)}, not {requested!r}.")
+    if interaction.guild is None and mode in ("gm", "blind"):
+        raise UserError("GM and blind rolls work only in a server channel; in DMs use public or private.")
+    if mode == "blind" and interaction.guild is not None:
+        settings = await store.settings.get(interaction.guild.id)
+        if not settings.allow_blind and not await is_gm(interaction, store):
+            raise UserError("Blind rolls are switched off in this server; ask a GM (they can request one).")
+    return mode
+
+
+def default_notice(interaction: discord.Interaction[Any], mode: Mode, kind: str | None) -> str:
+    """The public one-liner for a hidden roll: the roller and the kind of check, nothing else."""
+    what = f" ({kind})" if kind else ""
+    words = {"private": "made a private roll", "gm": "made a roll for the GM", "blind": "made a blind roll"}
+    return f"🎲 {interaction.user.mention} {words.get(mode, 'rolled')}{what}."
+
+
+async def deliver(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    result_embed: discord.Embed,
+    *,
+    mode: Mode,
+    notice_text: str | None = None,
+    log_id: int | None = None,
+    kind: str | None = None,
+    view: discord.ui.View | None = None,
+) -> Delivery:
+    """Show ``result_embed`` to whoever ``mode`` allows (issue 7).
+
+    - public: the result in the channel (with ``view``).
+    - private: the result ephemerally to the roller (with ``view``) and a public notice with no result.
+    - gm: the result ephemerally to the roller, a GM copy (with a Reveal button for ``log_id``) to the
+      guild's GM channel or by DM to each GM of the channel, and a public notice naming roller and kind.
+    - blind: the roller only learns that the roll went to the GM; GM copies as for gm.
+    ``notice_text`` replaces the default notice; ``kind`` names the check in it ("System X check").
+    """
+    if interaction.guild is None and mode in ("gm", "blind"):
+        raise UserError("GM and blind rolls work only in a server channel; in DMs use public or private.")
+    done = Delivery(mode)
+    if mode == "public":
+        done.roller_message = await reply(interaction, embed=result_embed, view=view)
+        return done
+    if mode == "private":
+        done.roller_message = await reply(interaction, embed=result_embed, view=view, ephemeral=True)
+        if interaction.guild is not None:
+            done.notice_message = await reply(
+                interaction, notice_text or default_notice(interaction, mode, kind)
+            )
+        return done
+
+    await _send_to_gms(interaction, store, result_embed, mode, log_id, done)
+    problems = " ".join(done.problems) or None
+    if mode == "gm":
+        done.roller_message = await reply(
+            interaction, problems, embed=result_embed, view=view, ephemeral=True
+        )
+        done.notice_message = await reply(interaction, notice_text or default_notice(interaction, mode, kind))
+    else:
+        roller_text = BLIND_ROLLER_TEXT + (f"\n{problems}" if problems else "")
+        done.roller_message = await reply(interaction, roller_text, ephemeral=True)
+    return done
+
+
+async def _send_to_gms(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    result_embed: discord.Embed,
+    mode: Mode,
+    log_id: int | None,
+    done: Delivery,
+) -> None:
+    assert interaction.guild is not None and interaction.channel_id is not None
+    guild_id, channel_id = interaction.guild.id, interaction.channel_id
+    header = (
+        f"🔒 {'Blind' if mode == 'blind' else 'GM'} roll by {interaction.user.mention} in <#{channel_id}>."
+    )
+    gm_view = reveal_view(log_id) if log_id is not None else None
+    settings = await store.settings.get(guild_id)
+    if settings.gm_channel_id is not None:
+        gm_channel = interaction.client.get_partial_messageable(settings.gm_channel_id, guild_id=guild_id)
+        try:
+            await gm_channel.send(header, embed=result_embed, allowed_mentions=NO_MENTIONS, **_view(gm_view))
+            done.gm_channel_id = settings.gm_channel_id
+            return
+        except discord.HTTPException as err:
+            log.warning("Could not post to the GM channel %s: %s", settings.gm_channel_id, err)
+            done.problems.append("I could not post in the GM channel (check my permissions there).")
+    gm_ids = [uid for uid in await store.gm.list_channel_gms(guild_id, channel_id)]
+    if not gm_ids:
+        done.problems.append(
+            "No GM channel is set and this channel has no GMs to message: a GM can set one with /gm settings."
+        )
+        return
+    for user_id in gm_ids:
+        try:
+            dm = await interaction.client.create_dm(discord.Object(id=user_id))
+            await dm.send(header, embed=result_embed, allowed_mentions=NO_MENTIONS, **_view(gm_view))
+            done.dm_sent_to.append(user_id)
+        except discord.HTTPException as err:
+            reason = (
+                "they do not accept DMs from me"
+                if getattr(err, "code", 0) == CANNOT_DM
+                else "Discord refused"
+            )
+            done.problems.append(f"I could not DM <@{user_id}> ({reason}).")
+
+
+def _view(view: discord.ui.View | None) -> dict[str, Any]:
+    return {"view": view} if view is not None else {}
+
+
+def reveal_view(log_id: int) -> discord.ui.View:
+    """A view holding the Reveal button for the roll ``log_id`` (persistent: survives restarts)."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(RevealButton(log_id))
+    return view
+
+
+class RevealButton(
+    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"reveal:(?P<log_id>\d+)"
+):
+    """On a GM copy: post the full result publicly with "revealed by", once."""
+
+    def __init__(self, log_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(label="Reveal", style=discord.ButtonStyle.primary, custom_id=f"reveal:{log_id}")
+        )
+        self.log_id = log_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> RevealButton:
+        return cls(int(match["log_id"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        store: Store = interaction.client.store
+        record = await store.log.get(self.log_id)
+        # In a DM only the GM it was sent to can click; in a guild channel check GM-1 for the roll's channel.
+        if interaction.guild is not None and not await is_gm(
+            interaction, store, channel_id=record.channel_id
+        ):
+            await refuse(interaction, NOT_GM)
+            return
+        if not await store.log.mark_revealed(self.log_id, interaction.user.id):
+            await refuse(interaction, "That roll was already revealed.")
+            return
+        source = interaction.message.embeds if interaction.message is not None else []
+        embeds = [discord.Embed.from_dict(e.to_dict()) for e in source[:1]]
+        channel = interaction.client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+        await channel.send(
+            f"🔓 Revealed by {interaction.user.mention}: a {record.visibility} roll by <@{record.user_id}>.",
+            embeds=embeds,
+            allowed_mentions=NO_MENTIONS,
+        )
+        await refuse(interaction, f"Revealed in <#{record.channel_id}>.")

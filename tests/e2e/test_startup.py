@@ -1,0 +1,134 @@
+"""Starting up: where the bot connects, how commands sync, and the token kept out of every log line."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import discord
+
+from bot.client import COGS, point_at
+from tests.e2e.conftest import running_bot
+from tests.fake_discord.harness import World
+from tests.fake_discord.server import FakeDiscord
+from tests.paths import ROOT
+
+TOKEN = "MTIz.subprocess-secret-token.zyxwvutsrqponm"
+# Runs `python -m bot`; the stand-in store is put in place only while the real one is not merged.
+BOOT = (
+    "from tests.e2e.memory_store import install_if_missing; install_if_missing(); "
+    "import runpy; runpy.run_module('bot', run_name='__main__', alter_sys=True)"
+)
+
+
+def test_one_setting_points_rest_and_gateway_at_the_api_base(fake: FakeDiscord) -> None:
+    point_at("http://127.0.0.1:9999/")
+    assert discord.http.Route.BASE == "http://127.0.0.1:9999/api/v10"
+    assert str(discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY) == "ws://127.0.0.1:9999/gateway/"
+    point_at("https://example.test")
+    assert str(discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY) == "wss://example.test/gateway/"
+
+
+async def test_dev_guild_syncs_there_only_and_commands_work(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    async with running_bot(fake, tmp_path, dev_guild_id=world.guild.id) as bot:
+        assert [guild for guild, _ in fake.command_syncs] == [world.guild.id]
+        assert fake.global_commands == []
+        answer = await bot.slash(world.guild, world.general, world.alice, "help")
+        assert answer.embed["title"]
+
+
+async def test_global_sync_only_when_the_tree_changed(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    database = tmp_path / "bot.db"
+    async with running_bot(fake, tmp_path, database=database) as first:
+        assert first.bot.synced == "synced globally"
+    async with running_bot(fake, tmp_path, database=database) as second:
+        assert second.bot.synced == "unchanged, not synced"
+    assert len(fake.command_syncs) == 1
+    async with running_bot(fake, tmp_path, database=database, cogs=COGS[:1]) as changed:  # /help removed
+        assert changed.bot.synced == "synced globally"
+    assert len(fake.command_syncs) == 2 and fake.command_syncs[-1][1] == []
+
+
+async def run_subprocess(fake: FakeDiscord, tmp_path: Path, **env: str) -> asyncio.subprocess.Process:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DISCORD_", "DEV_GUILD", "DICE_", "DATABASE_"))
+    }
+    clean |= {
+        "PYTHONPATH": str(ROOT),
+        "DISCORD_TOKEN": TOKEN,
+        "DISCORD_API_BASE": fake.api_base,
+        "DATABASE_PATH": str(tmp_path / "bot.db"),
+        "LOG_LEVEL": "DEBUG",
+        **env,
+    }
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        BOOT,
+        cwd=tmp_path,
+        env=clean,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def test_python_m_bot_connects_and_never_logs_the_token(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    process = await run_subprocess(fake, tmp_path)
+    try:
+        await asyncio.wait_for(fake.connected.wait(), 60)
+        assert fake.command_syncs, "the subprocess bot did not sync"
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+        stdout, stderr = await asyncio.wait_for(process.communicate(), 60)
+    log = stderr.decode()
+    assert "DEBUG" in log and "Shard ID None has connected to Gateway" in log  # it really logged at DEBUG
+    assert TOKEN not in log and TOKEN not in stdout.decode()
+    assert process.returncode == 0
+    assert fake.violations == []
+
+
+async def test_a_refused_token_stops_the_bot_with_one_line_and_no_token(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    fake.fail("GET", r"^/users/@me$", status=401, code=0, message="401: Unauthorized", times=None)
+    process = await run_subprocess(fake, tmp_path)
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    log = stderr.decode()
+    assert process.returncode == 1
+    assert "The bot stopped: Improper token has been passed." in log
+    assert TOKEN not in log
+
+
+async def test_the_subprocess_bot_restarts_on_the_same_database(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    """The restart harness other tests build on: stop cleanly, start again, answer again (then a crash)."""
+    from tests.fake_discord.harness import SubprocessBot
+
+    database = tmp_path / "bot.db"
+    first = await SubprocessBot.launch(fake, database)
+    try:
+        help_answer = await first.slash(world.guild, world.general, world.alice, "help", {"system": "cards"})
+        assert "BJ-5" in help_answer.original.text()
+    finally:
+        await first.stop()
+    assert first.process.returncode == 0 and first.error_lines() == []
+    second = await SubprocessBot.launch(fake, database)
+    try:
+        again = await second.slash(None, None, world.stranger, "help", {"system": "dn"})
+        assert "DN-4" in again.original.text()
+    finally:
+        await second.kill()
+    assert fake.violations == []

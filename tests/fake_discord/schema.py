@@ -1,0 +1,138 @@
+"""Request bodies checked against Discord's own OpenAPI description, the way real Discord answers 400."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+from urllib.parse import quote
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from tests.paths import SHARED
+
+OPENAPI_PATH = SHARED / "discord-api" / "openapi.json"
+BASE_URI = "https://discord.test/openapi.json"
+
+
+CALLBACK = "/interactions/{interaction_id}/{interaction_token}/callback"
+CALLBACK_SCHEMAS = {
+    1: "PongInteractionCallbackRequest",
+    4: "CreateMessageInteractionCallbackRequest",
+    5: "CreateMessageInteractionCallbackRequest",
+    6: "UpdateMessageInteractionCallbackRequest",
+    7: "UpdateMessageInteractionCallbackRequest",
+    8: "ApplicationCommandAutocompleteCallbackRequest",
+    9: "ModalInteractionCallbackRequest",
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One request real Discord would refuse."""
+
+    method: str
+    path: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path}: {self.problem}"
+
+
+class OpenAPIValidator:
+    """Finds the path template of a request and validates its JSON body against the documented schema."""
+
+    def __init__(self) -> None:
+        self.document: dict[str, Any] = json.loads(OPENAPI_PATH.read_text())
+        # Discord parses a snowflake sent as a JSON integer as well as a string (discord.py sends
+        # recipient_id as an int); the spec only documents the string form.
+        snowflake = self.document["components"]["schemas"]["SnowflakeType"]
+        self.document["components"]["schemas"]["SnowflakeType"] = {
+            "anyOf": [snowflake, {"type": "integer", "minimum": 0}]
+        }
+        resource = Resource.from_contents(self.document, default_specification=DRAFT202012)
+        self.registry: Registry = Registry().with_resource(BASE_URI, resource)
+        self._templates: list[tuple[re.Pattern[str], str]] = []
+        for template in self.document["paths"]:
+            regex = re.sub(r"\\\{[a-z_]+\\\}", r"[^/]+", re.escape(template))
+            self._templates.append((re.compile(f"^{regex}$"), template))
+        # literal segments win over placeholders (@original over {message_id}, @me over {user_id})
+        self._templates.sort(key=lambda item: item[1].count("{"))
+
+    def template_for(self, path: str) -> str | None:
+        """The documented path template matching ``path`` (without /api/v10), or None."""
+        for regex, template in self._templates:
+            if regex.match(path):
+                return template
+        return None
+
+    @cache  # noqa: B019 - one validator per documented operation, the instance lives for the session
+    def _validator(self, template: str, method: str) -> Draft202012Validator | None:
+        operation = self.document["paths"][template].get(method.lower())
+        if operation is None or "requestBody" not in operation:
+            return None
+        pointer = "/".join(
+            [
+                "",
+                "paths",
+                _escape(template),
+                method.lower(),
+                "requestBody",
+                "content",
+                "application~1json",
+                "schema",
+            ]
+        )
+        schema = {"$ref": f"{BASE_URI}#{quote(pointer, safe='/~@')}"}
+        return Draft202012Validator(schema, registry=self.registry)
+
+    @cache  # noqa: B019
+    def _component(self, name: str) -> Draft202012Validator:
+        return Draft202012Validator(
+            {"$ref": f"{BASE_URI}#/components/schemas/{name}"}, registry=self.registry
+        )
+
+    def check(self, method: str, path: str, body: Any) -> list[Violation]:
+        """Every reason real Discord would refuse this request (empty when it is fine)."""
+        template = self.template_for(path)
+        if template is None:
+            return [Violation(method, path, "no such route in Discord's API")]
+        if method.lower() not in self.document["paths"][template]:
+            return [Violation(method, path, f"{method} is not documented for {template}")]
+        validator = self._validator(template, method)
+        if template == CALLBACK and isinstance(body, dict) and body.get("type") in CALLBACK_SCHEMAS:
+            validator = self._component(CALLBACK_SCHEMAS[body["type"]])
+        if validator is None:
+            if body not in (None, b"", ""):
+                return [Violation(method, path, "this route takes no body")]
+            return []
+        if body is None:
+            return []
+        errors = list(validator.iter_errors(body))
+        if not errors:
+            return []
+        error = best_match(errors)
+        while error.context:  # an anyOf/oneOf: say what is wrong inside the closest branch
+            error = best_match(error.context)
+        where = "/".join(str(p) for p in error.absolute_path) or "(body)"
+        value = repr(error.validator_value)[:120]
+        return [
+            Violation(
+                method, path, f"{where}: fails {error.validator}={value} ({repr(error.instance)[:120]})"
+            )
+        ]
+
+
+def _escape(segment: str) -> str:
+    return segment.replace("~", "~0").replace("/", "~1")
+
+
+@cache
+def validator() -> OpenAPIValidator:
+    """One shared validator (building it reads a large document)."""
+    return OpenAPIValidator()

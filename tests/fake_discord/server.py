@@ -1,0 +1,892 @@
+"""A fake Discord on 127.0.0.1: REST under /api/v10 and a JSON gateway, enough for discord.py 2.7 bots.
+
+Every request body the bot sends is checked against Discord's OpenAPI description; a violation is recorded
+(and the e2e fixtures fail the test on any). Interactions are built from the commands the bot synced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from tests.fake_discord.schema import Violation, validator
+from tests.fake_discord.world import (
+    EPHEMERAL,
+    EVERYONE_PERMISSIONS,
+    LOADING,
+    MANAGE_GUILD,
+    FakeAttachment,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    FakeMessage,
+    FakeRole,
+    FakeUser,
+    snowflake,
+)
+
+API = "/api/v10"
+COMMAND_NAME = re.compile(r"^[-_\w]{1,32}$")
+
+# Interaction callback types
+PONG, MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL = (
+    1,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+)
+
+# Application command option types
+(
+    SUB_COMMAND,
+    SUB_COMMAND_GROUP,
+    STRING,
+    INTEGER,
+    BOOLEAN,
+    USER,
+    CHANNEL,
+    ROLE,
+    MENTIONABLE,
+    NUMBER,
+    ATTACHMENT,
+) = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+
+
+class FakeHTTPError(Exception):
+    """Answer a request with this status and Discord error body."""
+
+    def __init__(self, status: int, code: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+
+
+@dataclass
+class Fault:
+    """An error the fake answers instead of the real thing (for reliability tests)."""
+
+    method: str
+    path: re.Pattern[str]
+    status: int
+    code: int
+    message: str
+    times: int | None  # None = forever
+    retry_after: float | None = None
+    hits: int = 0
+
+
+@dataclass
+class InteractionRecord:
+    """One interaction the fake sent, and everything the bot answered to it."""
+
+    id: int
+    token: str
+    type: int
+    user: FakeUser
+    channel: FakeChannel
+    guild: FakeGuild | None
+    payload: dict[str, Any]
+    callback: dict[str, Any] | None = None
+    callbacks: int = 0
+    original: FakeMessage | None = None
+    followups: list[FakeMessage] = field(default_factory=list)
+    choices: list[dict[str, Any]] | None = None
+    modal: dict[str, Any] | None = None
+    answered: asyncio.Event = field(default_factory=asyncio.Event)
+    first_message_index: int = 0
+
+    @property
+    def callback_type(self) -> int | None:
+        return None if self.callback is None else self.callback["type"]
+
+
+class FakeDiscord:
+    """The server. ``await fake.start()`` then point the bot at ``fake.api_base``."""
+
+    def __init__(self) -> None:
+        self.app_id = snowflake()
+        self.bot_user = FakeUser(self.app_id, "tabletop", bot=True)
+        self.users: dict[int, FakeUser] = {}
+        self.guilds: dict[int, FakeGuild] = {}
+        self.channels: dict[int, FakeChannel] = {}
+        self.messages: dict[int, FakeMessage] = {}
+        self.message_log: list[FakeMessage] = []  # every message created, in order
+        self.global_commands: list[dict[str, Any]] = []
+        self.guild_commands: dict[int, list[dict[str, Any]]] = {}
+        self.command_syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
+        self.interactions: dict[str, InteractionRecord] = {}
+        self.requests: list[tuple[str, str, Any]] = []
+        self.violations: list[Violation] = []
+        self.faults: list[Fault] = []
+        self.identify_payloads: list[dict[str, Any]] = []
+        self.attachments: dict[int, FakeAttachment] = {}
+        self._sockets: list[web.WebSocketResponse] = []
+        self._seq = 0
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.connected = asyncio.Event()
+        self.request_hooks: list[Callable[[str, str, Any], Awaitable[None]]] = []
+
+    # -- lifecycle --------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/gateway/", self._gateway)
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_get("/attachments/{id}/{filename}", self._attachment)
+        app.router.add_route("*", API + "/{tail:.*}", self._rest)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None and server.sockets
+        self.port = server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        for ws in list(self._sockets):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_base(self) -> str:
+        """What DISCORD_API_BASE should be for a bot to use this fake."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway/"
+
+    # -- building the world -----------------------------------------------------------------------------
+    def add_user(self, username: str, *, blocks_dms: bool = False) -> FakeUser:
+        user = FakeUser(snowflake(), username, blocks_dms=blocks_dms)
+        self.users[user.id] = user
+        return user
+
+    def add_guild(self, name: str, owner: FakeUser | None = None) -> FakeGuild:
+        guild_id = snowflake()
+        owner = owner or self.add_user(f"{name.lower().replace(' ', '-')}-owner")
+        guild = FakeGuild(guild_id, name, owner.id, FakeRole(guild_id, "@everyone", EVERYONE_PERMISSIONS, 0))
+        self.guilds[guild_id] = guild
+        self.add_member(guild, owner)
+        self.add_channel(guild, "general")
+        return guild
+
+    def add_channel(self, guild: FakeGuild, name: str) -> FakeChannel:
+        channel = FakeChannel(snowflake(), name, guild.id)
+        guild.channels[channel.id] = channel
+        self.channels[channel.id] = channel
+        return channel
+
+    def add_role(
+        self, guild: FakeGuild, name: str, *, manage_guild: bool = False, permissions: int = 0
+    ) -> FakeRole:
+        role = FakeRole(
+            snowflake(), name, permissions | (MANAGE_GUILD if manage_guild else 0), len(guild.roles) + 1
+        )
+        guild.roles[role.id] = role
+        return role
+
+    async def create_role(self, guild: FakeGuild, name: str, *, manage_guild: bool = False) -> FakeRole:
+        """Add a role while the bot is connected (Discord tells the bot with GUILD_ROLE_CREATE)."""
+        role = self.add_role(guild, name, manage_guild=manage_guild)
+        await self.dispatch("GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()})
+        return role
+
+    def add_member(self, guild: FakeGuild, user: FakeUser, roles: list[FakeRole] | None = None) -> FakeMember:
+        member = FakeMember(user, guild, list(roles or []))
+        guild.members[user.id] = member
+        return member
+
+    def dm_channel(self, user: FakeUser) -> FakeChannel:
+        """The DM channel between the bot and ``user`` (made on first use)."""
+        for channel in self.channels.values():
+            if channel.is_dm and channel.recipient is user:
+                return channel
+        channel = FakeChannel(snowflake(), f"dm-{user.username}", None, 1, user)
+        self.channels[channel.id] = channel
+        return channel
+
+    def attachment(
+        self, filename: str, data: bytes, content_type: str = "application/json"
+    ) -> FakeAttachment:
+        """A file a user uploads with a command (for attachment options)."""
+        att = FakeAttachment(snowflake(), filename, data, content_type)
+        att.url = f"{self.api_base}/attachments/{att.id}/{filename}"
+        self.attachments[att.id] = att
+        return att
+
+    # -- faults -----------------------------------------------------------------------------------------
+    def fail(
+        self,
+        method: str,
+        path_regex: str,
+        *,
+        status: int = 500,
+        code: int = 0,
+        message: str = "Internal Server Error",
+        times: int | None = 1,
+        retry_after: float | None = None,
+    ) -> Fault:
+        """Answer the next ``times`` matching requests (path without /api/v10) with an error."""
+        fault = Fault(method.upper(), re.compile(path_regex), status, code, message, times, retry_after)
+        self.faults.append(fault)
+        return fault
+
+    def rate_limit(self, method: str, path_regex: str, *, retry_after: float = 0.05, times: int = 1) -> Fault:
+        """Answer 429 with Retry-After the next ``times`` matching requests."""
+        return self.fail(
+            method,
+            path_regex,
+            status=429,
+            message="You are being rate limited.",
+            times=times,
+            retry_after=retry_after,
+        )
+
+    def _fault_for(self, method: str, path: str) -> Fault | None:
+        for fault in self.faults:
+            if (
+                fault.method == method
+                and fault.path.search(path)
+                and (fault.times is None or fault.hits < fault.times)
+            ):
+                fault.hits += 1
+                return fault
+        return None
+
+    # -- gateway ----------------------------------------------------------------------------------------
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self._sockets.append(ws)
+        await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                frame = json.loads(msg.data)
+                op = frame.get("op")
+                if op == 1:
+                    await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
+                elif op == 2:
+                    self.identify_payloads.append(frame["d"])
+                    await self._ready(ws)
+                elif op == 6:  # RESUME: make it identify afresh
+                    await ws.send_json({"op": 9, "d": False, "s": None, "t": None})
+        finally:
+            self._sockets.remove(ws)
+            if not self._sockets:
+                self.connected.clear()
+        return ws
+
+    async def _ready(self, ws: web.WebSocketResponse) -> None:
+        self._seq = 0
+        ready = {
+            "v": 10,
+            "user": self.bot_user.payload(),
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in self.guilds.values()],
+            "session_id": secrets.token_hex(16),
+            "resume_gateway_url": self.gateway_url,
+            "shard": [0, 1],
+            "application": {"id": str(self.app_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "user_settings": {},
+            "guild_join_requests": [],
+            "presences": [],
+        }
+        await self._dispatch_on(ws, "READY", ready)
+        for guild in self.guilds.values():
+            bot_member = FakeMember(self.bot_user, guild)
+            await self._dispatch_on(ws, "GUILD_CREATE", guild.payload(bot_member))
+        self.connected.set()
+
+    async def _dispatch_on(self, ws: web.WebSocketResponse, event: str, data: dict[str, Any]) -> None:
+        self._seq += 1
+        await ws.send_json({"op": 0, "t": event, "s": self._seq, "d": data})
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        """Send a gateway event to the connected bot."""
+        await asyncio.wait_for(self.connected.wait(), 30)
+        await self._dispatch_on(self._sockets[-1], event, data)
+
+    # -- REST -------------------------------------------------------------------------------------------
+    async def _attachment(self, request: web.Request) -> web.Response:
+        att = self.attachments.get(int(request.match_info["id"]))
+        if att is None:
+            return web.Response(status=404)
+        return web.Response(body=att.data, headers={"Content-Type": att.content_type})
+
+    async def _rest(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        method = request.method
+        try:
+            body, files = await self._read_body(request)
+        except ValueError as err:
+            self.violations.append(Violation(method, path, f"unreadable body: {err}"))
+            return _json({"message": "400: Bad Request", "code": 50109}, status=400)
+        self.requests.append((method, path, body))
+        for hook in self.request_hooks:
+            await hook(method, path, body)
+        problems = validator().check(method, path, body)
+        problems += self._extra_checks(method, path, body)
+        if problems:
+            self.violations.extend(problems)
+            errors = {"_errors": [{"code": "BASE_TYPE_INVALID", "message": str(p)} for p in problems]}
+            return _json({"message": "Invalid Form Body", "code": 50035, "errors": errors}, 400)
+        fault = self._fault_for(method, path)
+        if fault is not None:
+            return _fault_response(fault)
+        try:
+            handler, params = self._route(method, path)
+            result = await handler(request, body, files, *params)
+        except FakeHTTPError as err:
+            return _json({"message": err.message, "code": err.code}, err.status, err.headers)
+        if result is None:
+            return web.Response(status=204)
+        return _json(result)
+
+    async def _read_body(self, request: web.Request) -> tuple[Any, list[tuple[str, bytes]]]:
+        if not request.can_read_body:
+            return None, []
+        ctype = request.headers.get("Content-Type", "")
+        if ctype.startswith("multipart/form-data"):
+            reader = await request.multipart()
+            body: Any = None
+            files: list[tuple[str, bytes]] = []
+            while (part := await reader.next()) is not None:
+                assert not hasattr(part, "next") or part.name  # no nested multipart
+                data = await part.read()  # type: ignore[union-attr]
+                if part.name == "payload_json":
+                    body = json.loads(data)
+                else:
+                    files.append((part.filename or part.name or "file", bytes(data)))  # type: ignore[union-attr]
+            return body, files
+        raw = await request.read()
+        if not raw:
+            return None, []
+        if not ctype.startswith("application/json"):
+            raise ValueError(f"content type {ctype!r}")
+        return json.loads(raw), []
+
+    def _extra_checks(self, method: str, path: str, body: Any) -> list[Violation]:
+        """Rules real Discord enforces that the OpenAPI schemas do not spell out."""
+        out: list[Violation] = []
+        if method == "PUT" and path.endswith("/commands") and isinstance(body, list):
+            for command in body:
+                for name in _all_names(command):
+                    if not COMMAND_NAME.match(name) or name != name.lower():
+                        out.append(
+                            Violation(method, path, f"command or option name {name!r} is not lower-case")
+                        )
+        return out
+
+    def _route(self, method: str, path: str) -> tuple[Callable[..., Awaitable[Any]], tuple[str, ...]]:
+        for route_method, regex, handler in self._routes():
+            if route_method == method and (m := regex.fullmatch(path)):
+                return handler, m.groups()
+        self.violations.append(Violation(method, path, "the fake does not implement this route"))
+        raise FakeHTTPError(404, 0, "404: Not Found")
+
+    def _routes(self) -> list[tuple[str, re.Pattern[str], Callable[..., Awaitable[Any]]]]:
+        table: list[tuple[str, str, Callable[..., Awaitable[Any]]]] = [
+            ("GET", r"/users/@me", self._get_me),
+            ("GET", r"/oauth2/applications/@me", self._get_application),
+            ("GET", r"/gateway(?:/bot)?", self._get_gateway),
+            ("PUT", r"/applications/(\d+)/commands", self._put_global_commands),
+            ("GET", r"/applications/(\d+)/commands", self._get_global_commands),
+            ("PUT", r"/applications/(\d+)/guilds/(\d+)/commands", self._put_guild_commands),
+            ("GET", r"/applications/(\d+)/guilds/(\d+)/commands", self._get_guild_commands),
+            ("POST", r"/interactions/(\d+)/([^/]+)/callback", self._callback),
+            ("POST", r"/webhooks/(\d+)/([^/]+)", self._followup),
+            ("GET", r"/webhooks/(\d+)/([^/]+)/messages/([^/]+)", self._get_webhook_message),
+            ("PATCH", r"/webhooks/(\d+)/([^/]+)/messages/([^/]+)", self._edit_webhook_message),
+            ("DELETE", r"/webhooks/(\d+)/([^/]+)/messages/([^/]+)", self._delete_webhook_message),
+            ("POST", r"/channels/(\d+)/messages", self._create_message),
+            ("GET", r"/channels/(\d+)/messages/(\d+)", self._get_message),
+            ("PATCH", r"/channels/(\d+)/messages/(\d+)", self._edit_message),
+            ("DELETE", r"/channels/(\d+)/messages/(\d+)", self._delete_message),
+            ("GET", r"/channels/(\d+)", self._get_channel),
+            ("POST", r"/users/@me/channels", self._create_dm),
+            ("GET", r"/users/(\d+)", self._get_user),
+            ("GET", r"/guilds/(\d+)/members/(\d+)", self._get_member),
+        ]
+        return [(m, re.compile(p), h) for m, p, h in table]
+
+    # -- REST handlers ----------------------------------------------------------------------------------
+    async def _get_me(self, *_: Any) -> dict[str, Any]:
+        return self.bot_user.payload()
+
+    async def _get_application(self, *_: Any) -> dict[str, Any]:
+        owner = FakeUser(snowflake(), "app-owner")
+        return {
+            "id": str(self.app_id),
+            "name": "Tabletop",
+            "icon": None,
+            "description": "",
+            "summary": "",
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "owner": owner.payload(),
+            "verify_key": "0" * 64,
+            "team": None,
+            "flags": 0,
+            "interactions_endpoint_url": None,
+            "bot": self.bot_user.payload(),
+        }
+
+    async def _get_gateway(self, *_: Any) -> dict[str, Any]:
+        return {
+            "url": self.gateway_url.rstrip("/"),
+            "shards": 1,
+            "session_start_limit": {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1},
+        }
+
+    def _commands_out(self, body: list[dict[str, Any]], guild_id: int | None) -> list[dict[str, Any]]:
+        out = []
+        for command in body:
+            stored = dict(command)
+            stored.setdefault("type", 1)
+            stored["id"] = str(snowflake())
+            stored["application_id"] = str(self.app_id)
+            stored["version"] = str(snowflake())
+            stored.setdefault("description", "")
+            stored.setdefault("default_member_permissions", None)
+            if guild_id is not None:
+                stored["guild_id"] = str(guild_id)
+            out.append(stored)
+        return out
+
+    async def _put_global_commands(self, _r: Any, body: Any, _f: Any, app: str) -> list[dict[str, Any]]:
+        self.global_commands = self._commands_out(body or [], None)
+        self.command_syncs.append((None, body or []))
+        return self.global_commands
+
+    async def _get_global_commands(self, *_: Any) -> list[dict[str, Any]]:
+        return self.global_commands
+
+    async def _put_guild_commands(
+        self, _r: Any, body: Any, _f: Any, app: str, guild: str
+    ) -> list[dict[str, Any]]:
+        self.guild_commands[int(guild)] = self._commands_out(body or [], int(guild))
+        self.command_syncs.append((int(guild), body or []))
+        return self.guild_commands[int(guild)]
+
+    async def _get_guild_commands(
+        self, _r: Any, _b: Any, _f: Any, app: str, guild: str
+    ) -> list[dict[str, Any]]:
+        return self.guild_commands.get(int(guild), [])
+
+    def _record(self, token: str) -> InteractionRecord:
+        record = self.interactions.get(token)
+        if record is None:
+            raise FakeHTTPError(404, 10062, "Unknown interaction")
+        return record
+
+    def _new_message(
+        self,
+        channel: FakeChannel,
+        body: dict[str, Any] | None,
+        files: list[tuple[str, bytes]],
+        *,
+        record: InteractionRecord | None = None,
+        flags: int = 0,
+    ) -> FakeMessage:
+        body = body or {}
+        message = FakeMessage(
+            id=snowflake(),
+            channel_id=channel.id,
+            guild_id=channel.guild_id,
+            author=self.bot_user,
+            flags=flags | (int(body.get("flags") or 0) & EPHEMERAL),
+            interaction_id=record.id if record else None,
+            interaction_user=record.user if record else None,
+            webhook_id=self.app_id if record else None,
+        )
+        self._apply(message, body, files)
+        self.messages[message.id] = message
+        self.message_log.append(message)
+        return message
+
+    def _apply(self, message: FakeMessage, body: dict[str, Any], files: list[tuple[str, bytes]]) -> None:
+        if "content" in body:
+            message.content = body["content"] or ""
+        if "embeds" in body:
+            message.embeds = list(body["embeds"] or [])
+        if "components" in body:
+            message.components = list(body["components"] or [])
+        if "allowed_mentions" in body:
+            message.allowed_mentions = body["allowed_mentions"]
+        if "attachments" in body or files:
+            kept = {str(a.get("id")) for a in body.get("attachments") or []}
+            message.attachments = [a for a in message.attachments if str(a.id) in kept]
+            for name, data in files:
+                att = self.attachment(name, data, "application/octet-stream")
+                message.attachments.append(att)
+
+    async def _callback(
+        self, _r: Any, body: Any, files: Any, interaction_id: str, token: str
+    ) -> dict[str, Any]:
+        record = self._record(token)
+        record.callbacks += 1
+        if record.callbacks > 1:
+            self.violations.append(
+                Violation("POST", f"/interactions/{interaction_id}/.../callback", "acknowledged twice")
+            )
+            raise FakeHTTPError(400, 40060, "Interaction has already been acknowledged.")
+        record.callback = body
+        kind = body["type"]
+        data = body.get("data") or {}
+        resource: dict[str, Any] | None = None
+        if kind in (MESSAGE, DEFERRED_MESSAGE):
+            flags = LOADING if kind == DEFERRED_MESSAGE else 0
+            record.original = self._new_message(record.channel, data, files, record=record, flags=flags)
+            resource = {"type": kind, "message": record.original.payload()}
+        elif kind == UPDATE_MESSAGE:
+            target = self._component_message(record)
+            self._apply(target, data, files)
+            target.edits += 1
+            record.original = target
+            resource = {"type": kind, "message": target.payload()}
+        elif kind == DEFERRED_UPDATE:
+            record.original = self._component_message(record)
+        elif kind == AUTOCOMPLETE_RESULT:
+            record.choices = list(data.get("choices") or [])
+        elif kind == MODAL:
+            record.modal = data
+        record.answered.set()
+        answer: dict[str, Any] = {
+            "interaction": {
+                "id": str(record.id),
+                "type": record.type,
+                "activity_instance_id": None,
+                "response_message_id": str(record.original.id) if record.original else None,
+                "response_message_loading": kind == DEFERRED_MESSAGE,
+                "response_message_ephemeral": bool(record.original and record.original.ephemeral),
+            }
+        }
+        if resource is not None:
+            answer["resource"] = resource
+        return answer
+
+    def _component_message(self, record: InteractionRecord) -> FakeMessage:
+        message_id = int(record.payload["message"]["id"])
+        return self.messages[message_id]
+
+    def _webhook_message(self, record: InteractionRecord, message_id: str) -> FakeMessage:
+        if message_id == "@original":
+            if record.original is None:
+                raise FakeHTTPError(404, 10008, "Unknown Message")
+            message = record.original
+        else:
+            message = self.messages.get(int(message_id))  # type: ignore[assignment]
+            if message is None or (message.interaction_id != record.id and message is not record.original):
+                raise FakeHTTPError(404, 10008, "Unknown Message")
+        if message.deleted:
+            raise FakeHTTPError(404, 10008, "Unknown Message")
+        return message
+
+    async def _followup(self, _r: Any, body: Any, files: Any, app: str, token: str) -> dict[str, Any]:
+        record = self._record(token)
+        if record.callback is None:
+            raise FakeHTTPError(
+                404, 10015, "Unknown Webhook"
+            )  # no follow-up before the interaction is answered
+        body = body or {}
+        original = record.original
+        if original is not None and original.loading and not original.deleted:
+            # Discord: the first follow-up after a deferred response edits the loading message, keeping
+            # the ephemeral flag chosen when deferring.
+            self._apply(original, body, files)
+            original.flags &= ~LOADING
+            original.edits += 1
+            record.answered.set()
+            return original.payload()
+        message = self._new_message(record.channel, body, files, record=record)
+        record.followups.append(message)
+        return message.payload()
+
+    async def _get_webhook_message(
+        self, _r: Any, _b: Any, _f: Any, app: str, token: str, mid: str
+    ) -> dict[str, Any]:
+        return self._webhook_message(self._record(token), mid).payload()
+
+    async def _edit_webhook_message(
+        self, _r: Any, body: Any, files: Any, app: str, token: str, mid: str
+    ) -> Any:
+        message = self._webhook_message(self._record(token), mid)
+        self._apply(message, body or {}, files)
+        message.flags &= ~LOADING
+        message.edits += 1
+        return message.payload()
+
+    async def _delete_webhook_message(
+        self, _r: Any, _b: Any, _f: Any, app: str, token: str, mid: str
+    ) -> None:
+        message = self._webhook_message(self._record(token), mid)
+        message.deleted = True
+        message.flags &= ~LOADING
+        return None
+
+    def _channel(self, channel_id: str) -> FakeChannel:
+        channel = self.channels.get(int(channel_id))
+        if channel is None:
+            raise FakeHTTPError(404, 10003, "Unknown Channel")
+        return channel
+
+    async def _create_message(self, _r: Any, body: Any, files: Any, channel_id: str) -> dict[str, Any]:
+        channel = self._channel(channel_id)
+        if channel.is_dm and channel.recipient is not None and channel.recipient.blocks_dms:
+            raise FakeHTTPError(403, 50007, "Cannot send messages to this user")
+        return self._new_message(channel, body, files).payload()
+
+    def _message(self, channel_id: str, message_id: str) -> FakeMessage:
+        message = self.messages.get(int(message_id))
+        if message is None or message.deleted or message.channel_id != int(channel_id) or message.ephemeral:
+            raise FakeHTTPError(404, 10008, "Unknown Message")
+        return message
+
+    async def _get_message(
+        self, _r: Any, _b: Any, _f: Any, channel_id: str, message_id: str
+    ) -> dict[str, Any]:
+        return self._message(channel_id, message_id).payload()
+
+    async def _edit_message(
+        self, _r: Any, body: Any, files: Any, channel_id: str, message_id: str
+    ) -> dict[str, Any]:
+        message = self._message(channel_id, message_id)
+        self._apply(message, body or {}, files)
+        message.edits += 1
+        return message.payload()
+
+    async def _delete_message(self, _r: Any, _b: Any, _f: Any, channel_id: str, message_id: str) -> None:
+        self._message(channel_id, message_id).deleted = True
+        return None
+
+    async def _get_channel(self, _r: Any, _b: Any, _f: Any, channel_id: str) -> dict[str, Any]:
+        return self._channel(channel_id).payload()
+
+    async def _create_dm(self, _r: Any, body: Any, _f: Any) -> dict[str, Any]:
+        user = self.users.get(int(body["recipient_id"]))
+        if user is None:
+            raise FakeHTTPError(404, 10013, "Unknown User")
+        return self.dm_channel(user).payload()
+
+    async def _get_user(self, _r: Any, _b: Any, _f: Any, user_id: str) -> dict[str, Any]:
+        user = self.users.get(int(user_id))
+        if user is None:
+            raise FakeHTTPError(404, 10013, "Unknown User")
+        return user.payload()
+
+    async def _get_member(self, _r: Any, _b: Any, _f: Any, guild_id: str, user_id: str) -> dict[str, Any]:
+        guild = self.guilds.get(int(guild_id))
+        if guild is None or int(user_id) not in guild.members:
+            raise FakeHTTPError(404, 10007, "Unknown Member")
+        return guild.members[int(user_id)].payload()
+
+    # -- interactions -----------------------------------------------------------------------------------
+    def find_command(self, guild: FakeGuild | None, name: str) -> dict[str, Any]:
+        """The synced top-level command called ``name`` (guild commands first, then global)."""
+        pools = ([self.guild_commands.get(guild.id, [])] if guild else []) + [self.global_commands]
+        for pool in pools:
+            for command in pool:
+                if command["name"] == name and command.get("type", 1) == 1:
+                    if guild is None and not _usable_in_dms(command):
+                        raise AssertionError(f"/{name} is not available in DMs")
+                    return command
+        raise AssertionError(f"the bot did not sync a command /{name}")
+
+    def build_command_data(
+        self,
+        guild: FakeGuild | None,
+        path: str,
+        options: dict[str, Any],
+        *,
+        focused: str | None = None,
+    ) -> dict[str, Any]:
+        """The ``data`` of an APPLICATION_COMMAND (or AUTOCOMPLETE) interaction for ``/path``."""
+        words = path.split()
+        command = self.find_command(guild, words[0])
+        resolved: dict[str, dict[str, Any]] = {}
+        level: dict[str, Any] = command
+        container: list[dict[str, Any]] = []
+        top = container
+        for word in words[1:]:
+            sub = next((o for o in level.get("options") or [] if o["name"] == word), None)
+            if sub is None or sub["type"] not in (SUB_COMMAND, SUB_COMMAND_GROUP):
+                raise AssertionError(f"/{path}: no subcommand {word!r}")
+            entry: dict[str, Any] = {"name": word, "type": sub["type"], "options": []}
+            container.append(entry)
+            container = entry["options"]
+            level = sub
+        declared = {o["name"]: o for o in level.get("options") or []}
+        for name, value in options.items():
+            if name not in declared:
+                raise AssertionError(f"/{path} has no option {name!r}; it has {sorted(declared)}")
+            container.append(self._option(declared[name], value, resolved, guild, focused == name))
+        missing = [o["name"] for o in declared.values() if o.get("required") and o["name"] not in options]
+        if missing and focused is None:
+            raise AssertionError(f"/{path} needs options {missing}")
+        data: dict[str, Any] = {"id": command["id"], "name": command["name"], "type": 1, "options": top}
+        if guild is not None:
+            data["guild_id"] = str(guild.id)
+        if resolved:
+            data["resolved"] = resolved
+        return data
+
+    def _option(
+        self,
+        declared: dict[str, Any],
+        value: Any,
+        resolved: dict[str, dict[str, Any]],
+        guild: FakeGuild | None,
+        focused: bool,
+    ) -> dict[str, Any]:
+        kind = declared["type"]
+        out: dict[str, Any] = {"name": declared["name"], "type": kind}
+        if focused:
+            out["focused"] = True
+            out["value"] = str(value)
+            return out
+        if kind in (USER, MENTIONABLE) and isinstance(value, FakeUser | FakeMember):
+            user = value.user if isinstance(value, FakeMember) else value
+            resolved.setdefault("users", {})[str(user.id)] = user.payload()
+            if guild is not None and user.id in guild.members:
+                member = guild.members[user.id].payload(with_permissions=True)
+                member.pop("user")
+                resolved.setdefault("members", {})[str(user.id)] = member
+            out["value"] = str(user.id)
+        elif kind in (ROLE, MENTIONABLE) and isinstance(value, FakeRole):
+            resolved.setdefault("roles", {})[str(value.id)] = value.payload()
+            out["value"] = str(value.id)
+        elif kind == CHANNEL and isinstance(value, FakeChannel):
+            channel = value.payload()
+            channel["permissions"] = str(EVERYONE_PERMISSIONS)
+            resolved.setdefault("channels", {})[str(value.id)] = channel
+            out["value"] = str(value.id)
+        elif kind == ATTACHMENT and isinstance(value, FakeAttachment):
+            resolved.setdefault("attachments", {})[str(value.id)] = value.payload()
+            out["value"] = str(value.id)
+        else:
+            out["value"] = _check_primitive(declared, value)
+        return out
+
+    def interaction_payload(
+        self,
+        kind: int,
+        data: dict[str, Any],
+        *,
+        user: FakeUser,
+        channel: FakeChannel,
+        message: FakeMessage | None = None,
+        locale: str = "en-US",
+    ) -> InteractionRecord:
+        """A full INTERACTION_CREATE payload, remembered so the bot's answers can be matched to it."""
+        guild = self.guilds.get(channel.guild_id) if channel.guild_id else None
+        interaction_id = snowflake()
+        token = "aW50ZXJhY3Rpb24" + secrets.token_urlsafe(48)
+        payload: dict[str, Any] = {
+            "id": str(interaction_id),
+            "application_id": str(self.app_id),
+            "type": kind,
+            "data": data,
+            "token": token,
+            "version": 1,
+            "locale": locale,
+            "app_permissions": str((1 << 50) - 1 - 8),
+            "entitlements": [],
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+        if guild is not None:
+            member = guild.members.get(user.id)
+            if member is None:
+                raise AssertionError(f"{user.username} is not a member of {guild.name}")
+            channel_data = channel.payload()
+            channel_data["permissions"] = str(member.permissions)
+            payload |= {
+                "guild_id": str(guild.id),
+                "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
+                "guild_locale": "en-US",
+                "member": member.payload(with_permissions=True),
+                "channel": channel_data,
+                "channel_id": str(channel.id),
+                "context": 0,
+                "authorizing_integration_owners": {"0": str(guild.id)},
+            }
+        else:
+            payload |= {
+                "user": user.payload(),
+                "channel": channel.payload(),
+                "channel_id": str(channel.id),
+                "context": 1,
+                "authorizing_integration_owners": {"0": "0"},
+            }
+        if message is not None:
+            payload["message"] = message.payload()
+        record = InteractionRecord(interaction_id, token, kind, user, channel, guild, payload)
+        record.first_message_index = len(self.message_log)
+        self.interactions[token] = record
+        return record
+
+
+def _usable_in_dms(command: dict[str, Any]) -> bool:
+    contexts = command.get("contexts")
+    if contexts is not None:
+        return 1 in contexts
+    return command.get("dm_permission", True) is not False
+
+
+def _check_primitive(declared: dict[str, Any], value: Any) -> Any:
+    kind = declared["type"]
+    expected = {STRING: str, INTEGER: int, BOOLEAN: bool, NUMBER: (int, float)}.get(kind)
+    if expected is None or not isinstance(value, expected) or (kind == INTEGER and isinstance(value, bool)):
+        raise AssertionError(f"option {declared['name']!r} (type {kind}) cannot take {value!r}")
+    if declared.get("choices") and value not in [c["value"] for c in declared["choices"]]:
+        raise AssertionError(f"option {declared['name']!r} must be one of its choices, not {value!r}")
+    if kind in (INTEGER, NUMBER):
+        if "min_value" in declared and value < declared["min_value"]:
+            raise AssertionError(f"Discord refuses {declared['name']}={value} below {declared['min_value']}")
+        if "max_value" in declared and value > declared["max_value"]:
+            raise AssertionError(f"Discord refuses {declared['name']}={value} above {declared['max_value']}")
+    if kind == STRING and not declared.get("min_length", 0) <= len(value) <= declared.get("max_length", 6000):
+        raise AssertionError(f"Discord refuses {declared['name']} of length {len(value)}")
+    return value
+
+
+def _all_names(command: dict[str, Any]) -> list[str]:
+    names = [command["name"]] if command.get("type", 1) == 1 else []
+    stack = list(command.get("options") or [])
+    while stack:
+        option = stack.pop()
+        names.append(option["name"])
+        stack.extend(option.get("options") or [])
+    return names
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    # discord.py compares the content type exactly: no charset parameter.
+    return web.Response(
+        body=json.dumps(data).encode(),
+        status=status,
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+
+
+def _fault_response(fault: Fault) -> web.Response:
+    if fault.status == 429:
+        retry = fault.retry_after if fault.retry_after is not None else 0.05
+        body = {"message": fault.message, "retry_after": retry, "global": False}
+        # real Discord answers via Google's front end; discord.py takes a 429 without Via for a Cloudflare ban
+        headers = {"Retry-After": str(retry), "X-RateLimit-Scope": "user", "Via": "1.1 google"}
+        return _json(body, 429, headers)
+    return _json({"message": fault.message, "code": fault.code}, fault.status)

@@ -23,9 +23,11 @@ class SettingsRepository:
         data: dict[str, Any] = json.loads(row["data"]) if row else {}
         return validated(lambda: GuildSettings.model_validate({**data, "guild_id": guild_id}), "Setting")
 
-    async def update(self, guild_id: int, **changes: Any) -> GuildSettings:
+    async def update(self, guild_id: int, /, **changes: Any) -> GuildSettings:
         """Change some settings at once; all are validated first and nothing changes on a refusal."""
-        unknown = sorted(set(changes) - set(GuildSettings.model_fields) | ({"guild_id"} & set(changes)))
+        unknown = sorted(
+            name for name in changes if name not in GuildSettings.model_fields or name == "guild_id"
+        )
         if unknown:
             raise InvalidData(f"There is no guild setting called {unknown[0]!r}.")
         async with self._db.transaction() as tx:

@@ -1,0 +1,53 @@
+"""The store: aiosqlite + pydantic; all SQL lives in this package."""
+
+from bot.store.db import latest_version
+from bot.store.errors import Conflict, DatabaseTooNew, InvalidData, NotFound, StoreError
+from bot.store.models import (
+    MARGINS,
+    MODIFIER_KINDS,
+    SHEET_RANGES,
+    SUPPLY_DICE,
+    SYSTEMS,
+    VISIBILITIES,
+    AppliedModifier,
+    GuildSettings,
+    HandRecord,
+    PendingModifier,
+    Pool,
+    PoolCheck,
+    RollRecord,
+    Sheet,
+    SheetDocument,
+    Skill,
+    SupplyDie,
+    Wounds,
+)
+from bot.store.store import Store
+
+__all__ = [
+    "MARGINS",
+    "MODIFIER_KINDS",
+    "SHEET_RANGES",
+    "SUPPLY_DICE",
+    "SYSTEMS",
+    "VISIBILITIES",
+    "AppliedModifier",
+    "Conflict",
+    "DatabaseTooNew",
+    "GuildSettings",
+    "HandRecord",
+    "InvalidData",
+    "NotFound",
+    "PendingModifier",
+    "Pool",
+    "PoolCheck",
+    "RollRecord",
+    "Sheet",
+    "SheetDocument",
+    "Skill",
+    "Store",
+    "StoreError",
+    "SupplyDie",
+    "Wounds",
+    "latest_version",
+]

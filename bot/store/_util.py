@@ -1,0 +1,86 @@
+"""Small helpers shared by the repositories: JSON in and out, timestamps, validation to InvalidData."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from bot.store.errors import InvalidData, invalid_from
+from bot.store.models import utcnow
+
+T = TypeVar("T")
+MAX_DEPTH = 12
+
+
+def now_text() -> str:
+    """The current UTC time as stored (ISO 8601)."""
+    return utcnow().isoformat()
+
+
+def parse_time(text: str) -> datetime:
+    """A stored timestamp back to an aware datetime."""
+    return datetime.fromisoformat(text)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text for a column."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def depth(value: Any) -> int:
+    """How deeply lists and objects nest in a decoded JSON value (iteratively, no recursion limit)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list | tuple):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in item)
+    return deepest
+
+
+def json_column(value: Any, what: str, max_chars: int) -> str:
+    """Encode a plain-JSON value for a column, refusing what is not JSON, too big or too deep."""
+    if isinstance(value, str):
+        value = loads_limited(value, what, max_chars)
+    try:
+        text = dumps(value)
+    except (TypeError, ValueError):
+        raise InvalidData(f"The {what} must be plain JSON (objects, lists, text, numbers).") from None
+    if len(text) > max_chars:
+        raise InvalidData(f"The {what} is too big ({len(text)} characters; at most {max_chars}).")
+    if depth(value) > MAX_DEPTH:
+        raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.")
+    return text
+
+
+def loads_limited(text: str, what: str, max_chars: int) -> Any:
+    """Decode JSON text, refusing non-JSON, huge or deeply nested input with one sentence."""
+    if not isinstance(text, str | bytes):
+        raise InvalidData(f"The {what} must be JSON text.")
+    if len(text) > max_chars:
+        raise InvalidData(f"The {what} is too big ({len(text)} characters; at most {max_chars}).")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.") from None
+    except (ValueError, UnicodeDecodeError) as err:
+        raise InvalidData(f"The {what} is not valid JSON ({err.__class__.__name__}).") from None
+    if depth(value) > MAX_DEPTH:
+        raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.")
+    return value
+
+
+def validated(build: Callable[[], T], what: str = "") -> T:
+    """Run a pydantic construction, turning a ValidationError into InvalidData."""
+    try:
+        return build()
+    except ValidationError as err:
+        raise invalid_from(err, what) from None

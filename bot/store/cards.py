@@ -1,0 +1,305 @@
+"""Shoes and hands (BJ-1): every draw is written with version checks, so a card is never drawn twice."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import random
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from bot.core.cards import Card, Shoe, check_decks, full_deck
+from bot.core.errors import RuleError
+from bot.store._util import dumps, json_column, now_text, parse_time
+from bot.store.db import Database, Tx
+from bot.store.errors import Conflict, InvalidData, NotFound
+from bot.store.models import MAX_HAND_JSON, HandRecord
+
+_HAND_COLUMNS = (
+    "id, guild_id, channel_id, owner_id, state, finished, cards, data, version, message_id, "
+    "created_at, updated_at"
+)
+MAX_STATE = 40
+
+
+def shoe_to_columns(shoe: Shoe) -> tuple[int, str, str]:
+    """A shoe as (decks, remaining codes JSON, discard codes JSON)."""
+    return shoe.decks, dumps([c.code for c in shoe.remaining]), dumps([c.code for c in shoe.discards])
+
+
+def shoe_from_columns(decks: int, remaining: str, discards: str) -> Shoe:
+    """A shoe back from its columns."""
+    return Shoe(
+        decks=decks,
+        remaining=tuple(Card.parse(code) for code in json.loads(remaining)),
+        discards=tuple(Card.parse(code) for code in json.loads(discards)),
+    )
+
+
+def _hand(row: sqlite3.Row) -> HandRecord:
+    return HandRecord(
+        id=row["id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        owner_id=row["owner_id"],
+        state=row["state"],
+        finished=bool(row["finished"]),
+        cards=tuple(json.loads(row["cards"])),
+        data=json.loads(row["data"]),
+        version=row["version"],
+        message_id=row["message_id"],
+        created_at=parse_time(row["created_at"]),
+        updated_at=parse_time(row["updated_at"]),
+    )
+
+
+def _codes(cards: Iterable[Card | str]) -> builtins.list[str]:
+    codes: builtins.list[str] = []
+    try:
+        for card in cards:
+            codes.append(card.code if isinstance(card, Card) else Card.parse(card).code)
+    except RuleError as err:
+        raise InvalidData(str(err)) from None
+    return codes
+
+
+def _hand_data(hand: Mapping[str, Any] | str) -> str:
+    if not isinstance(hand, Mapping | str):
+        raise InvalidData("A hand is stored as a JSON object (the core's Hand.to_dict()).")
+    text = json_column(dict(hand) if isinstance(hand, Mapping) else hand, "hand", MAX_HAND_JSON)
+    if not text.startswith("{"):
+        raise InvalidData("A hand is stored as a JSON object (the core's Hand.to_dict()).")
+    return text
+
+
+def _state(state: str) -> str:
+    if not isinstance(state, str) or not 1 <= len(state) <= MAX_STATE:
+        raise InvalidData(f"A hand's state is a word of 1 to {MAX_STATE} characters.")
+    return state
+
+
+def _reshuffled(decks: int, in_play: Iterable[Card], rng: random.Random) -> Shoe:
+    """Every card of ``decks`` decks not in play, shuffled (BJ-1's GM reshuffle).
+
+    Same result as ``Shoe.reshuffle`` but without sorting Cards: on main, Suit has no order, so sorting
+    two cards of one rank raises TypeError (fixed on the cards branch).
+    """
+    missing = Counter(in_play)
+    cards: builtins.list[Card] = []
+    for card in full_deck() * check_decks(decks):
+        if missing[card] > 0:
+            missing[card] -= 1
+        else:
+            cards.append(card)
+    if +missing:
+        raise RuleError("The cards in play are not all from this shoe.")
+    rng.shuffle(cards)
+    return Shoe(decks=decks, remaining=tuple(cards), discards=())
+
+
+class CardRepository:
+    """Each channel's shoe and the hands played from it."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def get_shoe(
+        self, guild_id: int | None, channel_id: int, decks: int = 1, rng: random.Random | None = None
+    ) -> tuple[Shoe, int]:
+        """The channel's shoe and its version; a channel without one gets a fresh shuffled shoe of ``decks``.
+
+        An existing shoe keeps its own number of decks until it is reshuffled with another count.
+        """
+        row = await self._db.one(
+            "SELECT decks, remaining, discards, version FROM shoes WHERE channel_id = ?", (channel_id,)
+        )
+        if row is None:
+            try:
+                fresh = Shoe.fresh(rng or random.SystemRandom(), check_decks(decks))
+            except RuleError as err:
+                raise InvalidData(str(err)) from None
+            count, remaining, discards = shoe_to_columns(fresh)
+            await self._db.execute(
+                "INSERT INTO shoes (channel_id, guild_id, decks, remaining, discards, version, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (channel_id) DO NOTHING",
+                (channel_id, guild_id, count, remaining, discards, now_text()),
+            )
+            row = await self._db.one(
+                "SELECT decks, remaining, discards, version FROM shoes WHERE channel_id = ?", (channel_id,)
+            )
+            assert row is not None
+        return shoe_from_columns(row["decks"], row["remaining"], row["discards"]), int(row["version"])
+
+    @staticmethod
+    async def _write_shoe(tx: Tx, channel_id: int, shoe: Shoe, shoe_version: int) -> int:
+        """Replace the shoe if it is still at ``shoe_version`` (else Conflict); returns the new version."""
+        decks, remaining, discards = shoe_to_columns(shoe)
+        outcome = await tx.execute(
+            "UPDATE shoes SET decks = ?, remaining = ?, discards = ?, version = version + 1, updated_at = ? "
+            "WHERE channel_id = ? AND version = ?",
+            (decks, remaining, discards, now_text(), channel_id, shoe_version),
+        )
+        if outcome.rowcount != 1:
+            raise Conflict("The shoe changed while you were playing (another draw came first); try again.")
+        return shoe_version + 1
+
+    async def create_hand(
+        self,
+        guild_id: int | None,
+        channel_id: int,
+        owner_id: int,
+        hand: Mapping[str, Any] | str,
+        *,
+        state: str,
+        cards: Iterable[Card | str],
+        shoe: Shoe | None = None,
+        shoe_version: int | None = None,
+        finished: bool = False,
+        message_id: int | None = None,
+    ) -> HandRecord:
+        """Store a new hand and the shoe it drew from, in one transaction (Conflict if the shoe moved on)."""
+        if (shoe is None) != (shoe_version is None):
+            raise InvalidData("A new shoe needs the shoe version it was computed from.")
+        data, codes, stamp = _hand_data(hand), _codes(cards), now_text()
+        async with self._db.transaction() as tx:
+            if shoe is not None and shoe_version is not None:
+                await self._write_shoe(tx, channel_id, shoe, shoe_version)
+            outcome = await tx.execute(
+                "INSERT INTO hands (guild_id, channel_id, owner_id, state, finished, cards, data, version, "
+                "message_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+                (
+                    guild_id,
+                    channel_id,
+                    owner_id,
+                    _state(state),
+                    int(finished),
+                    dumps(codes),
+                    data,
+                    message_id,
+                    stamp,
+                    stamp,
+                ),
+            )
+            row = await tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (outcome.lastrowid,))
+        assert row is not None
+        return _hand(row)
+
+    async def get_hand(self, hand_id: int) -> HandRecord:
+        """A hand by id (open or finished)."""
+        row = await self._db.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (hand_id,))
+        if row is None:
+            raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
+        return _hand(row)
+
+    async def open_hands(self, guild_id: int | None, channel_id: int) -> builtins.list[HandRecord]:
+        """The channel's hands still in play, oldest first."""
+        rows = await self._db.all(
+            f"SELECT {_HAND_COLUMNS} FROM hands WHERE channel_id = ? AND guild_id IS ? AND finished = 0 "
+            "ORDER BY id",
+            (channel_id, guild_id),
+        )
+        return [_hand(row) for row in rows]
+
+    async def recent_hands(
+        self, guild_id: int | None, channel_id: int, n: int = 10
+    ) -> builtins.list[HandRecord]:
+        """The channel's last ``n`` finished hands, newest first (kept for the log)."""
+        rows = await self._db.all(
+            f"SELECT {_HAND_COLUMNS} FROM hands WHERE channel_id = ? AND guild_id IS ? AND finished = 1 "
+            "ORDER BY id DESC LIMIT ?",
+            (channel_id, guild_id, max(0, n)),
+        )
+        return [_hand(row) for row in rows]
+
+    async def apply(
+        self,
+        hand_id: int,
+        expected_version: int,
+        hand: Mapping[str, Any] | str,
+        *,
+        state: str,
+        cards: Iterable[Card | str],
+        shoe: Shoe | None = None,
+        shoe_version: int | None = None,
+        finished: bool = False,
+        message_id: int | None = None,
+    ) -> HandRecord:
+        """Write a hand's move (and the shoe it drew from) if neither moved on; a Conflict changes nothing.
+
+        ``expected_version`` is the hand version the move was computed from; ``shoe_version`` the shoe's
+        (required when ``shoe`` is given). Both checks and both writes happen in one transaction.
+        """
+        if (shoe is None) != (shoe_version is None):
+            raise InvalidData("A new shoe needs the shoe version it was computed from.")
+        data, codes = _hand_data(hand), _codes(cards)
+        async with self._db.transaction() as tx:
+            row = await tx.one("SELECT channel_id, version, finished FROM hands WHERE id = ?", (hand_id,))
+            if row is None:
+                raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
+            if row["version"] != expected_version:
+                raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
+            if row["finished"]:
+                raise Conflict("This hand is finished; start a new one.")
+            if shoe is not None and shoe_version is not None:
+                await self._write_shoe(tx, row["channel_id"], shoe, shoe_version)
+            outcome = await tx.execute(
+                "UPDATE hands SET state = ?, finished = ?, cards = ?, data = ?, version = version + 1, "
+                "message_id = COALESCE(?, message_id), updated_at = ? WHERE id = ? AND version = ?",
+                (
+                    _state(state),
+                    int(finished),
+                    dumps(codes),
+                    data,
+                    message_id,
+                    now_text(),
+                    hand_id,
+                    expected_version,
+                ),
+            )
+            if outcome.rowcount != 1:
+                raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
+            updated = await tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (hand_id,))
+        assert updated is not None
+        return _hand(updated)
+
+    async def set_message_id(self, hand_id: int, message_id: int) -> None:
+        """Remember which message shows the hand (no version change: it is not a move)."""
+        outcome = await self._db.execute(
+            "UPDATE hands SET message_id = ? WHERE id = ?", (message_id, hand_id)
+        )
+        if outcome.rowcount == 0:
+            raise NotFound(f"There is no hand {hand_id}.")
+
+    async def in_play(self, guild_id: int | None, channel_id: int) -> builtins.list[Card]:
+        """Every card held by the channel's open hands."""
+        return [card for hand in await self.open_hands(guild_id, channel_id) for card in hand.card_objects]
+
+    async def reshuffle(
+        self, guild_id: int | None, channel_id: int, rng: random.Random, decks: int | None = None
+    ) -> tuple[Shoe, int]:
+        """Shuffle every card not in an open hand into a new shoe (BJ-1), optionally with a new deck count."""
+        async with self._db.transaction() as tx:
+            rows = await tx.all(
+                "SELECT cards FROM hands WHERE channel_id = ? AND guild_id IS ? AND finished = 0",
+                (channel_id, guild_id),
+            )
+            in_play = [Card.parse(code) for row in rows for code in json.loads(row["cards"])]
+            current = await tx.one("SELECT decks, version FROM shoes WHERE channel_id = ?", (channel_id,))
+            try:
+                count = check_decks(decks if decks is not None else (current["decks"] if current else 1))
+                shoe = _reshuffled(count, in_play, rng)
+            except RuleError as err:
+                raise InvalidData(str(err)) from None
+            columns = shoe_to_columns(shoe)
+            if current is None:
+                await tx.execute(
+                    "INSERT INTO shoes (channel_id, guild_id, decks, remaining, discards, version, "
+                    "updated_at) VALUES (?, ?, ?, ?, ?, 1, ?)",
+                    (channel_id, guild_id, *columns, now_text()),
+                )
+                version = 1
+            else:
+                version = await self._write_shoe(tx, channel_id, shoe, int(current["version"]))
+        return shoe, version

@@ -1,0 +1,52 @@
+"""Store errors: each ``str()`` is one sentence a cog can show the user."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+
+class StoreError(Exception):
+    """Anything the store refuses; ``str(err)`` is one readable sentence."""
+
+
+class NotFound(StoreError):
+    """The thing asked for is not stored."""
+
+
+class Conflict(StoreError):
+    """The row changed since it was read (a double click or another player); nothing was written."""
+
+
+class InvalidData(StoreError):
+    """The data breaks a rule of the store (range, size, shape); nothing was written."""
+
+
+class DatabaseTooNew(StoreError):
+    """The database file was written by a newer version of the bot; it is refused, never used."""
+
+
+def _field_name(loc: tuple[int | str, ...]) -> str:
+    parts = [str(part) for part in loc if not str(part).startswith("function-")]
+    return ".".join(parts) if parts else "the data"
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def invalid_from(error: ValidationError, what: str = "") -> InvalidData:
+    """Turn a pydantic ValidationError into one InvalidData sentence (its first problem)."""
+    first: dict[str, Any] = dict(error.errors(include_url=False)[0])
+    message = str(first.get("msg", "invalid value"))
+    if first.get("type") == "value_error":
+        # Our own validators already speak in sentences; pydantic prefixes them.
+        message = message.removeprefix("Value error, ")
+        return InvalidData(_sentence(message))
+    field = _field_name(tuple(first.get("loc", ())))
+    prefix = f"{what} " if what else ""
+    return InvalidData(_sentence(f"{prefix}{field}: {message[:1].lower() + message[1:]}"))

@@ -1,0 +1,132 @@
+"""The roll log per channel: who rolled what, with which inputs and dice, and the result."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from typing import Literal
+
+from bot.store._util import dumps, json_column, now_text, parse_time, validated
+from bot.store.db import Database
+from bot.store.errors import InvalidData, NotFound
+from bot.store.models import MAX_LOG_JSON, RollRecord
+
+_COLUMNS = (
+    "id, guild_id, channel_id, user_id, system, command, visibility, inputs, dice, result, summary, "
+    "created_at, revealed_by, revealed_at"
+)
+MAX_LAST = 500
+ExportFormat = Literal["jsonl", "csv"]
+CSV_FIELDS = (
+    "id", "guild_id", "channel_id", "user_id", "system", "command", "visibility", "inputs", "dice", "result",
+    "summary", "created_at", "revealed_by", "revealed_at",
+)  # fmt: skip
+
+
+def _record(row: sqlite3.Row) -> RollRecord:
+    return RollRecord(
+        id=row["id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        user_id=row["user_id"],
+        system=row["system"],
+        command=row["command"],
+        visibility=row["visibility"],
+        inputs=json.loads(row["inputs"]),
+        dice=json.loads(row["dice"]),
+        result=row["result"],
+        summary=row["summary"],
+        created_at=parse_time(row["created_at"]),
+        revealed_by=row["revealed_by"],
+        revealed_at=parse_time(row["revealed_at"]) if row["revealed_at"] else None,
+    )
+
+
+class RollLogRepository:
+    """Every roll, per channel, queryable for the last N and exportable."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def add(self, record: RollRecord) -> int:
+        """Append a roll to its channel's log; returns its id."""
+        record = validated(lambda: RollRecord.model_validate(record.model_dump()), "Roll")
+        inputs = json_column(record.inputs, "roll's inputs", MAX_LOG_JSON)
+        dice = json_column(record.dice, "roll's dice", MAX_LOG_JSON)
+        outcome = await self._db.execute(
+            f"INSERT INTO rolls ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.guild_id,
+                record.channel_id,
+                record.user_id,
+                record.system,
+                record.command,
+                record.visibility,
+                inputs,
+                dice,
+                record.result,
+                record.summary,
+                record.created_at.isoformat(),
+                record.revealed_by,
+                record.revealed_at.isoformat() if record.revealed_at else None,
+            ),
+        )
+        assert outcome.lastrowid is not None
+        return outcome.lastrowid
+
+    async def get(self, record_id: int) -> RollRecord:
+        """One logged roll by id."""
+        row = await self._db.one(f"SELECT {_COLUMNS} FROM rolls WHERE id = ?", (record_id,))
+        if row is None:
+            raise NotFound(f"There is no logged roll {record_id}.")
+        return _record(row)
+
+    async def last(
+        self, guild_id: int | None, channel_id: int, n: int = 10, include_hidden: bool = True
+    ) -> list[RollRecord]:
+        """The channel's last ``n`` rolls, newest first; ``include_hidden=False`` skips unrevealed ones."""
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_LAST:
+            raise InvalidData(f"Ask for 1 to {MAX_LAST} rolls, not {n!r}.")
+        sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
+        if not include_hidden:
+            sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
+        rows = await self._db.all(sql + " ORDER BY id DESC LIMIT ?", (channel_id, guild_id, n))
+        return [_record(row) for row in rows]
+
+    async def export(
+        self, guild_id: int | None, channel_id: int, fmt: ExportFormat = "jsonl", include_hidden: bool = True
+    ) -> str:
+        """The channel's whole log, oldest first, as JSON lines (one object per roll) or CSV with a header."""
+        if fmt not in ("jsonl", "csv"):
+            raise InvalidData(f"The log exports as jsonl or csv, not {fmt!r}.")
+        sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
+        if not include_hidden:
+            sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
+        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id))
+        records = [_record(row).model_dump(mode="json") for row in rows]
+        if fmt == "jsonl":
+            return "".join(dumps(record) + "\n" for record in records)
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for record in records:
+            writer.writerow(
+                {
+                    k: dumps(v) if isinstance(v, dict | list) else ("" if v is None else v)
+                    for k, v in record.items()
+                }
+            )
+        return out.getvalue()
+
+    async def mark_revealed(self, record_id: int, by_user_id: int) -> bool:
+        """Reveal a hidden roll, once: True for the reveal that did it, False if it was already revealed."""
+        outcome = await self._db.execute(
+            "UPDATE rolls SET revealed_by = ?, revealed_at = ? WHERE id = ? AND revealed_by IS NULL",
+            (by_user_id, now_text(), record_id),
+        )
+        if outcome.rowcount == 1:
+            return True
+        await self.get(record_id)  # NotFound when there is no such roll
+        return False

@@ -1,0 +1,73 @@
+"""Guild settings (one row per guild, defaults when absent) and channel visibility defaults."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bot.store._util import dumps, now_text, validated
+from bot.store.db import Database
+from bot.store.errors import InvalidData
+from bot.store.models import VISIBILITIES, GuildSettings, Visibility
+
+
+class SettingsRepository:
+    """Per-guild choices and per-channel default visibility."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def get(self, guild_id: int) -> GuildSettings:
+        """The guild's settings; the defaults when it never changed any."""
+        row = await self._db.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        data: dict[str, Any] = json.loads(row["data"]) if row else {}
+        return validated(lambda: GuildSettings.model_validate({**data, "guild_id": guild_id}), "Setting")
+
+    async def update(self, guild_id: int, /, **changes: Any) -> GuildSettings:
+        """Change some settings at once; all are validated first and nothing changes on a refusal."""
+        unknown = sorted(
+            name for name in changes if name not in GuildSettings.model_fields or name == "guild_id"
+        )
+        if unknown:
+            raise InvalidData(f"There is no guild setting called {unknown[0]!r}.")
+        async with self._db.transaction() as tx:
+            row = await tx.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
+            data: dict[str, Any] = json.loads(row["data"]) if row else {}
+            merged = {**data, **changes, "guild_id": guild_id}
+            settings = validated(lambda: GuildSettings.model_validate(merged), "Setting")
+            stored = settings.model_dump(mode="json", exclude={"guild_id"})
+            await tx.execute(
+                "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at",
+                (guild_id, dumps(stored), now_text()),
+            )
+        return settings
+
+    async def reset(self, guild_id: int) -> GuildSettings:
+        """Forget every change: the guild gets the defaults again."""
+        await self._db.execute("DELETE FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return GuildSettings(guild_id=guild_id)
+
+    async def channel_visibility(self, guild_id: int, channel_id: int) -> Visibility:
+        """The channel's default visibility for rolls ("public" unless a GM set another)."""
+        row = await self._db.one(
+            "SELECT visibility FROM channel_settings WHERE channel_id = ? AND guild_id = ?",
+            (channel_id, guild_id),
+        )
+        if row is None:
+            return "public"
+        mode: Visibility = row["visibility"]
+        return mode
+
+    async def set_channel_visibility(self, guild_id: int, channel_id: int, mode: str) -> Visibility:
+        """Set the channel's default visibility: public, private, gm or blind."""
+        if mode not in VISIBILITIES:
+            raise InvalidData(f"A channel's visibility is one of {', '.join(VISIBILITIES)}, not {mode!r}.")
+        await self._db.execute(
+            "INSERT INTO channel_settings (channel_id, guild_id, visibility) VALUES (?, ?, ?) "
+            "ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id, "
+            "visibility = excluded.visibility",
+            (channel_id, guild_id, mode),
+        )
+        result: Visibility = mode
+        return result

@@ -1,0 +1,137 @@
+"""Supply dice (DD-7): one die per character and item, d12 -> d10 -> d8 -> d6 -> d4 -> empty."""
+
+from __future__ import annotations
+
+import builtins
+import sqlite3
+
+from bot.store._util import now_text, parse_time
+from bot.store.db import Database
+from bot.store.errors import Conflict, InvalidData, NotFound
+from bot.store.models import MAX_NAME, SUPPLY_DICE, SupplyDie, name_key, next_supply_die
+
+_COLUMNS = "guild_id, owner_id, character, item, die, updated_at"
+_WHERE = "guild_id = ? AND owner_id = ? AND character_key = ? AND item_key = ?"
+
+
+def _supply(row: sqlite3.Row) -> SupplyDie:
+    return SupplyDie(
+        guild_id=row["guild_id"],
+        owner_id=row["owner_id"],
+        character=row["character"],
+        item=row["item"],
+        die=row["die"],
+        updated_at=parse_time(row["updated_at"]),
+    )
+
+
+def _label(die: int) -> str:
+    return "empty" if die == 0 else f"d{die}"
+
+
+def _name(value: str, what: str) -> str:
+    if not isinstance(value, str) or not 1 <= len(value.strip()) <= MAX_NAME:
+        raise InvalidData(f"A {what} name is 1 to {MAX_NAME} characters.")
+    return value.strip()
+
+
+def _die(die: int) -> int:
+    if isinstance(die, bool) or die not in SUPPLY_DICE:
+        raise InvalidData(f"A supply die is d12, d10, d8, d6, d4 or 0 (empty), not {die!r}.")
+    return die
+
+
+class SupplyRepository:
+    """Characters' supply dice."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def _key(self, guild_id: int, owner_id: int, character: str, item: str) -> tuple[int, int, str, str]:
+        return guild_id, owner_id, name_key(_name(character, "character")), name_key(_name(item, "item"))
+
+    async def get(self, guild_id: int, owner_id: int, character: str, item: str) -> SupplyDie:
+        """The character's supply die for ``item`` (any case)."""
+        row = await self._db.one(
+            f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}",
+            self._key(guild_id, owner_id, character, item),
+        )
+        if row is None:
+            raise NotFound(f"{character.strip()} has no supply of {item.strip()}; a GM can set one.")
+        return _supply(row)
+
+    async def list(
+        self, guild_id: int, owner_id: int, character: str | None = None
+    ) -> builtins.list[SupplyDie]:
+        """The owner's supplies (optionally one character's), by character then item."""
+        sql = f"SELECT {_COLUMNS} FROM supply_dice WHERE guild_id = ? AND owner_id = ?"
+        params: builtins.list[object] = [guild_id, owner_id]
+        if character is not None:
+            sql += " AND character_key = ?"
+            params.append(name_key(character))
+        rows = await self._db.all(sql + " ORDER BY character_key, item_key", params)
+        return [_supply(row) for row in rows]
+
+    async def set(self, guild_id: int, owner_id: int, character: str, item: str, die: int) -> SupplyDie:
+        """Set or restore the supply die (the GM's call, DD-7): 12, 10, 8, 6, 4 or 0 for empty."""
+        key = self._key(guild_id, owner_id, character, item)
+        async with self._db.transaction() as tx:
+            await tx.execute(
+                "INSERT INTO supply_dice (guild_id, owner_id, character, character_key, item, item_key, die, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, owner_id, character_key, "
+                "item_key) DO UPDATE SET character = excluded.character, item = excluded.item, "
+                "die = excluded.die, updated_at = excluded.updated_at",
+                (guild_id, owner_id, character.strip(), key[2], item.strip(), key[3], _die(die), now_text()),
+            )
+            row = await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+        assert row is not None
+        return _supply(row)
+
+    async def step(
+        self, guild_id: int, owner_id: int, character: str, item: str, expected_die: int
+    ) -> SupplyDie:
+        """Step the die down one size if it is still ``expected_die`` (one statement); Conflict otherwise."""
+        if _die(expected_die) == 0:
+            raise InvalidData(f"{item.strip()} is empty and cannot be rolled; a GM can restore it.")
+        key = self._key(guild_id, owner_id, character, item)
+        async with self._db.transaction() as tx:
+            outcome = await tx.execute(
+                f"UPDATE supply_dice SET die = ?, updated_at = ? WHERE {_WHERE} AND die = ?",
+                (next_supply_die(expected_die), now_text(), *key, expected_die),
+            )
+            row = await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+        if row is None:
+            raise NotFound(f"{character.strip()} has no supply of {item.strip()}; a GM can set one.")
+        if outcome.rowcount != 1:
+            raise Conflict(
+                f"{item.strip()} is now a {_label(row['die'])}, not a {_label(expected_die)}: "
+                "someone rolled it first; roll again."
+            )
+        return _supply(row)
+
+    async def apply_roll(
+        self, guild_id: int, owner_id: int, character: str, item: str, expected_die: int, result: int
+    ) -> SupplyDie:
+        """Record a supply roll of the ``expected_die``: 3 or lower steps it down (DD-7), atomically."""
+        if _die(expected_die) == 0:
+            raise InvalidData(f"{item.strip()} is empty and cannot be rolled; a GM can restore it.")
+        if isinstance(result, bool) or not isinstance(result, int) or not 1 <= result <= max(1, expected_die):
+            raise InvalidData(
+                f"A roll of a {_label(expected_die)} shows 1 to {expected_die}, not {result!r}."
+            )
+        if result <= 3:
+            return await self.step(guild_id, owner_id, character, item, expected_die)
+        current = await self.get(guild_id, owner_id, character, item)
+        if current.die != expected_die:
+            raise Conflict(
+                f"{item.strip()} is now a {current.label}, not a {_label(expected_die)}: "
+                "someone rolled it first; roll again."
+            )
+        return current
+
+    async def delete(self, guild_id: int, owner_id: int, character: str, item: str) -> bool:
+        """Forget the supply; False if there was none."""
+        outcome = await self._db.execute(
+            f"DELETE FROM supply_dice WHERE {_WHERE}", self._key(guild_id, owner_id, character, item)
+        )
+        return outcome.rowcount > 0

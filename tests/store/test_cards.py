@@ -1,0 +1,146 @@
+"""Shoes and hands (BJ-1): persisted shoes, version-checked draws, conservation of cards, reshuffles."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from bot.core.cards import Card, Shoe, full_deck
+from bot.store import Conflict, InvalidData, NotFound, Store
+
+G, C, P = 1, 10, 20
+
+
+async def _deal(store: Store, rng: random.Random, owner: int = P) -> int:
+    """Start a hand with one card drawn from the channel's shoe; returns the hand id."""
+    shoe, version = await store.cards.get_shoe(G, C, 1, rng)
+    card, shoe = shoe.draw(rng)
+    hand = await store.cards.create_hand(
+        G, C, owner, {"cards": [card.code], "mode": "voluntary"}, state="playing", cards=[card],
+        shoe=shoe, shoe_version=version,
+    )  # fmt: skip
+    return hand.id
+
+
+async def _conserved(store: Store) -> bool:
+    shoe, _ = await store.cards.get_shoe(G, C)
+    return shoe.is_conserved(await store.cards.in_play(G, C))
+
+
+async def test_bj1_a_channel_gets_one_persistent_shoe(store: Store) -> None:  # BJ-1
+    shoe, version = await store.cards.get_shoe(G, C, 2, random.Random(3))
+    assert version == 1 and shoe.decks == 2 and len(shoe.remaining) == 104 and shoe.is_conserved()
+    again, version_again = await store.cards.get_shoe(G, C, 1, random.Random(4))
+    assert (again, version_again) == (shoe, 1)  # an existing shoe keeps its order and decks
+    other, _ = await store.cards.get_shoe(G, C + 1, 1, random.Random(3))
+    assert other.decks == 1
+    with pytest.raises(InvalidData, match="1 to 8 decks"):
+        await store.cards.get_shoe(G, C + 2, 9)
+
+
+async def test_bj1_hand_transitions_draw_and_discard(store: Store) -> None:  # BJ-1
+    rng = random.Random(5)
+    hand_id = await _deal(store, rng)
+    hand = await store.cards.get_hand(hand_id)
+    assert (hand.version, hand.state, hand.finished, len(hand.cards)) == (1, "playing", False, 1)
+    shoe, version = await store.cards.get_shoe(G, C)
+    card, shoe = shoe.draw(rng)
+    cards = [*hand.card_objects, card]
+    hand = await store.cards.apply(
+        hand_id, hand.version, {"cards": [c.code for c in cards]}, state="playing", cards=cards,
+        shoe=shoe, shoe_version=version, message_id=555,
+    )  # fmt: skip
+    assert (hand.version, hand.cards, hand.message_id) == (2, tuple(c.code for c in cards), 555)
+    assert await _conserved(store)
+    shoe, version = await store.cards.get_shoe(G, C)
+    done = await store.cards.apply(
+        hand_id, hand.version, hand.data, state="finished", cards=cards, finished=True,
+        shoe=shoe.discard(cards), shoe_version=version,
+    )  # fmt: skip
+    assert done.finished and await store.cards.open_hands(G, C) == []
+    assert [h.id for h in await store.cards.recent_hands(G, C)] == [hand_id]
+    shoe, _ = await store.cards.get_shoe(G, C)
+    assert Counter(shoe.discards) == Counter(cards) and await _conserved(store)
+    with pytest.raises(Conflict, match="finished"):
+        await store.cards.apply(hand_id, done.version, {}, state="x", cards=[])
+
+
+async def test_a_stale_hand_version_raises_conflict_and_changes_nothing(store: Store) -> None:
+    rng = random.Random(6)
+    hand_id = await _deal(store, rng)
+    hand = await store.cards.get_hand(hand_id)
+    shoe, version = await store.cards.get_shoe(G, C)
+    card, new_shoe = shoe.draw(rng)
+    await store.cards.apply(hand_id, 1, {"n": 2}, state="playing", cards=[*hand.cards, card.code],
+                            shoe=new_shoe, shoe_version=version)  # fmt: skip
+    before_hand = await store.cards.get_hand(hand_id)
+    before_shoe = await store.cards.get_shoe(G, C)
+    # the same click again: computed from hand version 1 and shoe `version`
+    with pytest.raises(Conflict, match="already moved on"):
+        await store.cards.apply(hand_id, 1, {"n": 3}, state="playing", cards=[*hand.cards, card.code],
+                                shoe=new_shoe, shoe_version=version + 1)  # fmt: skip
+    assert await store.cards.get_hand(hand_id) == before_hand
+    assert await store.cards.get_shoe(G, C) == before_shoe
+
+
+async def test_a_stale_shoe_version_raises_conflict_and_changes_nothing(store: Store) -> None:
+    rng = random.Random(7)
+    first = await _deal(store, rng)
+    shoe, version = await store.cards.get_shoe(G, C)
+    await _deal(store, rng, owner=P + 1)  # another player drew meanwhile
+    card, stale = shoe.draw(rng)
+    hand = await store.cards.get_hand(first)
+    with pytest.raises(Conflict, match="shoe changed"):
+        await store.cards.apply(first, hand.version, {}, state="playing", cards=[*hand.cards, card.code],
+                                shoe=stale, shoe_version=version)  # fmt: skip
+    assert await store.cards.get_hand(first) == hand
+    assert await _conserved(store)
+
+
+async def test_bj1_reshuffle_keeps_cards_in_open_hands_out(store: Store) -> None:  # BJ-1
+    rng = random.Random(8)
+    held = [await _deal(store, rng) for _ in range(3)]
+    in_play = await store.cards.in_play(G, C)
+    assert len(in_play) == 3
+    shoe, version = await store.cards.reshuffle(G, C, rng)
+    assert len(shoe.remaining) == 49 and not shoe.discards and not set(in_play) - set(full_deck())
+    assert Counter(shoe.remaining) + Counter(in_play) == Counter(full_deck())
+    assert (shoe, version) == await store.cards.get_shoe(G, C)
+    assert [h.id for h in await store.cards.open_hands(G, C)] == held
+    bigger, _ = await store.cards.reshuffle(G, C, rng, decks=2)
+    assert bigger.decks == 2 and len(bigger.remaining) == 101
+    with pytest.raises(InvalidData):
+        await store.cards.reshuffle(G, C, rng, decks=9)
+
+
+async def test_reshuffle_of_a_channel_without_shoe_creates_one(store: Store) -> None:
+    shoe, version = await store.cards.reshuffle(G, C + 5, random.Random(1), decks=3)
+    assert version == 1 and len(shoe.remaining) == 156
+
+
+async def test_bad_hand_data_is_refused(store: Store) -> None:
+    with pytest.raises(InvalidData, match="JSON object"):
+        await store.cards.create_hand(G, C, P, [1, 2], state="playing", cards=[])  # type: ignore[arg-type]
+    with pytest.raises(InvalidData, match="not valid JSON"):
+        await store.cards.create_hand(G, C, P, "{nope", state="playing", cards=[])
+    with pytest.raises(InvalidData, match="card code"):
+        await store.cards.create_hand(G, C, P, {}, state="playing", cards=["ZZ"])
+    with pytest.raises(InvalidData, match="too big"):
+        await store.cards.create_hand(G, C, P, {"x": "y" * 70_000}, state="playing", cards=[])
+    with pytest.raises(InvalidData, match="shoe version"):
+        await store.cards.create_hand(G, C, P, {}, state="p", cards=[], shoe=Shoe(decks=1, remaining=()))
+    assert await store.cards.open_hands(G, C) == []
+    with pytest.raises(NotFound):
+        await store.cards.get_hand(12345)
+
+
+async def test_hand_json_string_and_message_id(store: Store) -> None:
+    hand = await store.cards.create_hand(
+        G, C, P, '{"a": [1, {"b": null}]}', state="dealt", cards=[Card.parse("AS")]
+    )
+    assert hand.data == {"a": [1, {"b": None}]} and hand.cards == ("AS",)
+    await store.cards.set_message_id(hand.id, 42)
+    again = await store.cards.get_hand(hand.id)
+    assert again.message_id == 42 and again.version == hand.version

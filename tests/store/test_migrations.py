@@ -1,0 +1,123 @@
+"""Migrations with PRAGMA user_version, pragmas, and restart (close, reopen, same data)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.store import DatabaseTooNew, Sheet, Store, latest_version
+from bot.store.db import _split_statements, migrations
+
+
+def _schema(path: Path) -> list[tuple[str, str, str]]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        ).fetchall()
+    conn.close()
+    return [(t, n, s or "") for t, n, s in rows]
+
+
+def _apply_first(path: Path, version: int) -> None:
+    """Build a database as an older bot would have left it: migrations 1..version only."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    for migration in migrations()[:version]:
+        for statement in _split_statements(migration.sql):
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {migration.version}")
+    conn.close()
+
+
+def test_migrations_are_numbered_without_gaps() -> None:
+    found = migrations()
+    assert [m.version for m in found] == list(range(1, len(found) + 1))
+    assert latest_version() == len(found) >= 1
+
+
+async def test_empty_file_migrates_to_latest(db_path: Path) -> None:
+    db_path.touch()  # an existing empty file, as a first start with a pre-created path leaves it
+    store = await Store.open(db_path)
+    try:
+        assert await store.db.user_version() == latest_version()
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("start", range(latest_version()))
+async def test_upgrade_from_every_earlier_version(tmp_path: Path, start: int) -> None:
+    fresh = tmp_path / "fresh.sqlite3"
+    old = tmp_path / "old.sqlite3"
+    store_fresh = await Store.open(fresh)
+    await store_fresh.close()
+    _apply_first(old, start)
+    store = await Store.open(old)
+    try:
+        assert await store.db.user_version() == latest_version()
+        await store.meta.set("after-upgrade", "ok")
+        assert await store.meta.get("after-upgrade") == "ok"
+    finally:
+        await store.close()
+    assert _schema(old) == _schema(fresh)
+
+
+async def test_newer_database_is_refused_and_left_unchanged(db_path: Path) -> None:
+    store = await Store.open(db_path)
+    await store.meta.set("k", "v")
+    await store.close()
+    newer = latest_version() + 1
+    conn = sqlite3.connect(db_path)
+    conn.execute(f"PRAGMA user_version = {newer}")
+    conn.commit()
+    conn.close()
+    before = _schema(db_path)
+    with pytest.raises(DatabaseTooNew, match=r"newer than this bot's"):
+        await Store.open(db_path)
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == newer
+    assert conn.execute("SELECT value FROM meta WHERE key = 'k'").fetchone()[0] == "v"
+    conn.close()
+    assert _schema(db_path) == before
+
+
+async def test_pragmas_wal_foreign_keys_busy_timeout(store: Store) -> None:
+    assert (await store.db.one("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
+    assert (await store.db.one("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
+    assert (await store.db.one("PRAGMA busy_timeout"))[0] >= 1000  # type: ignore[index]
+
+
+async def test_reopening_twice_does_not_reapply(db_path: Path) -> None:
+    for _ in range(3):
+        store = await Store.open(db_path)
+        assert await store.db.user_version() == latest_version()
+        await store.close()
+
+
+async def test_restart_keeps_every_kind_of_data(db_path: Path) -> None:
+    store = await Store.open(db_path)
+    await store.meta.set("tree", "abc")
+    await store.settings.update(1, adder_scheme="high", decks_per_shoe=2)
+    await store.settings.set_channel_visibility(1, 10, "gm")
+    await store.gm.add_channel_gm(1, 10, 7)
+    await store.modifiers.set(1, 10, "dn", 5, "df", -3, 2, 7)
+    sheet = await store.sheets.create(
+        Sheet(guild_id=1, owner_id=5, name="Ann", system="rps", attributes={"Str": 8})
+    )
+    await store.supply.set(1, 5, "Ann", "Torch", 8)
+    pool = await store.pools.start(1, 10, 7, "Climb", goal=10, base=12, time_per_check=10)
+    await store.close()
+
+    again = await Store.open(db_path)
+    try:
+        assert await again.meta.get("tree") == "abc"
+        settings = await again.settings.get(1)
+        assert (settings.adder_scheme, settings.decks_per_shoe) == ("high", 2)
+        assert await again.settings.channel_visibility(1, 10) == "gm"
+        assert await again.gm.is_channel_gm(1, 10, 7)
+        assert [(m.kind, m.value, m.uses_left) for m in await again.modifiers.list(1, 10)] == [("df", -3, 2)]
+        assert await again.sheets.get(1, 5, "ann") == sheet
+        assert (await again.supply.get(1, 5, "ann", "torch")).die == 8
+        assert await again.pools.get_by_id(pool.id) == pool
+    finally:
+        await again.close()

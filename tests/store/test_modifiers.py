@@ -1,0 +1,110 @@
+"""Pending GM modifiers (GM-3): per channel, per system, for one player or everyone, N uses each."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.store import MODIFIER_KINDS, InvalidData, NotFound, Store
+
+G, C = 1, 10
+GM, ANN, BOB = 7, 20, 21
+
+
+async def test_gm3_one_player_modifier_lasts_n_rolls(store: Store) -> None:  # GM-3
+    mod = await store.modifiers.set(G, C, "sysx", ANN, "sv", 2, 2, GM)
+    assert (mod.uses, mod.uses_left, mod.for_everyone) == (2, 2, False)
+    assert await store.modifiers.consume(G, C, "sysx", BOB) == []  # not Bob's
+    assert await store.modifiers.consume(G, C, "dn", ANN) == []  # another system
+    assert await store.modifiers.consume(G, C + 1, "sysx", ANN) == []  # another channel
+    first = await store.modifiers.consume(G, C, "sysx", ANN)
+    assert [(a.kind, a.value, a.set_by, a.uses_left) for a in first] == [("sv", 2, GM, 1)]
+    second = await store.modifiers.consume(G, C, "sysx", ANN)
+    assert [a.uses_left for a in second] == [0]
+    assert await store.modifiers.consume(G, C, "sysx", ANN) == []
+    assert await store.modifiers.list(G, C) == []  # used up, gone
+    with pytest.raises(NotFound):
+        await store.modifiers.get(mod.id)  # type: ignore[arg-type]
+
+
+async def test_gm3_everyone_modifier_gives_each_player_n_uses_and_stands(store: Store) -> None:  # GM-3
+    mod = await store.modifiers.set(G, C, "decision", None, "advantage", 1, 2, GM)
+    assert mod.for_everyone
+    for player in (ANN, BOB):
+        assert [a.uses_left for a in await store.modifiers.consume(G, C, "decision", player)] == [1]
+    assert [a.uses_left for a in await store.modifiers.consume(G, C, "decision", ANN)] == [0]
+    assert await store.modifiers.consume(G, C, "decision", ANN) == []
+    assert [a.for_everyone for a in await store.modifiers.consume(G, C, "decision", BOB)] == [True]
+    assert await store.modifiers.uses_taken(mod.id, ANN) == 2  # type: ignore[arg-type]
+    assert [m.id for m in await store.modifiers.list(G, C)] == [mod.id]  # stands until cleared
+    assert [a.uses_left for a in await store.modifiers.consume(G, C, "decision", 99)] == [1]  # a newcomer
+    assert await store.modifiers.clear(G, C) == 1
+    assert await store.modifiers.consume(G, C, "decision", 100) == []
+
+
+async def test_gm3_all_matching_modifiers_apply_together_with_who_set_them(store: Store) -> None:
+    await store.modifiers.set(G, C, "sysx", ANN, "sv", -1, 1, GM)
+    await store.modifiers.set(G, C, "sysx", None, "roll", 3, 1, GM + 1)
+    await store.modifiers.set(G, C, "sysx", ANN, "required_margin", "S2", 1, GM)
+    preview = await store.modifiers.pending_for(G, C, "sysx", ANN)
+    applied = await store.modifiers.consume(G, C, "sysx", ANN)
+    # the preview shows the uses before this roll; the roll took one of each
+    assert [(p.modifier_id, p.uses_left - 1) for p in preview] == [
+        (a.modifier_id, a.uses_left) for a in applied
+    ]
+    assert [(a.kind, a.value, a.set_by) for a in applied] == [
+        ("sv", -1, GM),
+        ("roll", 3, GM + 1),
+        ("required_margin", "S2", GM),
+    ]
+    assert await store.modifiers.pending_for(G, C, "sysx", ANN) == []
+
+
+@pytest.mark.parametrize(
+    ("system", "kind", "value", "words"),
+    [
+        ("sysx", "sv", 5, "runs from -4 to 4"),  # SX-6
+        ("sysx", "roll", -5, "runs from -4 to 4"),  # SX-6
+        ("sysx", "required_margin", "S9", "one of CF"),  # SX-7
+        ("dn", "df", 6, "runs from -10 to 5"),  # DN-3
+        ("dn", "sv", 1, "kind df"),
+        ("cards", "difficulty", 8, "runs from 0 to 7"),  # BJ-8
+        ("rps", "difficulty", 21, "runs from -20 to 20"),
+        ("chess", "sv", 1, "system"),
+    ],
+)
+async def test_bad_modifiers_are_refused(
+    store: Store, system: str, kind: str, value: object, words: str
+) -> None:
+    with pytest.raises(InvalidData, match=words):
+        await store.modifiers.set(G, C, system, ANN, kind, value, 1, GM)  # type: ignore[arg-type]
+    assert await store.modifiers.list(G, C) == []
+
+
+@pytest.mark.parametrize("uses", [0, -1, 101])
+async def test_uses_are_1_to_100(store: Store, uses: int) -> None:
+    with pytest.raises(InvalidData, match="uses"):
+        await store.modifiers.set(G, C, "dn", ANN, "df", 1, uses, GM)
+
+
+def test_every_system_has_modifier_kinds() -> None:
+    assert set(MODIFIER_KINDS) == {"sysx", "dn", "rps", "decision", "cards"}
+
+
+async def test_clear_by_system_and_player(store: Store) -> None:
+    await store.modifiers.set(G, C, "sysx", ANN, "sv", 1, 1, GM)
+    await store.modifiers.set(G, C, "sysx", None, "sv", 1, 1, GM)
+    await store.modifiers.set(G, C, "dn", ANN, "df", 1, 1, GM)
+    await store.modifiers.set(G, C + 1, "dn", ANN, "df", 1, 1, GM)
+    assert await store.modifiers.clear(G, C, system="sysx", user_id=ANN) == 1
+    assert await store.modifiers.clear(G, C, system="sysx") == 1
+    assert await store.modifiers.clear(G, C) == 1
+    assert len(await store.modifiers.list(G, C + 1)) == 1
+    mod = (await store.modifiers.list(G, C + 1))[0]
+    assert await store.modifiers.remove(mod.id)  # type: ignore[arg-type]
+    assert not await store.modifiers.remove(mod.id)  # type: ignore[arg-type]
+
+
+async def test_dm_channels_have_no_guild(store: Store) -> None:
+    await store.modifiers.set(None, C, "dn", ANN, "df", 2, 1, GM)
+    assert await store.modifiers.consume(G, C, "dn", ANN) == []
+    assert [a.value for a in await store.modifiers.consume(None, C, "dn", ANN)] == [2]

@@ -1,0 +1,95 @@
+"""Guild settings, channel visibility defaults, channel GMs (GM-1) and the meta table."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.store import GuildSettings, InvalidData, Store
+
+
+async def test_defaults_when_absent(store: Store) -> None:
+    settings = await store.settings.get(1)
+    assert settings == GuildSettings(guild_id=1)
+    assert settings.gm_role_ids == []  # GM-1: the default role names apply
+    assert settings.adder_scheme == "low"  # BJ-7 default
+    assert (settings.bj_suit_bonus, settings.bj_characteristic_bonus, settings.bj_fumble_flags) == (True,) * 3
+    assert (settings.decks_per_shoe, settings.margin_display, settings.allow_blind) == (1, "signed", True)
+
+
+async def test_update_validates_and_keeps_earlier_changes(store: Store) -> None:
+    await store.settings.update(1, gm_role_ids=[11, 12], margin_display="letters")
+    updated = await store.settings.update(1, bj_suit_bonus=False, gm_channel_id=99)
+    assert updated.gm_role_ids == [11, 12] and updated.margin_display == "letters"
+    assert updated == await store.settings.get(1)
+    assert (await store.settings.get(2)) == GuildSettings(guild_id=2)  # other guilds untouched
+
+
+@pytest.mark.parametrize(
+    ("changes", "word"),
+    [
+        ({"decks_per_shoe": 0}, "decks_per_shoe"),
+        ({"decks_per_shoe": 9}, "decks_per_shoe"),
+        ({"adder_scheme": "random"}, "adder_scheme"),
+        ({"margin_display": "percent"}, "margin_display"),
+        ({"bj_suit_bonus": "yes"}, "bj_suit_bonus"),
+        ({"no_such": 1}, "no_such"),
+        ({"guild_id": 5}, "guild_id"),
+        ({"systemx_chart": "x" * 20_001}, "systemx_chart"),
+        ({"adder_scheme": "high", "decks_per_shoe": 99}, "decks_per_shoe"),
+    ],
+)
+async def test_bad_settings_are_refused_and_nothing_changes(
+    store: Store, changes: dict[str, object], word: str
+) -> None:
+    await store.settings.update(1, adder_scheme="middle")
+    with pytest.raises(InvalidData, match=word) as err:
+        await store.settings.update(1, **changes)
+    assert str(err.value).endswith(".")
+    assert await store.settings.get(1) == GuildSettings(guild_id=1, adder_scheme="middle")
+
+
+async def test_reset(store: Store) -> None:
+    await store.settings.update(1, decks_per_shoe=4)
+    assert await store.settings.reset(1) == GuildSettings(guild_id=1)
+    assert await store.settings.get(1) == GuildSettings(guild_id=1)
+
+
+async def test_channel_visibility(store: Store) -> None:
+    assert await store.settings.channel_visibility(1, 10) == "public"
+    for mode in ("private", "gm", "blind", "public"):
+        assert await store.settings.set_channel_visibility(1, 10, mode) == mode
+        assert await store.settings.channel_visibility(1, 10) == mode
+    with pytest.raises(InvalidData, match="public, private, gm, blind"):
+        await store.settings.set_channel_visibility(1, 10, "secret")
+    assert await store.settings.channel_visibility(1, 11) == "public"
+
+
+async def test_gm1_channel_gms(store: Store) -> None:  # GM-1 third way: made GM of that channel
+    assert not await store.gm.is_channel_gm(1, 10, 7)
+    assert await store.gm.add_channel_gm(1, 10, 7)
+    assert not await store.gm.add_channel_gm(1, 10, 7)
+    await store.gm.add_channel_gm(1, 10, 8)
+    assert await store.gm.is_channel_gm(1, 10, 7)
+    assert not await store.gm.is_channel_gm(1, 11, 7)  # only that channel
+    assert sorted(await store.gm.list_channel_gms(1, 10)) == [7, 8]
+    assert await store.gm.remove_channel_gm(1, 10, 7)
+    assert not await store.gm.remove_channel_gm(1, 10, 7)
+    assert await store.gm.list_channel_gms(1, 10) == [8]
+
+
+async def test_meta(store: Store) -> None:
+    assert await store.meta.get("command_tree_hash") is None
+    await store.meta.set("command_tree_hash", "abc")
+    await store.meta.set("command_tree_hash", "def")
+    assert await store.meta.get("command_tree_hash") == "def"
+    assert await store.meta.delete("command_tree_hash")
+    assert await store.meta.get("command_tree_hash") is None
+    with pytest.raises(InvalidData):
+        await store.meta.set("", "x")
+
+
+async def test_sql_parameters_are_bound_not_formatted(store: Store) -> None:
+    evil = "x'); DROP TABLE meta; --"
+    await store.meta.set(evil, evil)
+    assert await store.meta.get(evil) == evil
+    assert await store.sheets.autocomplete_names(1, 1, evil) == []

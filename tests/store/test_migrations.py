@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from bot.store import DatabaseTooNew, Sheet, Store, latest_version
+from bot.store import DatabaseTooNew, RollRecord, Sheet, Store, latest_version
 from bot.store.db import _split_statements, migrations
+from bot.store.store import default_path
 
 
 def _schema(path: Path) -> list[tuple[str, str, str]]:
@@ -106,6 +108,14 @@ async def test_restart_keeps_every_kind_of_data(db_path: Path) -> None:
     )
     await store.supply.set(1, 5, "Ann", "Torch", 8)
     pool = await store.pools.start(1, 10, 7, "Climb", goal=10, base=12, time_per_check=10)
+    shoe, version = await store.cards.get_shoe(1, 10, 1, random.Random(2))
+    card, shoe = shoe.draw(random.Random(2))
+    hand = await store.cards.create_hand(
+        1, 10, 5, {"k": [1]}, state="dealt", cards=[card], shoe=shoe, shoe_version=version
+    )
+    roll = await store.log.add(
+        RollRecord(guild_id=None, channel_id=3, user_id=5, system="dn", command="r", result="ok")
+    )
     await store.close()
 
     again = await Store.open(db_path)
@@ -119,5 +129,15 @@ async def test_restart_keeps_every_kind_of_data(db_path: Path) -> None:
         assert await again.sheets.get(1, 5, "ann") == sheet
         assert (await again.supply.get(1, 5, "ann", "torch")).die == 8
         assert await again.pools.get_by_id(pool.id) == pool
+        assert await again.cards.get_hand(hand.id) == hand
+        assert (await again.cards.get_shoe(1, 10)) == (shoe, version + 1)
+        assert (await again.log.get(roll)).result == "ok"
     finally:
         await again.close()
+
+
+def test_database_path_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("DATABASE_PATH", raising=False)
+    assert default_path() == Path("data") / "bot.sqlite3"
+    monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "x.sqlite3"))
+    assert default_path() == tmp_path / "x.sqlite3"

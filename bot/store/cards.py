@@ -6,11 +6,10 @@ import builtins
 import json
 import random
 import sqlite3
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bot.core.cards import Card, Shoe, check_decks, full_deck
+from bot.core.cards import Card, Shoe, check_decks
 from bot.core.errors import RuleError
 from bot.store._util import dumps, json_column, now_text, parse_time
 from bot.store.db import Database, Tx
@@ -78,25 +77,6 @@ def _state(state: str) -> str:
     if not isinstance(state, str) or not 1 <= len(state) <= MAX_STATE:
         raise InvalidData(f"A hand's state is a word of 1 to {MAX_STATE} characters.")
     return state
-
-
-def _reshuffled(decks: int, in_play: Iterable[Card], rng: random.Random) -> Shoe:
-    """Every card of ``decks`` decks not in play, shuffled (BJ-1's GM reshuffle).
-
-    Same result as ``Shoe.reshuffle`` but without sorting Cards: on main, Suit has no order, so sorting
-    two cards of one rank raises TypeError (fixed on the cards branch).
-    """
-    missing = Counter(in_play)
-    cards: builtins.list[Card] = []
-    for card in full_deck() * check_decks(decks):
-        if missing[card] > 0:
-            missing[card] -= 1
-        else:
-            cards.append(card)
-    if +missing:
-        raise RuleError("The cards in play are not all from this shoe.")
-    rng.shuffle(cards)
-    return Shoe(decks=decks, remaining=tuple(cards), discards=())
 
 
 class CardRepository:
@@ -289,7 +269,7 @@ class CardRepository:
             current = await tx.one("SELECT decks, version FROM shoes WHERE channel_id = ?", (channel_id,))
             try:
                 count = check_decks(decks if decks is not None else (current["decks"] if current else 1))
-                shoe = _reshuffled(count, in_play, rng)
+                shoe = Shoe(decks=count, remaining=()).reshuffle(rng, in_play)
             except RuleError as err:
                 raise InvalidData(str(err)) from None
             columns = shoe_to_columns(shoe)

@@ -16,14 +16,10 @@ from typing import Any
 import discord
 import pytest
 
-from tests.e2e.memory_store import install_if_missing
-
-STAND_IN_STORE = install_if_missing()
-
-from bot.client import COGS  # noqa: E402
-from tests.e2e.probe_cog import PROBE  # noqa: E402
-from tests.fake_discord.harness import Harness, World, standard_world, start_bot  # noqa: E402
-from tests.fake_discord.server import FakeDiscord  # noqa: E402
+from bot.client import COGS
+from tests.e2e.probe_cog import PROBE
+from tests.fake_discord.harness import Harness, World, standard_world, start_bot
+from tests.fake_discord.server import FakeDiscord
 
 pytestmark = pytest.mark.slow
 

@@ -17,11 +17,7 @@ from tests.fake_discord.server import FakeDiscord
 from tests.paths import ROOT
 
 TOKEN = "MTIz.subprocess-secret-token.zyxwvutsrqponm"
-# Runs `python -m bot`; the stand-in store is put in place only while the real one is not merged.
-BOOT = (
-    "from tests.e2e.memory_store import install_if_missing; install_if_missing(); "
-    "import runpy; runpy.run_module('bot', run_name='__main__', alter_sys=True)"
-)
+BOOT = "import runpy; runpy.run_module('bot', run_name='__main__', alter_sys=True)"
 
 
 def test_one_setting_points_rest_and_gateway_at_the_api_base(fake: FakeDiscord) -> None:

@@ -298,11 +298,7 @@ async def start_bot(
 
 
 # -- the bot as a subprocess (restart tests) ------------------------------------------------------------
-#: Runs `python -m bot`; the e2e stand-in store is used only while the real store is not merged.
-SUBPROCESS_BOOT = (
-    "from tests.e2e.memory_store import install_if_missing; install_if_missing(); "
-    "import runpy; runpy.run_module('bot', run_name='__main__', alter_sys=True)"
-)
+SUBPROCESS_BOOT = "import runpy; runpy.run_module('bot', run_name='__main__', alter_sys=True)"
 QUIET = 0.5  # a subprocess's tasks are invisible: it is done when it sent nothing for this long
 
 

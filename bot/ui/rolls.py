@@ -1,0 +1,109 @@
+"""The one path every roll takes after the core has resolved it: GM modifiers, the log, delivery.
+
+A system cog: parses options, ``mode = await resolve_mode(...)`` (refusals change nothing), takes its
+pending GM modifiers with `take_modifiers` (GM-3: exactly one use per roll), rolls with ``bot.rng``,
+calls the core, builds an embed with `bot.ui.embeds.result_embed`, adds `modifier_field` when any
+modifier applied, then calls `publish`, which logs the roll and shows it to whoever the mode allows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+
+from bot.store import AppliedModifier, RollRecord, Store
+from bot.ui.visibility import Delivery, Mode, deliver
+
+MODIFIER_NAMES = {
+    "sv": "Skill Value",
+    "roll": "roll",
+    "required_margin": "required margin",
+    "df": "Difficulty Factor",
+    "difficulty": "difficulty",
+    "modifier": "modifier",
+    "advantage": "advantage",
+    "disadvantage": "disadvantage",
+}
+
+
+def guild_key(interaction: discord.Interaction[Any]) -> int:
+    """The guild id sheets and supply dice are keyed by; 0 in DMs."""
+    return interaction.guild.id if interaction.guild is not None else 0
+
+
+async def take_modifiers(
+    interaction: discord.Interaction[Any], store: Store, system: str, user_id: int | None = None
+) -> list[AppliedModifier]:
+    """Consume one use of every pending GM modifier for this roller in this channel (GM-3)."""
+    if interaction.channel_id is None:
+        return []
+    guild_id = interaction.guild.id if interaction.guild is not None else None
+    who = user_id if user_id is not None else interaction.user.id
+    return await store.modifiers.consume(guild_id, interaction.channel_id, system, who)
+
+
+def modifier_total(applied: Sequence[AppliedModifier], kind: str) -> int:
+    """The sum of the numeric modifiers of one kind that applied."""
+    return sum(m.value for m in applied if m.kind == kind and isinstance(m.value, int))
+
+
+def has_modifier(applied: Sequence[AppliedModifier], kind: str) -> bool:
+    """True when a modifier of ``kind`` applied (advantage, disadvantage, required margin)."""
+    return any(m.kind == kind for m in applied)
+
+
+def describe_modifier(mod: AppliedModifier) -> str:
+    """One line: what the GM set, by whom, and what is left (shown on the result)."""
+    name = MODIFIER_NAMES.get(mod.kind, mod.kind)
+    if mod.kind in ("advantage", "disadvantage"):
+        what = name
+    elif isinstance(mod.value, int):
+        what = f"{name} {mod.value:+d}"
+    else:
+        what = f"{name} {mod.value}"
+    scope = "everyone" if mod.for_everyone else "this player"
+    left = f", {mod.uses_left} use{'s' if mod.uses_left != 1 else ''} left" if mod.uses_left else ""
+    return f"{what} (for {scope}, set by <@{mod.set_by}>{left})"
+
+
+def modifier_field(applied: Sequence[AppliedModifier]) -> tuple[str, str] | None:
+    """An embed field listing the GM modifiers that applied, or None when none did."""
+    if not applied:
+        return None
+    title = "GM modifier" if len(applied) == 1 else "GM modifiers"
+    return (title, "\n".join(map(describe_modifier, applied)))
+
+
+async def publish(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    embed: discord.Embed,
+    *,
+    mode: Mode,
+    system: str,
+    command: str,
+    inputs: dict[str, Any],
+    dice: Any,
+    result: str,
+    summary: str = "",
+    kind: str | None = None,
+    view: discord.ui.View | None = None,
+) -> tuple[int, Delivery]:
+    """Log the roll (with its visibility) and deliver its embed; returns the log id and the delivery."""
+    record = RollRecord(
+        guild_id=interaction.guild.id if interaction.guild is not None else None,
+        channel_id=interaction.channel_id or interaction.user.id,
+        user_id=interaction.user.id,
+        system=system,
+        command=command,
+        visibility=mode,
+        inputs=inputs,
+        dice=dice,
+        result=result[:4000],
+        summary=summary[:400],
+    )
+    log_id = await store.log.add(record)
+    delivery = await deliver(interaction, store, embed, mode=mode, log_id=log_id, kind=kind, view=view)
+    return log_id, delivery

@@ -159,7 +159,8 @@ def contest_embed(result: ContestResult, labels: Sequence[PartyLabel]) -> discor
     rounds: list[str] = []
     for number, contest_round in enumerate(result.rounds, start=1):
         entries = ", ".join(
-            f"{e.name} {dice_text(e.dice)} {e.modifier:+d} = **{e.total}**" for e in contest_round.entries
+            f"{e.name} ({' + '.join(map(str, e.dice))}) {e.modifier:+d} = **{e.total}**"
+            for e in contest_round.entries
         )
         tail = (
             ""

@@ -208,7 +208,8 @@ async def test_contested_ties_reroll_until_one_wins(harness: Harness, world: Wor
     # DD-5: every party rolls; the tied highest re-roll; every round shown. DD-2 for the Guard's advantage.
     await make_sheet(harness, world, world.alice, "Mira", Wits=2)
     await make_sheet(harness, world, world.bob, "Rook", Wits=1)
-    # round 1: Mira 3+4+2 = 9, Rook 4+3+1+1 = 9, Guard (advantage) 1+2+1+3 = 7; round 2: Mira 2+2+2, Rook 6+1+2
+    # round 1: Mira 3+4+2 = 9, Rook 4+3+1+1 = 9, Guard (advantage) 1+2+1+3 = 7
+    # round 2: Mira 2+2+2 = 6, Rook 6+1+2 = 9
     harness.bot.rng = Scripted([3, 4, 4, 3, 1, 2, 1, 2, 2, 6, 1])
     answer = await harness.slash(
         world.guild,

@@ -10,7 +10,12 @@ Decisions (where the rules are silent):
   ephemeral to its owner (edited through each click's interaction) with a public one-line notice; at the end
   a gm hand's result also goes to the GM channel (or the GMs' DMs) with a Reveal button. A blind hand shows
   its owner only the face-up cards to play on; the result goes only to the GMs.
-- `/cards shuffle` (GM) reshuffles everything not in an open hand, with ``decks`` cards decks or, without it,
+  The blind hand's owner may still Peek (BJ-4: the player sees the face-down card); they never see the
+  task's difficulty, modifiers or result.
+- A click re-reads the hand and the shoe and writes both with version checks (store.cards.apply). If the
+  hand moved on meanwhile (a double click), the click is refused and nothing is drawn; if only the shoe
+  moved (another hand in the channel drew), the click is recomputed on the new shoe (up to 5 times).
+- `/cards shuffle` (GM) reshuffles everything not in an open hand, with ``decks`` decks or, without it,
   the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/gm settings`).
 - `/cards reveal hand:` (GM) shows the GM the hand with its face-down card and running total, ephemerally
   (BJ-4 "on request, the GM"); it does not end the hand (only the player's choices do).

@@ -26,6 +26,7 @@ COGS: tuple[str, ...] = (
     "cogs.help",
     "cogs.decision",
     "cogs.supply",
+    "cogs.cards",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

@@ -27,6 +27,8 @@ COGS: tuple[str, ...] = (
     "cogs.decision",
     "cogs.supply",
     "cogs.cards",
+    "cogs.sysx",
+    "cogs.dn",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 COGS: tuple[str, ...] = (
     "cogs.errors",
     "cogs.help",
+    "cogs.rps",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

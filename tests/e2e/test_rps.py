@@ -552,3 +552,68 @@ async def test_a_gm_modifier_applies_to_one_pool_check(harness: Harness, world: 
     assert fields(first.embed)["Base"] == "11 = given Base 15 + GM difficulty (-4)"
     second = await harness.click(started.original, "Roll next check", world.alice)
     assert fields(second.embed)["Base"] == "15 (given Base)"
+
+
+async def test_a_racing_check_is_reapplied_to_the_fresh_pool_once(harness: Harness, world: World) -> None:
+    """A Conflict from the store (another check landed first) re-reads the pool and adds this check once."""
+    from bot.store import PoolCheck
+
+    started = await start_pool(harness, world, goal=40)
+    pools = harness.bot.store.pools
+    original = pools.add_check
+    raced: list[int] = []
+
+    async def racing_add_check(pool_id: int, expected: int, check: PoolCheck, state: str = "running") -> Any:
+        if not raced:  # another click's check lands between our read and our write
+            raced.append(pool_id)
+            await original(pool_id, expected, PoolCheck(sl=3, delta=3, dice=[5, 7]))
+        return await original(pool_id, expected, check, state)
+
+    pools.add_check = racing_add_check  # type: ignore[method-assign]
+    dice(harness, 2, 3)
+    answer = await harness.click(started.original, "Roll next check", world.alice)
+    assert "13/40" in fields(answer.embed)["Pool"]  # 3 from the racing check + 10 from this one, once each
+    pool = await pools.get_by_id(raced[0])
+    assert (pool.pool, pool.checks_made) == (13, 2)
+
+
+async def test_hidden_pool_checks_keep_the_pool_off_the_public_message(
+    harness: Harness, world: World
+) -> None:
+    # issue 7: a blind check leaves no result on the public pool message; the owner still sees it in status
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    started = await start_pool(harness, world)
+    dice(harness, 2, 3)
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "rps sustained roll",
+        {"name": "Pick the lock", "visibility": "blind"},
+    )
+    assert answer.ephemeral and answer.content == "Your roll went to the GM."
+    [gm_copy] = answer.in_channel(world.gm_screen)
+    assert "10/12" in fields(gm_copy.embed)["Pool"]
+    public = started.original
+    assert (
+        public.edits == 1
+        and "Progress" not in fields(public.embed)
+        and "Last check" not in fields(public.embed)
+    )
+    assert "10" not in public.embed["description"] and fields(public.embed)["Checks made"] == "1"
+    status = await harness.slash(
+        world.guild, world.general, world.alice, "rps sustained status", {"name": "Pick the lock"}
+    )
+    assert "10/12" in fields(status.embed)["Progress"]
+
+
+async def test_a_private_check_tells_the_table_only_that_a_roll_was_made(
+    harness: Harness, world: World
+) -> None:
+    dice(harness, 4, 4)
+    answer = await check(harness, world, base=13, visibility="private")
+    assert answer.ephemeral and fields(answer.embed)["Success Level"] == "13 - 8 = 5"
+    [notice] = answer.public()
+    assert "private roll" in notice.content and notice.embeds == []
+    for secret in ("13 - 8", "Success Level", "SL", "Base", "4 + 4"):
+        assert secret not in notice.text()

@@ -698,6 +698,9 @@ class Rps(
         if record is None:
             whose = "You have" if roller.id == interaction.user.id else f"{roller.display_name} has"
             raise UserError(f"{whose} made no RPS check in this channel to try again.")
+        if record.visibility == "blind" and record.hidden and not gm_user:
+            # either answer would tell a blind roller whether the check failed (issue 7: nothing leaks)
+            raise UserError("Your last check was a blind roll: ask the GM for a second try.")
         inputs = record.inputs
         previous = (
             rps.forgo(inputs["base"], granted_by_gm=True)

@@ -87,11 +87,6 @@ def sl_text(check: RpsCheck) -> str:
     return f"{raw}; {check.doubles.value} makes it **{check.sl}**"
 
 
-def verdict_word(check: RpsCheck) -> str:
-    """The outcome as a table reads it: ``critical success, impressive``, ``near miss``."""
-    return check.name
-
-
 def colour(check: RpsCheck) -> discord.Colour:
     """Colour by verdict; a near miss (SL 0) in the warning colour."""
     if check.outcome is Outcome.NEAR_MISS and check.verdict is Verdict.FAILURE:

@@ -617,3 +617,17 @@ async def test_a_private_check_tells_the_table_only_that_a_roll_was_made(
     assert "private roll" in notice.content and notice.embeds == []
     for secret in ("13 - 8", "Success Level", "SL", "Base", "4 + 4"):
         assert secret not in notice.text()
+
+
+async def test_a_blind_check_is_retried_only_through_the_gm(harness: Harness, world: World) -> None:
+    # RPS-9 and issue 7: refusing or allowing the player's retry would tell them how the blind roll went
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    dice(harness, 9, 9, 1, 2)
+    await check(harness, world, base=10, visibility="blind")
+    refused = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
+    assert (
+        refused.ephemeral
+        and refused.content == "Your last check was a blind roll: ask the GM for a second try."
+    )
+    granted = await harness.slash(world.guild, world.general, world.gm, "rps retry", {"member": world.alice})
+    assert fields(granted.embed)["Success Level"] == "10 - 3 = 7"

@@ -29,6 +29,7 @@ COGS: tuple[str, ...] = (
     "cogs.cards",
     "cogs.sysx",
     "cogs.dn",
+    "cogs.rps",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

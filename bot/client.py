@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 COGS: tuple[str, ...] = (
     "cogs.errors",
     "cogs.help",
+    "cogs.sheets",
+    "cogs.gm",
+    "cogs.log",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

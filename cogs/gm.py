@@ -325,7 +325,7 @@ class GM(commands.Cog):
         chart: discord.Attachment | None = None,
         default_chart: bool | None = None,
         visibility: str | None = None,
-        gm_channel: app_commands.AppCommandChannel | None = None,
+        gm_channel: discord.TextChannel | None = None,
         no_gm_channel: bool | None = None,
         allow_blind: bool | None = None,
     ) -> None:
@@ -355,7 +355,7 @@ class GM(commands.Cog):
             if option is not None:
                 changes[key] = option
         if gm_channel is not None:
-            if gm_channel.guild_id != guild_id:
+            if gm_channel.guild.id != guild_id:
                 raise UserError("The GM channel must be a channel of this server.")
             changes["gm_channel_id"] = gm_channel.id
         elif no_gm_channel:

@@ -1,8 +1,9 @@
 """`/log`: the channel's last rolls; a hidden roll's result only for GMs (issue 7), or a file of the log.
 
 Always ephemeral, because what a reader may see depends on who they are: GMs see every roll; everyone
-else sees a private, gm or blind roll nobody revealed only as "hidden roll" (a private roll's own roller
-sees their own). The export is the store's file; non-GMs get only the rolls they could see anyway.
+else sees a private, gm or blind roll nobody revealed only as "hidden roll" (except the roller of a
+private or gm roll, who saw it when rolling). The export is the store's file; non-GMs get only the
+public and revealed rolls.
 """
 
 from __future__ import annotations
@@ -26,10 +27,13 @@ MAX_EXPORT_BYTES = 8 * 1024 * 1024  # under Discord's 10 MB upload limit for a b
 
 
 def may_see(record: RollRecord, viewer_id: int, viewer_is_gm: bool) -> bool:
-    """Issue 7: GMs see everything; others see public or revealed rolls, and their own private rolls."""
+    """Issue 7: GMs see everything; others see public or revealed rolls, and their own private or gm rolls.
+
+    (A gm roll's roller got the result ephemerally when rolling; a blind roll's roller never sees it.)
+    """
     if viewer_is_gm or not record.hidden:
         return True
-    return record.visibility == "private" and record.user_id == viewer_id
+    return record.visibility in ("private", "gm") and record.user_id == viewer_id
 
 
 def _dice_text(dice: Any) -> str:

@@ -1,4 +1,4 @@
-"""`/gm` end to end: modifiers (GM-3), channel GMs and roles (GM-1), settings, blind-roll requests (issue 7)."""
+"""`/gm` end to end: modifiers (GM-3), channel GMs and roles (GM-1), settings, blind-roll requests."""
 
 from __future__ import annotations
 
@@ -243,7 +243,7 @@ async def test_custom_chart_valid_invalid_and_back_to_default(  # SX-5
 
 
 def stand_in_interaction(world: World, user, system: str) -> SimpleNamespace:
-    """Just what `resolve_mode` reads, for a roll command whose root is ``system`` (system cogs are elsewhere)."""
+    """What `resolve_mode` reads, for a roll command whose root is ``system`` (system cogs are elsewhere)."""
 
     async def callback(interaction) -> None:  # pragma: no cover - never invoked
         return None

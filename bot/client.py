@@ -30,6 +30,9 @@ COGS: tuple[str, ...] = (
     "cogs.sysx",
     "cogs.dn",
     "cogs.rps",
+    "cogs.sheets",
+    "cogs.gm",
+    "cogs.log",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

@@ -74,6 +74,9 @@ def _soft(hard: int, ace: bool) -> int:
     return hard + 10 if ace and hard + 10 <= BLACKJACK else hard
 
 
+_PlanRow = tuple[int, int, int, int, int, int, int, bool, bool]
+
+
 class _Solver:
     """The shared machinery of one question: a shoe, a task, the rules in force, and the memo."""
 
@@ -134,6 +137,7 @@ class _Solver:
             for seen in (False, True)
         }
         self.pair_memo: dict[tuple[tuple[int, ...], bool, int, int], tuple[int, int]] = {}
+        self.plans: dict[tuple[bool, int, int, bool], list[_PlanRow]] = {}
         self.bonus_memo: dict[tuple[tuple[int, ...], bool, int, int], dict[int, int]] = {}
 
     def _deepest(self, start_hard: int) -> int:
@@ -261,6 +265,57 @@ class _Solver:
         self.bonus_memo[key] = out
         return out
 
+    def _pair_plan(self, seen: bool, made_by: int, kind: int, second: bool) -> list[_PlanRow]:
+        """Per bonus-card value w, ``bonus_pair``'s weights as linear functions of the count of w left.
+
+        A row is (w, P and E coefficients of the bonus card alone: times n plus a constant, the matched
+        weight (times n plus a constant) that earns the second bonus card, that card's seen-flag, and
+        whether its own suit still matters for BJ-9).
+        """
+        key = (seen, made_by, kind, second)
+        found = self.plans.get(key)
+        if found is not None:
+            return found
+        scale = self.scale
+        trl = self.trl
+        rows: list[_PlanRow] = []
+        for w in VALUES:
+
+            def single(flag: bool, w: int = w) -> tuple[int, int]:
+                t = trl[flag][BLACKJACK + w]
+                return (1 if t >= 1 else 0), t
+
+            # Each part: (weight per card of w left, constant weight, seen after the bonus card, matched).
+            if kind == _BY_VALUE:
+                m = self.m_by_value[made_by][w]
+                parts = [(m, 0, seen, True), (scale - m, 0, seen, False)]
+            elif kind == _OTHER_SUIT:
+                of_suit = self.char[w - 1]
+                m = self.m_other[made_by][w]
+                parts = [
+                    (0, of_suit * scale, True, False),
+                    (m, -of_suit * m, False, True),
+                    (scale - m, -of_suit * (scale - m), False, False),
+                ]
+            else:
+                of_suit = self.char[w - 1] - (1 if w == made_by else 0)
+                parts = [(0, of_suit * scale, True, True), (scale, -of_suit * scale, True, False)]
+            a1p = a0p = a1e = a0e = m1 = m0 = 0
+            matched_seen = seen
+            for per_card, constant, seen1, matched in parts:
+                if matched and second:
+                    m1, m0, matched_seen = per_card, constant, seen1
+                    continue
+                pf, t = single(seen1)
+                a1p += per_card * pf
+                a0p += constant * pf
+                a1e += per_card * t
+                a0e += constant * t
+            split = self.char_active and not matched_seen
+            rows.append((w, a1p, a0p, a1e, a0e, m1, m0, matched_seen, split))
+        self.plans[key] = rows
+        return rows
+
     def bonus_pair(self, counts: tuple[int, ...], seen: bool, made_by: int, kind: int) -> tuple[int, int]:
         """``bonus`` reduced to (P(success), E[TRL]) numerators, computed without the distribution."""
         key = (counts, seen, made_by, kind)
@@ -269,70 +324,48 @@ class _Solver:
             return found
         depth = self.size - sum(counts)
         left = self.size - depth
-        scale = self.scale
         if left == 0:
             t = self.trl[seen][BLACKJACK]
-            unit = self.depth_scale[depth] * scale
+            unit = self.depth_scale[depth] * self.scale
             found = (unit if t >= 1 else 0, t * unit)
             self.pair_memo[key] = found
             return found
         d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
-        trl = self.trl
+        second = self.suit_rule and left > 1
         runs = self.pair_runs
         char_prefix = self.char_prefix
         prefix = [0] * 11
         for v in VALUES:
             prefix[v] = prefix[v - 1] + counts[v - 1]
-        second = self.suit_rule and left > 1
-        total_p = total_e = 0
-        parts: tuple[tuple[int, bool, bool], ...]
-        for w in VALUES:
+        p1 = e1 = p2 = e2 = 0
+        for w, a1p, a0p, a1e, a0e, m1, m0, seen1, split in self._pair_plan(seen, made_by, kind, second):
             n = counts[w - 1]
             if not n:
                 continue
-            if kind == _BY_VALUE:
-                m = self.m_by_value[made_by][w]
-                parts = ((n * m, seen, True), (n * (scale - m), seen, False))
-            elif kind == _OTHER_SUIT:
-                of_suit = self.char[w - 1]
-                m = self.m_other[made_by][w]
-                parts = (
-                    (of_suit * scale, True, False),
-                    ((n - of_suit) * m, False, True),
-                    ((n - of_suit) * (scale - m), False, False),
-                )
+            p1 += a1p * n + a0p
+            e1 += a1e * n + a0e
+            matched = m1 * n + m0
+            if not matched:
+                continue
+            # The second bonus card: sum the cards left by runs of values that give one TRL.
+            sp = se = 0
+            if split:
+                for flag, t, lo, hi in runs[True][w]:
+                    k = char_prefix[hi] - char_prefix[lo - 1]
+                    sp += flag * k
+                    se += t * k
+                for flag, t, lo, hi in runs[False][w]:
+                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - char_prefix[hi] + char_prefix[lo - 1]
+                    sp += flag * k
+                    se += t * k
             else:
-                of_suit = self.char[w - 1] - (1 if w == made_by else 0)
-                parts = ((of_suit * scale, True, True), ((n - of_suit) * scale, True, False))
-            for weight, seen1, matched in parts:
-                if not weight:
-                    continue
-                if matched and second:
-                    sp = se = 0
-                    if self.char_active and not seen1:
-                        for flag, t, lo, hi in runs[True][w]:
-                            k = char_prefix[hi] - char_prefix[lo - 1]
-                            sp += flag * k
-                            se += t * k
-                        for flag, t, lo, hi in runs[False][w]:
-                            k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                            k -= char_prefix[hi] - char_prefix[lo - 1]
-                            sp += flag * k
-                            se += t * k
-                    else:
-                        for flag, t, lo, hi in runs[seen1][w]:
-                            k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                            sp += flag * k
-                            se += t * k
-                    total_p += weight * sp * d2
-                    total_e += weight * se * d2
-                else:
-                    t = trl[seen1][BLACKJACK + w]
-                    weighted = weight * d1
-                    if t >= 1:
-                        total_p += weighted
-                    total_e += t * weighted
-        found = (total_p, total_e)
+                for flag, t, lo, hi in runs[seen1][w]:
+                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
+                    sp += flag * k
+                    se += t * k
+            p2 += matched * sp
+            e2 += matched * se
+        found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
         self.pair_memo[key] = found
         return found
 

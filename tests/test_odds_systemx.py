@@ -124,9 +124,16 @@ def test_combined_needs_two_to_six_actors() -> None:
         odds.combined_distribution([one] * 7)
 
 
-def test_synergy_three_steps_matches_all_8000_rolls() -> None:
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [SkillCheck(12), SkillCheck(14, sv_modifier=1, roll_modifier=-1), SkillCheck(20, wounds=(7, 9))],
+        # Past the chart's ends (SX-3, SX-4): SVs above 30 or below 1, modified rolls beyond 1..20.
+        [SkillCheck(29, roll_modifier=6), SkillCheck(1, sv_modifier=-3), SkillCheck(31, roll_modifier=-9)],
+    ],
+)
+def test_synergy_three_steps_matches_all_8000_rolls(steps: list[SkillCheck]) -> None:
     # SX-10: each step's SV gains the previous margin (CS +10, CF -10), wounds cap after it.
-    steps = [SkillCheck(12), SkillCheck(14, sv_modifier=1, roll_modifier=-1), SkillCheck(20, wounds=(7, 9))]
     counts = Counter(
         systemx.synergy(CHART, steps, list(dice)).margin for dice in itertools.product(range(1, 21), repeat=3)
     )

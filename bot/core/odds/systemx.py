@@ -19,7 +19,8 @@ from bot.core.systemx import (
     CF,
     CS,
     S0,
-    SV_INPUT_LIMIT,
+    SV_MAX,
+    SV_MIN,
     Margin,
     RollChart,
     SkillCheck,
@@ -47,10 +48,16 @@ MAX_COMBINED_ACTORS = 6
 MAX_SYNERGY_STEPS = 20  # systemx.synergy's own limit
 FACES = range(1, 21)
 
-# Face tables per chart: (effective SV, roll modifier) -> margin counts over the 20 faces. The chart is
-# kept in the entry, so its id cannot be reused while the entry lives.
-_FACE_TABLES: dict[int, tuple[RollChart, dict[tuple[int, int], dict[Margin, int]]]] = {}
+# Per chart: the margin of each (SV, modified roll) cell as ``check`` gives it, and the margin counts of
+# (effective SV, roll modifier) over the 20 faces built from those cells. The chart is kept in the
+# entry, so its id cannot be reused while the entry lives.
+_Tables = tuple[RollChart, dict[tuple[int, int], Margin], dict[tuple[int, int], dict[Margin, int]]]
+_FACE_TABLES: dict[int, _Tables] = {}
 _MAX_CHARTS = 32
+# SX-3 decides every SV below 1 or above 30 alike, and SX-4 every modified roll below 1 or above 20,
+# so one cell just past each end stands for all of them.
+_SV_CELLS = (SV_MIN - 1, SV_MAX + 1)
+_ROLL_CELLS = (0, 21)
 
 
 def _chart(chart: RollChart | None) -> RollChart:
@@ -61,22 +68,33 @@ def _chart(chart: RollChart | None) -> RollChart:
     return chart
 
 
-def _faces(chart: RollChart, effective_sv: int, roll_modifier: int) -> dict[Margin, int]:
+def _tables(chart: RollChart) -> _Tables:
     entry = _FACE_TABLES.get(id(chart))
     if entry is None or entry[0] is not chart:
         if len(_FACE_TABLES) >= _MAX_CHARTS:
             _FACE_TABLES.clear()
-        entry = (chart, {})
+        entry = (chart, {}, {})
         _FACE_TABLES[id(chart)] = entry
-    table = entry[1]
+    return entry
+
+
+def _faces(chart: RollChart, effective_sv: int, roll_modifier: int) -> dict[Margin, int]:
+    """Margin counts over the 20 faces for an SV already modified and capped (SX-3..SX-5)."""
+    _, cells, faces = _tables(chart)
     key = (effective_sv, roll_modifier)
-    counts = table.get(key)
+    counts = faces.get(key)
     if counts is None:
+        sv = min(max(effective_sv, _SV_CELLS[0]), _SV_CELLS[1])
         counts = {}
         for face in FACES:
-            margin = check(chart, effective_sv, face, roll_modifier=roll_modifier).margin
+            modified = min(max(face + roll_modifier, _ROLL_CELLS[0]), _ROLL_CELLS[1])
+            margin = cells.get((sv, modified))
+            if margin is None:
+                # The rule itself, at natural 1 with the modifier that gives this modified roll.
+                margin = check(chart, sv, 1, roll_modifier=modified - 1).margin
+                cells[(sv, modified)] = margin
             counts[margin] = counts.get(margin, 0) + 1
-        table[key] = counts
+        faces[key] = counts
     return counts
 
 
@@ -228,8 +246,6 @@ def synergy_distribution(
         for value, weight in carried.items():
             # The same SV the rule computes: sv + (sv_modifier + carried), then the wound cap (SX-2).
             effective = apply_wounds(step.sv + step.sv_modifier + value, step.wounds)
-            # Past either end of the chart SX-3 decides alone; keep the SV inside check()'s input range.
-            effective = max(-SV_INPUT_LIMIT, min(SV_INPUT_LIMIT, effective))
             for margin, count in _faces(chart, effective, step.roll_modifier).items():
                 if final:
                     last[margin] = last.get(margin, 0) + weight * count

@@ -73,3 +73,14 @@ def test_charts_render_in_worker_threads() -> None:
 def test_highlight_changes_the_picture() -> None:
     odds = rps_odds.check_odds(12)
     assert charts.rps_chart(odds, actual_sl=4) != charts.rps_chart(odds)
+
+
+def test_charts_render_in_a_worker_process() -> None:
+    # The odds results pickle, so a ProcessPoolExecutor can render without holding the bot's GIL.
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    odds = rps_odds.check_odds(12)
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        data = pool.submit(partial(charts.rps_chart, odds, actual_sl=4)).result(timeout=60)
+    _assert_png(data)

@@ -2,8 +2,11 @@
 
 Every function builds its own ``matplotlib.figure.Figure`` on an Agg canvas and never touches pyplot's
 global state, so charts may be rendered in a worker thread (``loop.run_in_executor``) while the event
-loop keeps running. Bars are coloured by what they mean (success, failure, critical); the bar of the
-actual result, when given, is outlined and labelled.
+loop keeps running. Rendering holds the GIL for stretches of tens of milliseconds, so a thread pool
+still delays the loop now and then (bench/odds_bench.py measures it); a ``ProcessPoolExecutor`` keeps
+it free: every argument here (distributions, odds results) pickles, and the functions are module-level
+(pass keyword arguments with ``functools.partial``). Bars are coloured by what they mean (success,
+failure, critical); the bar of the actual result, when given, is outlined and labelled.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ COLOURS = {
 HIGHLIGHT = "#ffffff"
 WIDTH, HEIGHT, DPI = 8.0, 4.2, 100
 MAX_LABELLED_BARS = 24  # above this the per-bar percentages would overlap
+MAX_TICK_LABELS = 20
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,7 @@ def bar_chart(
     if len(bars) <= MAX_LABELLED_BARS:
         for x, bar, height in zip(positions, bars, heights, strict=True):
             axes.text(x, height, percent(bar.probability), ha="center", va="bottom", color=TEXT, fontsize=8)
-    step = max(1, len(bars) // 30)
+    step = -(-len(bars) // MAX_TICK_LABELS)  # text is most of the render time: label at most ~20 ticks
     axes.set_xticks(positions[::step])
     axes.set_xticklabels([b.label for b in bars][::step], color=TEXT, fontsize=8)
     axes.tick_params(axis="y", colors=MUTED, labelsize=8)

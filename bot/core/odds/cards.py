@@ -137,6 +137,7 @@ class _Solver:
             for seen in (False, True)
         }
         self.pair_memo: dict[tuple[tuple[int, ...], bool, int, int], tuple[int, int]] = {}
+        self.sums_memo: dict[tuple[tuple[int, ...], bool, bool], list[tuple[int, int]]] = {}
         self.plans: dict[tuple[bool, int, int, bool], list[_PlanRow]] = {}
         self.bonus_memo: dict[tuple[tuple[int, ...], bool, int, int], dict[int, int]] = {}
 
@@ -316,6 +317,44 @@ class _Solver:
         self.plans[key] = rows
         return rows
 
+    def _second_card_sums(self, counts: tuple[int, ...], seen1: bool, split: bool) -> list[tuple[int, int]]:
+        """Per bonus card w: (cards left giving success, sum of their TRLs) for the second bonus card.
+
+        Shared by every 21-card that leaves these counts, whatever its value; runs of values that give
+        one TRL are summed with prefix sums.
+        """
+        key = (counts, seen1, split)
+        found = self.sums_memo.get(key)
+        if found is not None:
+            return found
+        runs = self.pair_runs
+        char_prefix = self.char_prefix
+        prefix = [0] * 11
+        for v in VALUES:
+            prefix[v] = prefix[v - 1] + counts[v - 1]
+        found = [(0, 0)] * 11
+        for w in VALUES:
+            if not counts[w - 1]:
+                continue
+            sp = se = 0
+            if split:
+                for flag, t, lo, hi in runs[True][w]:
+                    k = char_prefix[hi] - char_prefix[lo - 1]
+                    sp += flag * k
+                    se += t * k
+                for flag, t, lo, hi in runs[False][w]:
+                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - char_prefix[hi] + char_prefix[lo - 1]
+                    sp += flag * k
+                    se += t * k
+            else:
+                for flag, t, lo, hi in runs[seen1][w]:
+                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
+                    sp += flag * k
+                    se += t * k
+            found[w] = (sp, se)
+        self.sums_memo[key] = found
+        return found
+
     def bonus_pair(self, counts: tuple[int, ...], seen: bool, made_by: int, kind: int) -> tuple[int, int]:
         """``bonus`` reduced to (P(success), E[TRL]) numerators, computed without the distribution."""
         key = (counts, seen, made_by, kind)
@@ -332,12 +371,9 @@ class _Solver:
             return found
         d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
         second = self.suit_rule and left > 1
-        runs = self.pair_runs
-        char_prefix = self.char_prefix
-        prefix = [0] * 11
-        for v in VALUES:
-            prefix[v] = prefix[v - 1] + counts[v - 1]
         p1 = e1 = p2 = e2 = 0
+        sums: list[tuple[int, int]] | None = None
+        sums_key: tuple[bool, bool] | None = None
         for w, a1p, a0p, a1e, a0e, m1, m0, seen1, split in self._pair_plan(seen, made_by, kind, second):
             n = counts[w - 1]
             if not n:
@@ -347,22 +383,10 @@ class _Solver:
             matched = m1 * n + m0
             if not matched:
                 continue
-            # The second bonus card: sum the cards left by runs of values that give one TRL.
-            sp = se = 0
-            if split:
-                for flag, t, lo, hi in runs[True][w]:
-                    k = char_prefix[hi] - char_prefix[lo - 1]
-                    sp += flag * k
-                    se += t * k
-                for flag, t, lo, hi in runs[False][w]:
-                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - char_prefix[hi] + char_prefix[lo - 1]
-                    sp += flag * k
-                    se += t * k
-            else:
-                for flag, t, lo, hi in runs[seen1][w]:
-                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                    sp += flag * k
-                    se += t * k
+            if sums_key != (seen1, split):
+                sums, sums_key = self._second_card_sums(counts, seen1, split), (seen1, split)
+            assert sums is not None
+            sp, se = sums[w]
             p2 += matched * sp
             e2 += matched * se
         found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)

@@ -545,6 +545,7 @@ class VoluntaryPlan:
         )
         self.adders = hand.allowed_adders
         self.memo: dict[tuple[tuple[int, ...], bool], tuple[int, int, int]] = {}
+        self.fixed_memo: dict[tuple[int, bool, bool], tuple[int, int, int]] = {}
         self.decision = self._decision(hand)
 
     def _seen(self, hand: rules.Hand) -> bool:
@@ -619,10 +620,32 @@ class VoluntaryPlan:
         key = (counts, seen)
         found = self.memo.get(key)
         if found is None:
-            choices = self._choices(counts, hard, ace, seen)
-            best = self._best(choices)
-            found = (*choices[best][1], best)
+            depth = self.solver.size - sum(counts)
+            unit = self.solver.depth_scale[depth] * self.solver.scale
+            index, success, trl = self._best_fixed(hard, ace, seen)
+            found = (unit * success, unit * trl, index)
+            if depth < self.solver.size:
+                hit = self._hit(counts, hard, ace, seen)
+                if hit > found[:2]:  # strictly better: ties stay with Stand or the adder (as _best)
+                    found = (*hit, len(self.adders) + 1)
             self.memo[key] = found
+        return found
+
+    def _best_fixed(self, hard: int, ace: bool, seen: bool) -> tuple[int, int, int]:
+        """The best of Stand and the adders as (index in the choices, success 0/1, TRL); no depth needed."""
+        key = (hard, ace, seen)
+        found = self.fixed_memo.get(key)
+        if found is None:
+            options = []
+            for extra in (0, *self.adders):
+                total = _soft(hard + extra, ace)
+                if total > BLACKJACK:  # BJ-7: an adder over 21 wraps as BJ-5
+                    total -= BLACKJACK
+                t = self.solver.trl[seen][total]
+                options.append((1 if t >= 1 else 0, t))
+            index = self._best([(STAND, option) for option in options])
+            found = (index, *options[index])
+            self.fixed_memo[key] = found
         return found
 
     def _decision(self, hand: rules.Hand) -> HandDecision:

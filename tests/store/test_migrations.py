@@ -138,6 +138,6 @@ async def test_restart_keeps_every_kind_of_data(db_path: Path) -> None:
 
 def test_database_path_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("DATABASE_PATH", raising=False)
-    assert default_path() == Path("data") / "bot.sqlite3"
+    assert default_path() == Path("data") / "bot.db"
     monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "x.sqlite3"))
     assert default_path() == tmp_path / "x.sqlite3"

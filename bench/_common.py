@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import math
 import os
 import platform
 import random
@@ -150,7 +151,7 @@ def bot_env(
 
 
 async def launch(kind: str, fake: FakeDiscord, database: Path, *, log_level: str = "INFO") -> BotProcess:
-    """Start ``kind`` ("tabletop": python -m bot; "bare": bench/bare_bot.py) and wait until it is connected."""
+    """Start ``kind`` ("tabletop": python -m bot; "bare": bench/bare_bot.py); wait until it connected."""
     if kind == "tabletop":
         argv = [sys.executable, "-m", "bot"]
     elif kind == "bare":
@@ -200,7 +201,7 @@ class Run:
         ordered = sorted(self.latencies)
         if not ordered:
             return float("nan")
-        index = min(len(ordered) - 1, max(0, int(round(q * len(ordered) + 0.5)) - 1))
+        index = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
         return ordered[index] * 1000
 
     @property
@@ -212,15 +213,22 @@ class Run:
         """Answered interactions per second over the whole burst."""
         return len(self.latencies) / self.wall if self.wall else 0.0
 
+    def share(self, cpu: float) -> float:
+        """CPU seconds as a share of one core over the burst."""
+        return cpu / self.wall if self.wall else 0.0
+
     def row(self) -> str:
         return (
             f"{self.label:<34} {self.median:8.2f} {self.quantile(0.9):8.2f} {self.quantile(0.99):8.2f} "
             f"{max(self.latencies, default=0) * 1000:8.2f} {self.throughput:10.0f} {len(self.errors):7d} "
-            f"{self.bot_cpu / self.wall if self.wall else 0:6.0%} {self.fake_cpu / self.wall if self.wall else 0:6.0%}"
+            f"{self.share(self.bot_cpu):6.0%} {self.share(self.fake_cpu):6.0%}"
         )
 
 
-HEADER = f"{'':<34} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'answers/s':>10} {'errors':>7} {'botCPU':>6} {'fakeCPU':>6}"
+HEADER = (
+    f"{'':<34} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'answers/s':>10} {'errors':>7} "
+    f"{'botCPU':>6} {'fakeCPU':>6}"
+)
 
 Check = Callable[[InteractionRecord], str | None]  # None when the answer is what was expected
 

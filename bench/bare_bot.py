@@ -16,7 +16,6 @@ from typing import Any
 
 import discord
 import yarl
-from discord import app_commands
 from discord.ext import commands
 
 

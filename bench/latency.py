@@ -211,8 +211,8 @@ async def main(args: argparse.Namespace) -> int:
     print(f"machine: {machine()}; load average before: {os.getloadavg()[0]:.2f}")
     print(
         f"N={args.n} per concurrency per round, {args.rounds} rounds interleaved with the bare bot, warm-up "
-        f"{args.warmup}; fake's schema checks {'on' if args.validate else 'off'}; latency = INTERACTION_CREATE "
-        "written -> callback request arrived, at the fake"
+        f"{args.warmup}; fake's schema checks {'on' if args.validate else 'off'}; latency = "
+        "INTERACTION_CREATE written -> callback request arrived, at the fake"
     )
     failed = False
     for name in names:

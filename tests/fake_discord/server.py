@@ -84,6 +84,7 @@ class Fault:
     times: int | None  # None = forever
     retry_after: float | None = None
     hits: int = 0
+    after: bool = False  # carry the request out, then answer the error (the response was lost on the way)
 
 
 @dataclass
@@ -241,9 +242,15 @@ class FakeDiscord:
         message: str = "Internal Server Error",
         times: int | None = 1,
         retry_after: float | None = None,
+        after: bool = False,
     ) -> Fault:
-        """Answer the next ``times`` matching requests (path without /api/v10) with an error."""
+        """Answer the next ``times`` matching requests (path without /api/v10) with an error.
+
+        ``after``: carry each request out first, then answer the error (as when Discord applied it but the
+        answer was lost), so a client that retries sends it twice.
+        """
         fault = Fault(method.upper(), re.compile(path_regex), status, code, message, times, retry_after)
+        fault.after = after
         self.faults.append(fault)
         return fault
 
@@ -362,13 +369,15 @@ class FakeDiscord:
             errors = {"_errors": [{"code": "BASE_TYPE_INVALID", "message": str(p)} for p in problems]}
             return _json({"message": "Invalid Form Body", "code": 50035, "errors": errors}, 400)
         fault = self._fault_for(method, path)
-        if fault is not None:
+        if fault is not None and not fault.after:
             return _fault_response(fault)
         try:
             handler, params = self._route(method, path)
             result = await handler(request, body, files, *params)
         except FakeHTTPError as err:
             return _json({"message": err.message, "code": err.code}, err.status, err.headers)
+        if fault is not None:
+            return _fault_response(fault)
         if result is None:
             return web.Response(status=204)
         return _json(result)

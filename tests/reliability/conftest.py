@@ -20,11 +20,11 @@ import discord
 import pytest
 
 from bot.client import COGS
-from tests.e2e.conftest import check_clean, fake, running_bot, world
+from tests.e2e.conftest import check_clean, fake, harness, probe, running_bot, world
 from tests.fake_discord.harness import Answer, Harness, World, standard_world, start_bot
 from tests.fake_discord.server import FakeDiscord, InteractionRecord
 
-__all__ = ["BotThread", "check_clean", "dump", "fake", "running_bot", "send_raw", "world"]
+__all__ = ["BotThread", "check_clean", "dump", "fake", "harness", "probe", "running_bot", "send_raw", "world"]
 
 T = TypeVar("T")
 
@@ -116,4 +116,11 @@ def bot_thread(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotThread]:
         running.close()
 
 
-_ = (fake, world, running_bot, check_clean)  # fixtures and helpers re-exported for the tests here
+_ = (
+    fake,
+    world,
+    harness,
+    probe,
+    running_bot,
+    check_clean,
+)  # fixtures and helpers re-exported for the tests here

@@ -423,9 +423,15 @@ def test_forged_and_unknown_custom_ids_get_a_refusal_or_nothing(table: Table, da
     assert problems == [], f"{custom_id[:120]!r} clicked by {who}:\n" + "\n".join(problems)
 
 
+async def _fresh_hidden_roll(table: Table) -> str:
+    h, w = table.bot.harness, table.world
+    answer = await h.slash(w.guild, w.general, w.alice, "probe roll", {"visibility": "blind"})
+    [gm_copy] = answer.in_channel(w.gm_screen)
+    return next(cid for cid in gm_copy.custom_ids() if cid.startswith("reveal:"))
+
+
 @pytest.mark.parametrize("who", ["rival manager", "stranger by DM"])
 def test_nobody_outside_the_guild_can_reveal_its_hidden_roll(table: Table, who: str) -> None:  # GM-4
-    reveal = [cid for cid in table.victim_ids if cid.startswith("reveal:")]
-    assert reveal, table.victim_ids
-    problems = table.bot.run(_click(table, reveal[-1], who))
+    reveal = table.bot.run(_fresh_hidden_roll(table))
+    problems = table.bot.run(_click(table, reveal, who))
     assert problems == [], "\n".join(problems)

@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 COGS: tuple[str, ...] = (
     "cogs.errors",
     "cogs.help",
+    "cogs.decision",
+    "cogs.supply",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

@@ -1,0 +1,253 @@
+"""Embeds for decision dice (/decision) and supply dice (/supply): every input, die and total shown.
+
+Renders results of `bot.core.decision`; the cogs build the inputs (``StatSource``, ``Clamp``, party
+labels) and pass the GM modifiers that applied so each embed says who set them (GM-3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import discord
+
+from bot.core.common import Verdict
+from bot.core.decision import ContestResult, DecisionRoll, PercentRoll, SupplyRoll
+from bot.store import AppliedModifier, SupplyDie
+from bot.ui.embeds import info_embed, result_embed, rule_footer
+from bot.ui.rolls import modifier_field
+
+MAX_ROUND_LINES = 40  # a tie streak longer than this is summarised (the embed has a size limit)
+
+
+@dataclass(frozen=True)
+class StatSource:
+    """Where the stat came from: a sheet entry (character and stat name) or a raw number."""
+
+    value: int
+    stat_name: str | None = None
+    character: str | None = None
+
+    def describe(self) -> str:
+        """``+3 (Wits, Mira's sheet)`` or ``+3`` for a raw stat."""
+        if self.stat_name is None:
+            return f"{self.value:+d}"
+        owner = f", {self.character}'s sheet" if self.character else ""
+        return f"{self.value:+d} ({self.stat_name}{owner})"
+
+
+@dataclass(frozen=True)
+class Clamp:
+    """A bonus or penalty as entered and as it counts (DD-3)."""
+
+    kind: str  # "bonus" or "penalty"
+    entered: int
+    counts: int
+
+    def describe(self) -> str:
+        """``bonus +2`` or ``bonus -3 counts 0 (DD-3: a negative bonus counts 0)``."""
+        if self.entered == self.counts:
+            return f"{self.kind} {self.counts:+d}"
+        why = "a negative bonus counts 0" if self.kind == "bonus" else "a positive penalty counts 0"
+        return f"{self.kind} {self.entered:+d} counts {self.counts:+d} (DD-3: {why})"
+
+
+def dice_text(dice: Sequence[int]) -> str:
+    """``4 + 2 + 6 = 12`` (every die shown)."""
+    faces = " + ".join(str(d) for d in dice)
+    return f"{faces} = {sum(dice)}" if len(dice) > 1 else faces
+
+
+def target_text(target: int, name: str | None) -> str:
+    """``12 (Challenging)`` or ``14``."""
+    return f"{target} ({name})" if name else str(target)
+
+
+def _edge_text(
+    player_advantage: bool, player_disadvantage: bool, applied: Sequence[AppliedModifier]
+) -> str | None:
+    """Which advantage/disadvantage sources applied (player, GM) and how they combined (DD-2)."""
+    sources: list[str] = []
+    if player_advantage:
+        sources.append("advantage (you)")
+    if player_disadvantage:
+        sources.append("disadvantage (you)")
+    for mod in applied:
+        if mod.kind in ("advantage", "disadvantage"):
+            sources.append(f"{mod.kind} (GM <@{mod.set_by}>)")
+    if not sources:
+        return None
+    return ", ".join(sources)
+
+
+def decision_roll_embed(
+    result: DecisionRoll,
+    *,
+    roller: str,
+    stat: StatSource,
+    modifier: int,
+    clamps: Sequence[Clamp],
+    applied: Sequence[AppliedModifier],
+    player_advantage: bool,
+    player_disadvantage: bool,
+) -> discord.Embed:
+    """DD-1..DD-4: dice, stat, every modifier, total against target, verdict and margin."""
+    dice_label = f"{result.mode.count}d6"
+    edge = _edge_text(player_advantage, player_disadvantage, applied)
+    mode_line = {
+        "advantage": "advantage: 3d6",
+        "disadvantage": "disadvantage: 1d6",
+        "normal": "2d6",
+    }[result.mode.label]
+    if edge is not None and result.mode.label == "normal":
+        mode_line = "advantage and disadvantage cancel: 2d6"
+    dice_value = f"{dice_label}: {dice_text(result.dice)}"
+    if edge is not None:
+        dice_value += f"\n{edge} -> {mode_line}"
+    modifier_lines = [f"modifier {modifier:+d}"] if modifier else []
+    modifier_lines += [c.describe() for c in clamps]
+    gm_numbers = [m for m in applied if m.kind == "modifier" and isinstance(m.value, int)]
+    modifier_lines += [f"GM modifier {m.value:+d} (<@{m.set_by}>)" for m in gm_numbers]
+    modifier_value = "\n".join(modifier_lines) if modifier_lines else "none"
+    modifier_value += f"\ntotal {result.modifier_total:+d}"
+    total_value = (
+        f"{result.dice_total} + {result.stat} + {result.modifier_total} = **{result.total}** "
+        f"vs {target_text(result.target, result.target_name)}"
+    )
+    fields = [
+        ("Dice", dice_value),
+        ("Stat", stat.describe()),
+        ("Modifiers", modifier_value),
+        ("Total", total_value),
+        ("Margin", f"{result.margin:+d}"),
+    ]
+    gm = modifier_field(applied)
+    if gm is not None:
+        fields.append(gm)
+    goal = target_text(result.target, result.target_name)
+    rules = ["DD-1", "DD-2", "DD-4"]
+    if clamps:
+        rules.insert(2, "DD-3")
+    if applied:
+        rules.append("GM-3")
+    return result_embed(
+        f"Decision roll: {result.name}",
+        verdict=result.verdict,
+        description=f"{roller} rolls {dice_label} + stat against {goal}.",
+        fields=fields,
+        footer=rule_footer(*rules),
+    )
+
+
+@dataclass(frozen=True)
+class PartyLabel:
+    """How a contested party is shown: its name, where its modifier came from, any GM modifiers."""
+
+    name: str
+    breakdown: str  # e.g. "Wits +2, modifier +1"
+    applied: tuple[AppliedModifier, ...] = ()
+
+
+def contest_embed(result: ContestResult, labels: Sequence[PartyLabel]) -> discord.Embed:
+    """DD-5: every round (each party's dice and total), the winner and the margin."""
+    by_name = {label.name: label for label in labels}
+    lines: list[str] = []
+    for party in result.parties:
+        label = by_name.get(party.name)
+        detail = label.breakdown if label else f"{party.modifier:+d}"
+        lines.append(f"**{party.name}**: {party.mode.count}d6 ({party.mode.label}), {detail}")
+    rounds: list[str] = []
+    for number, contest_round in enumerate(result.rounds, start=1):
+        entries = ", ".join(
+            f"{e.name} ({' + '.join(map(str, e.dice))}) {e.modifier:+d} = **{e.total}**"
+            for e in contest_round.entries
+        )
+        tail = (
+            ""
+            if len(contest_round.highest) == 1
+            else f" -> tie ({', '.join(contest_round.highest)}): re-roll"
+        )
+        rounds.append(f"Round {number}: {entries}{tail}")
+    if len(rounds) > MAX_ROUND_LINES:
+        hidden = len(rounds) - MAX_ROUND_LINES
+        half = MAX_ROUND_LINES // 2
+        rounds = [*rounds[:half], f"... {hidden} more rounds ...", *rounds[-half:]]
+    fields = [
+        ("Parties", "\n".join(lines)),
+        (
+            "Winner",
+            f"**{result.winner}** with {result.winner_total} against {result.runner_up}'s "
+            f"{result.runner_up_total} (margin {result.margin:+d})",
+        ),
+    ]
+    applied = [m for label in labels for m in label.applied]
+    for label in labels:
+        gm = modifier_field(label.applied)
+        if gm is not None:
+            fields.append((f"{gm[0]} ({label.name})", gm[1]))
+    rules = ["DD-2", "DD-5"] + (["GM-3"] if applied else [])
+    embed = result_embed(
+        f"Contest: {result.winner} wins",
+        verdict=Verdict.SUCCESS,
+        description="\n".join(rounds),
+        fields=fields,
+        inline=False,
+        footer=rule_footer(*rules),
+    )
+    return embed
+
+
+def percent_embed(result: PercentRoll, *, roller: str) -> discord.Embed:
+    """DD-8: d100 against the chance."""
+    relation = "<=" if result.success else ">"
+    return result_embed(
+        f"Percentage roll: {result.name}",
+        verdict=result.verdict,
+        description=f"{roller} rolls d100 against {result.chance}%.",
+        fields=[
+            ("d100", str(result.roll)),
+            ("Chance", f"{result.chance}%"),
+            ("Result", f"{result.roll} {relation} {result.chance}: {result.name}"),
+        ],
+        footer=rule_footer("DD-8"),
+    )
+
+
+def supply_roll_embed(result: SupplyRoll, *, character: str, item: str) -> discord.Embed:
+    """DD-7: the die rolled, its face, and the die the item has now."""
+    if result.stepped_down:
+        outcome = f"{result.value} is 3 or lower: {result.die.label} -> **{result.new_die.label}**"
+        if result.new_die.label == "empty":
+            outcome += f"\n{character} has run out of {item}."
+    else:
+        outcome = f"{result.value} is above 3: stays **{result.die.label}**"
+    return result_embed(
+        f"Supply: {item} {result.name}",
+        verdict=Verdict.FAILURE if result.stepped_down else Verdict.SUCCESS,
+        description=f"{character} rolls the supply die of {item}.",
+        fields=[
+            (result.die.label, str(result.value)),
+            ("Supply", outcome),
+        ],
+        footer=rule_footer("DD-7"),
+    )
+
+
+def supply_list_embed(who: str, supplies: Sequence[SupplyDie]) -> discord.Embed:
+    """A member's supply dice by character, then item."""
+    if not supplies:
+        return info_embed(f"Supplies of {who}", "No supply dice yet; a GM sets them with /supply set.")
+    by_character: dict[str, list[str]] = {}
+    for supply in supplies:
+        by_character.setdefault(supply.character, []).append(f"{supply.item}: **{supply.label}**")
+    fields = [(character, "\n".join(items)) for character, items in by_character.items()]
+    return info_embed(f"Supplies of {who}", "d12 -> d10 -> d8 -> d6 -> d4 -> empty (DD-7).", fields=fields)
+
+
+def supply_set_embed(supply: SupplyDie, previous: str | None, set_by: str) -> discord.Embed:
+    """The GM's change to a supply die (DD-7)."""
+    change = f"{previous} -> **{supply.label}**" if previous else f"new: **{supply.label}**"
+    return info_embed(
+        f"Supply set: {supply.item}",
+        f"{supply.character}'s {supply.item}: {change} (set by {set_by}).",
+    )

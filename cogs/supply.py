@@ -1,0 +1,192 @@
+"""`/supply roll | show` and GM `/supply set`: supply dice per character and item (RULES.md DD-7).
+
+A supply belongs to a member's character: the name of their active decision-dice sheet, or their display
+name when they have none (so a table without sheets still works). Only a GM creates, sets or restores a
+supply (`/supply set`, any size, including empty); a player's roll of an item they have no supply of says
+so and asks the GM to set it. A roll rolls the stored die and steps it down on 3 or lower through the
+store's atomic ``apply_roll`` with the die it rolled; when someone else's roll changed the die first
+(Conflict) the bot re-reads it and rolls the current die once more, else asks the player to roll again.
+Supply rolls take no GM modifiers (GM-3 lists none for them). The commands are guild-only: supplies are
+set by a guild's GMs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.core import decision
+from bot.core.dice import Dice
+from bot.store import Conflict, NotFound, Store, SupplyDie
+from bot.store.models import name_key
+from bot.ui.decision import supply_list_embed, supply_roll_embed, supply_set_embed
+from bot.ui.permissions import gm_only
+from bot.ui.reply import UserError, reply
+from bot.ui.rolls import publish
+from bot.ui.visibility import resolve_mode
+
+SYSTEM = "decision"
+Visibility = Literal["public", "private", "gm", "blind"]
+DIE_CHOICES = [
+    app_commands.Choice(name=die.label, value=die.sides) for die in decision.SupplyDie
+]  # d12, d10, d8, d6, d4, empty (0)
+
+
+async def character_of(store: Store, guild_id: int, member: discord.abc.User) -> str:
+    """The member's character: their active decision sheet's name, else their display name."""
+    sheet = await store.sheets.active(guild_id, member.id, SYSTEM)
+    return sheet.name if sheet is not None else member.display_name
+
+
+def empty_sentence(character: str, item: str) -> str:
+    """DD-7: an empty item cannot be rolled, said clearly."""
+    return (
+        f"{character}'s {item} is empty (DD-7): it cannot be rolled until a GM restores it with /supply set."
+    )
+
+
+@app_commands.guild_only()
+class Supply(
+    commands.GroupCog, group_name="supply", group_description="Supply dice: d12 down to empty (DD-7)."
+):
+    """Supply dice: roll one, show them, and (GM) set or restore them."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.bot.store
+        return store
+
+    async def _current(self, guild_id: int, owner_id: int, character: str, item: str) -> SupplyDie:
+        try:
+            supply = await self.store.supply.get(guild_id, owner_id, character, item)
+        except NotFound:
+            raise UserError(
+                f"{character} has no supply of {item.strip()} yet: ask a GM to set it with /supply set."
+            ) from None
+        if supply.empty:
+            raise UserError(empty_sentence(supply.character, supply.item))
+        return supply
+
+    # ------------------------------------------------------------------------------------------------
+    @app_commands.command(
+        name="roll", description="Roll an item's supply die; 3 or lower steps it down (DD-7)."
+    )
+    @app_commands.describe(
+        item="One of your character's supplies",
+        visibility="Who sees the result (default: the channel's default)",
+    )
+    async def roll(
+        self,
+        interaction: discord.Interaction[Any],
+        item: app_commands.Range[str, 1, 64],
+        visibility: Visibility | None = None,
+    ) -> None:
+        assert interaction.guild is not None
+        guild_id, owner_id = interaction.guild.id, interaction.user.id
+        mode = await resolve_mode(interaction, self.store, visibility)
+        character = await character_of(self.store, guild_id, interaction.user)
+        supply = await self._current(guild_id, owner_id, character, item)
+        dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source
+        result = decision.supply_roll(decision.SupplyDie(supply.die), dice.roll(supply.die))
+        try:
+            after = await self.store.supply.apply_roll(
+                guild_id, owner_id, character, item, supply.die, result.value
+            )
+        except Conflict:
+            # someone else's roll changed the die between our read and our write: read again, roll once more
+            supply = await self._current(guild_id, owner_id, character, item)
+            result = decision.supply_roll(decision.SupplyDie(supply.die), dice.roll(supply.die))
+            try:
+                after = await self.store.supply.apply_roll(
+                    guild_id, owner_id, character, item, supply.die, result.value
+                )
+            except Conflict:
+                raise UserError(
+                    f"{supply.item} changed while you rolled (another roll came first); roll again."
+                ) from None
+        assert after.die == result.new_die.sides
+        embed = supply_roll_embed(result, character=after.character, item=after.item)
+        await publish(
+            interaction,
+            self.store,
+            embed,
+            mode=mode,
+            system=SYSTEM,
+            command="supply roll",
+            inputs={"character": after.character, "item": after.item, "die": result.die.sides},
+            dice=[result.value],
+            result=result.name,
+            summary=f"{after.character}'s {after.item}: {result.name} (rolled {result.value})",
+            kind="supply roll",
+        )
+
+    @roll.autocomplete("item")
+    async def roll_item_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild is None:
+            return []
+        character = await character_of(self.store, interaction.guild.id, interaction.user)
+        supplies = await self.store.supply.list(interaction.guild.id, interaction.user.id, character)
+        key = name_key(current)
+        found = [s for s in supplies if key in name_key(s.item)]
+        found.sort(key=lambda s: (not name_key(s.item).startswith(key), name_key(s.item)))
+        return [app_commands.Choice(name=f"{s.item} ({s.label})"[:100], value=s.item) for s in found[:25]]
+
+    # ------------------------------------------------------------------------------------------------
+    @app_commands.command(name="show", description="List a member's supply dice (default: yours).")
+    @app_commands.describe(member="Whose supplies to show (default: you)")
+    async def show(self, interaction: discord.Interaction[Any], member: discord.Member | None = None) -> None:
+        assert interaction.guild is not None
+        who = member or interaction.user
+        supplies = await self.store.supply.list(interaction.guild.id, who.id)
+        await reply(interaction, embed=supply_list_embed(who.display_name, supplies), ephemeral=True)
+
+    # ------------------------------------------------------------------------------------------------
+    @app_commands.command(name="set", description="GM: set or restore a character's supply die (DD-7).")
+    @app_commands.describe(
+        member="Whose character (their active decision sheet, else their name)",
+        item="The item, e.g. rations or torches",
+        die="The new size: d12 .. d4, or empty",
+    )
+    @app_commands.choices(die=DIE_CHOICES)
+    @gm_only()
+    async def set(
+        self,
+        interaction: discord.Interaction[Any],
+        member: discord.Member,
+        item: app_commands.Range[str, 1, 64],
+        die: int,
+    ) -> None:
+        assert interaction.guild is not None
+        guild_id = interaction.guild.id
+        character = await character_of(self.store, guild_id, member)
+        try:
+            previous: str | None = (await self.store.supply.get(guild_id, member.id, character, item)).label
+        except NotFound:
+            previous = None
+        supply = await self.store.supply.set(guild_id, member.id, character, item, die)
+        embed = supply_set_embed(supply, previous, interaction.user.display_name)
+        await reply(interaction, embed=embed)
+
+    @set.autocomplete("item")
+    async def set_item_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        member = getattr(interaction.namespace, "member", None)
+        if interaction.guild is None or member is None:
+            return []
+        supplies = await self.store.supply.list(interaction.guild.id, member.id)
+        key = name_key(current)
+        items = sorted({s.item for s in supplies if key in name_key(s.item)}, key=name_key)
+        return [app_commands.Choice(name=i, value=i) for i in items[:25]]
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Supply(bot))

@@ -1,0 +1,331 @@
+"""`/decision roll | contested | percent` end to end (RULES.md DD-1..DD-5, DD-8, GM-3).
+
+Dice come from the bot's seeded rng (the expected faces are read from a copy of its state before the roll)
+or, where a test needs chosen faces, from `Scripted`: a `random.Random` whose randint hands out given faces.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bot.core import decision
+from bot.core.dice import Dice
+from tests.fake_discord.harness import Answer, Harness, World
+
+GREEN, RED = 0x57F287, 0xED4245
+
+
+class Scripted(random.Random):
+    """A dice source that rolls the given faces, in order (a test double for the bot's rng)."""
+
+    def __init__(self, faces: list[int]) -> None:
+        super().__init__(0)
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        face = self.faces.pop(0)
+        assert a <= face <= b, f"scripted face {face} is not on a d{b}"
+        return face
+
+
+def upcoming(harness: Harness, count: int, sides: int = 6) -> tuple[int, ...]:
+    """The next ``count`` faces the bot's seeded rng will roll, without consuming them."""
+    copy = random.Random()
+    copy.setstate(harness.bot.rng.getstate())
+    return Dice(copy).roll_many(count, sides)
+
+
+def field(answer_or_embed: Answer | dict[str, Any], name: str) -> str:
+    embed = answer_or_embed.embed if isinstance(answer_or_embed, Answer) else answer_or_embed
+    values = [f["value"] for f in embed.get("fields", []) if f["name"] == name]
+    assert values, f"no field {name!r} in {embed}"
+    return values[0]
+
+
+def faces(answer: Answer) -> list[int]:
+    """The decision dice shown in the Dice field ("3d6: 6 + 5 + 1 = 12")."""
+    shown = field(answer, "Dice").split("\n")[0].split(": ", 1)[1].split(" = ")[0]
+    return [int(x) for x in shown.split(" + ")]
+
+
+async def make_sheet(harness: Harness, world: World, user: Any, name: str, **stats: int) -> None:
+    await harness.bot.store.sheets.create(
+        {
+            "guild_id": world.guild.id,
+            "owner_id": user.id,
+            "name": name,
+            "system": "decision",
+            "attributes": stats,
+        }
+    )
+
+
+async def roll(harness: Harness, world: World, user: Any = None, **options: Any) -> Answer:
+    return await harness.slash(world.guild, world.general, user or world.alice, "decision roll", options)
+
+
+# --------------------------------------------------------------------------------------------------------
+# /decision roll
+
+
+async def test_roll_with_a_sheet_stat_against_a_named_target(harness: Harness, world: World) -> None:
+    # DD-1, DD-4
+    await make_sheet(harness, world, world.alice, "Mira", Wits=3, Brawn=-1)
+    typed = await harness.autocomplete(
+        world.guild, world.general, world.alice, "decision roll", {"stat_name": "wi"}, "stat_name"
+    )
+    assert typed.choices == [{"name": "Wits (+3)", "value": "Wits"}]
+    dice = upcoming(harness, 2)
+    answer = await roll(harness, world, stat_name="wits", target=12)
+    expected = decision.roll(dice, 3, [0], 12)
+    assert not answer.ephemeral
+    assert answer.embed["title"] == f"Decision roll: {expected.name}"
+    assert answer.embed["color"] == (GREEN if expected.success else RED)
+    assert faces(answer) == list(dice)
+    assert field(answer, "Stat") == "+3 (Wits, Mira's sheet)"
+    assert field(answer, "Total") == f"{sum(dice)} + 3 + 0 = **{expected.total}** vs 12 (Challenging)"
+    assert field(answer, "Margin") == f"{expected.total - 12:+d}"
+    assert "Mira" in answer.embed["description"]
+    assert "DD-1" in answer.embed["footer"]["text"]
+
+
+async def test_roll_with_a_raw_stat_and_target_number(harness: Harness, world: World) -> None:
+    # DD-1: total = dice + stat + modifiers; the raw target 2..30 has no name between the named ones
+    dice = upcoming(harness, 2)
+    answer = await roll(harness, world, stat=2, target_number=9, modifier=-1)
+    total = sum(dice) + 2 - 1
+    assert field(answer, "Stat") == "+2"
+    assert field(answer, "Total") == f"{sum(dice)} + 2 + -1 = **{total}** vs 9"
+    assert answer.embed["title"] == ("Decision roll: success" if total >= 9 else "Decision roll: failure")
+    [record] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
+    assert record.command == "decision roll" and record.dice == list(dice)
+
+
+async def test_a_tie_with_the_target_succeeds(harness: Harness, world: World) -> None:
+    # DD-1: total >= target succeeds
+    harness.bot.rng = Scripted([3, 4])
+    answer = await roll(harness, world, stat=1, target_number=8)
+    assert answer.embed["title"] == "Decision roll: success"
+    assert field(answer, "Margin") == "+0"
+
+
+async def test_advantage_rolls_three_dice_disadvantage_one_both_cancel(
+    harness: Harness, world: World
+) -> None:
+    # DD-2
+    harness.bot.rng = Scripted([6, 5, 1, 4, 2, 3])
+    advantage = await roll(harness, world, stat=0, target=6, advantage=True)
+    assert faces(advantage) == [6, 5, 1]
+    assert field(advantage, "Dice").startswith("3d6: 6 + 5 + 1 = 12")
+    assert "**12**" in field(advantage, "Total")
+    disadvantage = await roll(harness, world, stat=0, target=6, disadvantage=True)
+    assert faces(disadvantage) == [4]
+    assert disadvantage.embed["title"] == "Decision roll: failure"
+    both = await roll(harness, world, stat=0, target=6, advantage=True, disadvantage=True)
+    assert faces(both) == [2, 3]
+    assert "cancel: 2d6" in field(both, "Dice")
+
+
+async def test_bonus_and_penalty_are_clamped_and_the_clamp_is_shown(harness: Harness, world: World) -> None:
+    # DD-3: a negative bonus counts 0, a positive penalty counts 0
+    harness.bot.rng = Scripted([2, 2, 2, 2])
+    clamped = await roll(harness, world, stat=1, target=6, bonus=-3, penalty=2)
+    mods = field(clamped, "Modifiers")
+    assert "bonus -3 counts +0 (DD-3: a negative bonus counts 0)" in mods
+    assert "penalty +2 counts +0 (DD-3: a positive penalty counts 0)" in mods
+    assert field(clamped, "Total").startswith("4 + 1 + 0 = **5**")
+    assert "DD-3" in clamped.embed["footer"]["text"]
+    counted = await roll(harness, world, stat=1, target=6, bonus=3, penalty=-2)
+    assert "bonus +3" in field(counted, "Modifiers") and "penalty -2" in field(counted, "Modifiers")
+    assert field(counted, "Total").startswith("4 + 1 + 1 = **6**")
+    assert counted.embed["title"] == "Decision roll: success"
+
+
+async def test_a_gm_advantage_is_used_by_exactly_one_roll_and_shown(harness: Harness, world: World) -> None:
+    # GM-3, DD-2
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "decision", world.alice.id, "advantage", 1, 1, world.gm.id
+    )
+    refused = await roll(harness, world, stat=1, stat_name="x", target=6)  # a refusal takes nothing
+    assert refused.ephemeral and "not both" in refused.content
+    first = await roll(harness, world, stat=1, target=12)
+    assert len(faces(first)) == 3
+    assert f"advantage (GM {world.gm.mention})" in field(first, "Dice")
+    assert world.gm.mention in field(first, "GM modifier")
+    assert "GM-3" in first.embed["footer"]["text"]
+    second = await roll(harness, world, stat=1, target=12)
+    assert len(faces(second)) == 2
+    assert "GM modifier" not in [f["name"] for f in second.embed["fields"]]
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []
+
+
+async def test_gm_advantage_and_player_disadvantage_cancel_and_gm_numbers_add(
+    harness: Harness, world: World
+) -> None:
+    # GM-3, DD-2: a GM's advantage combines with the player's disadvantage: 2d6
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "decision", world.alice.id, "advantage", 1, 1, world.gm.id
+    )
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "decision", None, "modifier", 2, 1, world.gm.id
+    )
+    harness.bot.rng = Scripted([3, 3])
+    answer = await roll(harness, world, stat=0, target_number=8, disadvantage=True)
+    assert faces(answer) == [3, 3]
+    dice_text = field(answer, "Dice")
+    assert "disadvantage (you)" in dice_text and "cancel: 2d6" in dice_text
+    assert f"GM modifier +2 (<@{world.gm.id}>)" in field(answer, "Modifiers")
+    assert field(answer, "Total").startswith("6 + 0 + 2 = **8**")
+    assert "for everyone" in field(answer, "GM modifiers")
+
+
+async def test_roll_needs_a_target_and_a_sheet_for_a_sheet_stat(harness: Harness, world: World) -> None:
+    no_target = await roll(harness, world, stat=1)
+    assert no_target.ephemeral and "Choose a target" in no_target.content
+    no_sheet = await roll(harness, world, stat_name="Wits", target=6)
+    assert no_sheet.ephemeral and "no active decision-dice sheet" in no_sheet.content
+    await make_sheet(harness, world, world.alice, "Mira", Wits=3)
+    unknown = await roll(harness, world, stat_name="Luck", target=6)
+    assert unknown.ephemeral and "no stat named 'Luck'" in unknown.content
+    assert await harness.bot.store.log.last(world.guild.id, world.general.id, 10) == []
+
+
+async def test_a_raw_roll_works_in_dms(harness: Harness, world: World) -> None:
+    dice = upcoming(harness, 2)
+    answer = await harness.slash(None, None, world.stranger, "decision roll", {"stat": 4, "target": 18})
+    assert not answer.ephemeral
+    assert field(answer, "Total").startswith(f"{sum(dice)} + 4 + 0 = **{sum(dice) + 4}** vs 18 (Strenuous)")
+
+
+# --------------------------------------------------------------------------------------------------------
+# /decision contested
+
+
+async def test_contested_ties_reroll_until_one_wins(harness: Harness, world: World) -> None:
+    # DD-5: every party rolls; the tied highest re-roll; every round shown. DD-2 for the Guard's advantage.
+    await make_sheet(harness, world, world.alice, "Mira", Wits=2)
+    await make_sheet(harness, world, world.bob, "Rook", Wits=1)
+    # round 1: Mira 3+4+2 = 9, Rook 4+3+1+1 = 9, Guard (advantage) 1+2+1+3 = 7
+    # round 2: Mira 2+2+2 = 6, Rook 6+1+2 = 9
+    harness.bot.rng = Scripted([3, 4, 4, 3, 1, 2, 1, 2, 2, 6, 1])
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.carol,
+        "decision contested",
+        {
+            "party1": world.alice,
+            "party2": world.bob,
+            "mod2": 1,
+            "npc3": "Guard",
+            "mod3": 3,
+            "stat": "wits",
+            "advantage": "Guard",
+        },
+    )
+    assert not answer.ephemeral
+    embed = answer.embed
+    assert embed["title"] == "Contest: Rook wins"
+    rounds = embed["description"].split("\n")
+    assert rounds == [
+        "Round 1: Mira (3 + 4) +2 = **9**, Rook (4 + 3) +2 = **9**, Guard (1 + 2 + 1) +3 = **7** "
+        "-> tie (Mira, Rook): re-roll",
+        "Round 2: Mira (2 + 2) +2 = **6**, Rook (6 + 1) +2 = **9**",
+    ]
+    assert field(embed, "Winner") == "**Rook** with 9 against Mira's 6 (margin +3)"
+    parties = field(embed, "Parties")
+    assert "**Guard**: 3d6 (advantage), NPC, modifier +3" in parties
+    assert "**Rook**: 2d6 (normal), Wits +1, modifier +1" in parties
+    assert "DD-5" in embed["footer"]["text"]
+
+
+async def test_contested_applies_each_members_gm_modifier_once(harness: Harness, world: World) -> None:
+    # GM-3 in a contest: bob's pending disadvantage applies to bob's side only, and is used up
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "decision", world.bob.id, "disadvantage", 1, 1, world.gm.id
+    )
+    harness.bot.rng = Scripted([6, 6, 2])
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "decision contested",
+        {"party1": world.alice, "party2": world.bob},
+    )
+    assert answer.embed["title"] == "Contest: Alice wins"
+    assert "Bob (2) +0 = **2**" in answer.embed["description"]
+    assert world.gm.mention in field(answer, "GM modifier (Bob)")
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []
+
+
+async def test_contested_refuses_bad_parties(harness: Harness, world: World) -> None:
+    one = await harness.slash(world.guild, world.general, world.alice, "decision contested", {"npc1": "Orc"})
+    assert one.ephemeral and "at least two parties" in one.content
+    twice = await harness.slash(
+        world.guild, world.general, world.alice, "decision contested", {"npc1": "Orc", "npc2": "orc"}
+    )
+    assert twice.ephemeral and "same name" in twice.content
+    both = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "decision contested",
+        {"party1": world.bob, "npc1": "Orc", "npc2": "Elf"},
+    )
+    assert both.ephemeral and "both a member and an NPC" in both.content
+    edge = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "decision contested",
+        {"npc1": "Orc", "npc2": "Elf", "advantage": "7"},
+    )
+    assert edge.ephemeral and "not one of the parties" in edge.content
+    dm = await harness.slash(None, None, world.alice, "decision contested", {"npc1": "Orc", "npc2": "Elf"})
+    assert dm.ephemeral and "only in a server" in dm.content
+
+
+async def test_contested_advantage_autocomplete_lists_the_parties(harness: Harness, world: World) -> None:
+    answer = await harness.autocomplete(
+        world.guild,
+        world.general,
+        world.alice,
+        "decision contested",
+        {"npc1": "Orc", "party2": world.bob, "advantage": "1,"},
+        "advantage",
+    )
+    assert answer.choices == [
+        {"name": "1,1: Orc", "value": "1,1"},
+        {"name": "1,2: Bob", "value": "1,2"},
+    ]
+
+
+# --------------------------------------------------------------------------------------------------------
+# /decision percent
+
+
+async def test_percent_rolls_d100_against_the_chance(harness: Harness, world: World) -> None:
+    # DD-8: success when roll <= chance
+    [face] = upcoming(harness, 1, 100)
+    answer = await harness.slash(world.guild, world.general, world.alice, "decision percent", {"chance": 45})
+    assert field(answer, "d100") == str(face)
+    assert answer.embed["title"] == ("Percentage roll: success" if face <= 45 else "Percentage roll: failure")
+    harness.bot.rng = Scripted([45, 46])
+    edge = await harness.slash(world.guild, world.general, world.alice, "decision percent", {"chance": 45})
+    assert edge.embed["title"] == "Percentage roll: success"
+    over = await harness.slash(world.guild, world.general, world.alice, "decision percent", {"chance": 45})
+    assert over.embed["title"] == "Percentage roll: failure"
+    assert field(over, "Result") == "46 > 45: failure"
+
+
+async def test_a_private_decision_roll_shows_only_a_notice_in_public(harness: Harness, world: World) -> None:
+    harness.bot.rng = Scripted([5, 5])
+    answer = await roll(harness, world, stat=2, target=12, visibility="private")
+    assert answer.ephemeral and answer.embed["title"] == "Decision roll: success"
+    [notice] = answer.public()
+    assert "private roll" in notice.content and notice.embeds == []
+    assert "success" not in notice.text() and "Dice" not in notice.text()

@@ -1,0 +1,222 @@
+"""`/supply roll | show` and GM `/supply set` end to end (RULES.md DD-7, GM-2), including a burst of
+concurrent rolls on one die and a die that survives a restart of the bot as a subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+from bot.core.decision import SupplyDie
+from bot.store import Store
+from tests.e2e.test_decision import Scripted, field, upcoming
+from tests.fake_discord.harness import Answer, Harness, SubprocessBot, World
+from tests.fake_discord.server import FakeDiscord
+
+LADDER = [12, 10, 8, 6, 4, 0]
+
+
+async def gm_set(harness: Harness, world: World, member: Any, item: str, die: int) -> Answer:
+    return await harness.slash(
+        world.guild, world.general, world.gm, "supply set", {"member": member, "item": item, "die": die}
+    )
+
+
+async def supply_roll(harness: Harness, world: World, item: str, user: Any = None, **options: Any) -> Answer:
+    return await harness.slash(
+        world.guild, world.general, user or world.alice, "supply roll", {"item": item, **options}
+    )
+
+
+async def stored(harness: Harness, world: World, item: str, character: str = "Alice") -> int:
+    return (await harness.bot.store.supply.get(world.guild.id, world.alice.id, character, item)).die
+
+
+def rolled(answer: Answer) -> tuple[int, int]:
+    """(die sides, face) from a supply result embed: its first field is named after the die."""
+    first = answer.embed["fields"][0]
+    return int(first["name"].removeprefix("d")), int(first["value"])
+
+
+async def test_a_roll_of_3_or_lower_steps_the_die_down(harness: Harness, world: World) -> None:
+    # DD-7
+    assert (await gm_set(harness, world, world.alice, "Rope", 8)).embed["title"] == "Supply set: Rope"
+    typed = await harness.autocomplete(
+        world.guild, world.general, world.alice, "supply roll", {"item": "ro"}, "item"
+    )
+    assert typed.choices == [{"name": "Rope (d8)", "value": "Rope"}]
+    harness.bot.rng = Scripted([3, 4])
+    stepped = await supply_roll(harness, world, "rope")
+    assert not stepped.ephemeral
+    assert stepped.embed["title"] == "Supply: Rope d8 -> d6"
+    assert field(stepped, "d8") == "3"
+    assert await stored(harness, world, "Rope") == 6
+    held = await supply_roll(harness, world, "Rope")
+    assert held.embed["title"] == "Supply: Rope d6 holds" and field(held, "d6") == "4"
+    assert await stored(harness, world, "Rope") == 6
+    [last, first] = await harness.bot.store.log.last(world.guild.id, world.general.id, 2)
+    assert (first.dice, last.dice) == ([3], [4]) and first.command == "supply roll"
+
+
+async def test_a_seeded_roll_steps_as_the_rule_says(harness: Harness, world: World) -> None:
+    # DD-7 with the bot's own seeded dice
+    await gm_set(harness, world, world.alice, "Torches", 10)
+    [face] = upcoming(harness, 1, 10)
+    answer = await supply_roll(harness, world, "Torches")
+    assert rolled(answer) == (10, face)
+    assert await stored(harness, world, "Torches") == (8 if face <= 3 else 10)
+
+
+async def test_an_empty_die_is_refused_and_nothing_changes(harness: Harness, world: World) -> None:
+    # DD-7: an empty item cannot be rolled, said clearly
+    await gm_set(harness, world, world.alice, "Water", 4)
+    harness.bot.rng = Scripted([1])
+    last = await supply_roll(harness, world, "Water")
+    assert last.embed["title"] == "Supply: Water d4 -> empty"
+    assert "run out of Water" in field(last, "Supply")
+    before = await harness.bot.store.log.last(world.guild.id, world.general.id, 10)
+    refused = await supply_roll(harness, world, "water")
+    assert refused.ephemeral and refused.public() == []
+    assert refused.content == (
+        "Alice's Water is empty (DD-7): it cannot be rolled until a GM restores it with /supply set."
+    )
+    assert await stored(harness, world, "Water") == 0
+    assert await harness.bot.store.log.last(world.guild.id, world.general.id, 10) == before
+    assert harness.bot.rng.faces == []  # nothing was rolled
+    restored = await gm_set(harness, world, world.alice, "Water", 12)
+    assert "empty -> **d12**" in restored.embed["description"]
+
+
+async def test_an_unknown_item_asks_the_gm(harness: Harness, world: World) -> None:
+    answer = await supply_roll(harness, world, "Rations")
+    assert answer.ephemeral and answer.content == (
+        "Alice has no supply of Rations yet: ask a GM to set it with /supply set."
+    )
+
+
+async def test_set_is_gm_only(harness: Harness, world: World) -> None:
+    # GM-2: a player is refused and nothing changes; a GM sets any size
+    refused = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "supply set",
+        {"member": world.alice, "item": "Rope", "die": 12},
+    )
+    assert refused.ephemeral and "Only a GM" in refused.content and refused.public() == []
+    assert await harness.bot.store.supply.list(world.guild.id, world.alice.id) == []
+    accepted = await gm_set(harness, world, world.alice, "Rope", 12)
+    assert not accepted.ephemeral and "new: **d12**" in accepted.embed["description"]
+    assert await stored(harness, world, "Rope") == 12
+
+
+async def test_the_character_is_the_active_decision_sheet(harness: Harness, world: World) -> None:
+    await harness.bot.store.sheets.create(
+        {"guild_id": world.guild.id, "owner_id": world.alice.id, "name": "Mira", "system": "decision"}
+    )
+    answer = await gm_set(harness, world, world.alice, "Arrows", 6)
+    assert "Mira's Arrows" in answer.embed["description"]
+    assert await stored(harness, world, "Arrows", character="Mira") == 6
+    shown = await harness.slash(world.guild, world.general, world.bob, "supply show", {"member": world.alice})
+    assert shown.ephemeral
+    assert field(shown, "Mira") == "Arrows: **d6**"
+    mine = await harness.slash(world.guild, world.general, world.bob, "supply show")
+    assert "No supply dice yet" in mine.embed["description"]
+
+
+async def test_supply_is_guild_only(harness: Harness, world: World, fake: FakeDiscord) -> None:
+    synced = {c["name"]: c for c in fake.global_commands}
+    assert synced["supply"]["contexts"] == [0]
+
+
+async def burst(harness: Harness, world: World, item: str, n: int = 20) -> list[Answer]:
+    return list(await asyncio.gather(*(supply_roll(harness, world, item) for _ in range(n))))
+
+
+def check_burst(start: int, answers: list[Answer], final: int) -> list[tuple[int, int]]:
+    """DD-7 under concurrency: one step per shown roll of 3 or lower, never below empty."""
+    shown = [rolled(a) for a in answers if not a.ephemeral]
+    refusals = [a.content for a in answers if a.ephemeral]
+    for text in refusals:
+        assert "is empty (DD-7)" in text or "roll again" in text, text
+    stepped = sorted((die for die, face in shown if face <= 3), key=LADDER.index)
+    # each size steps at most once and the steps run down the ladder from the start
+    assert stepped == LADDER[LADDER.index(start) : LADDER.index(start) + len(stepped)]
+    assert final == LADDER[LADDER.index(start) + len(stepped)]
+    for die, _ in shown:  # every shown roll rolled a size the die had at some point
+        assert LADDER.index(start) <= LADDER.index(die) <= LADDER.index(final)
+    assert len(shown) + len(refusals) == len(answers)
+    return shown
+
+
+async def test_twenty_concurrent_rolls_step_as_the_log_says(harness: Harness, world: World) -> None:
+    # DD-7: concurrent rolls on one die through the bot
+    await gm_set(harness, world, world.alice, "Rations", 12)
+    answers = await burst(harness, world, "Rations")
+    final = await stored(harness, world, "Rations")
+    shown = check_burst(12, answers, final)
+    log = await harness.bot.store.log.last(world.guild.id, world.general.id, 50)
+    supply_log = [r for r in log if r.command == "supply roll"]
+    assert sorted(r.dice[0] for r in supply_log) == sorted(face for _, face in shown)
+    stepped_in_log = [r for r in supply_log if "->" in r.result]
+    assert len(stepped_in_log) == LADDER.index(final)
+
+
+async def test_concurrent_rolls_of_a_last_d4_leave_it_empty_and_refuse_the_rest(
+    harness: Harness, world: World
+) -> None:
+    # DD-7: never below empty; every roll after it emptied is refused as empty
+    await gm_set(harness, world, world.alice, "Oil", 4)
+    harness.bot.rng = _Ones()
+    answers = await burst(harness, world, "Oil")
+    assert await stored(harness, world, "Oil") == 0
+    shown = check_burst(4, answers, 0)
+    assert shown == [(4, 1)]
+    assert sum("is empty (DD-7)" in a.content for a in answers if a.ephemeral) == 19
+
+
+class _Ones(random.Random):
+    """Every die shows 1 (every supply roll steps down)."""
+
+    def randint(self, a: int, b: int) -> int:
+        return 1
+
+
+async def test_a_supply_die_survives_a_restart(fake: FakeDiscord, world: World, tmp_path: Path) -> None:
+    # DD-7: persisted; after a full restart the bot rolls the stored size
+    database = tmp_path / "bot.db"
+    first = await SubprocessBot.launch(fake, database)
+    try:
+        await first.slash(
+            world.guild,
+            world.general,
+            world.gm,
+            "supply set",
+            {"member": world.alice, "item": "Rope", "die": 6},
+        )
+        before = await first.slash(world.guild, world.general, world.alice, "supply roll", {"item": "Rope"})
+    finally:
+        await first.stop()
+    assert first.process.returncode == 0 and first.error_lines() == []
+    die, face = rolled(before)
+    assert die == 6
+    kept = 4 if face <= 3 else 6
+    second = await SubprocessBot.launch(fake, database)
+    try:
+        after = await second.slash(world.guild, world.general, world.alice, "supply roll", {"item": "Rope"})
+        shown = await second.slash(world.guild, world.general, world.alice, "supply show")
+    finally:
+        await second.stop()
+    assert second.error_lines() == []
+    die_after, face_after = rolled(after)
+    assert die_after == kept
+    expected = SupplyDie(kept).step_down() if face_after <= 3 else SupplyDie(kept)
+    assert re.search(rf"Rope: \*\*{expected.label}\*\*", field(shown, "Alice"))
+    store = await Store.open(database)
+    try:
+        assert (await store.supply.get(world.guild.id, world.alice.id, "Alice", "Rope")).die == expected.sides
+    finally:
+        await store.close()
+    assert fake.violations == []

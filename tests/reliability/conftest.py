@@ -24,7 +24,18 @@ from tests.e2e.conftest import check_clean, fake, harness, probe, running_bot, w
 from tests.fake_discord.harness import Answer, Harness, World, standard_world, start_bot
 from tests.fake_discord.server import FakeDiscord, InteractionRecord
 
-__all__ = ["BotThread", "check_clean", "dump", "fake", "harness", "probe", "running_bot", "send_raw", "world"]
+__all__ = [
+    "BotThread",
+    "check_clean",
+    "dump",
+    "fake",
+    "harness",
+    "probe",
+    "rows",
+    "running_bot",
+    "send_raw",
+    "world",
+]
 
 T = TypeVar("T")
 
@@ -41,6 +52,16 @@ def dump(database: Path) -> dict[str, list[tuple[Any, ...]]]:
             )
         ]
         return {table: conn.execute(f'SELECT * FROM "{table}" ORDER BY rowid').fetchall() for table in tables}
+    finally:
+        conn.close()
+
+
+def rows(database: Path, table: str) -> list[dict[str, Any]]:
+    """The rows of one table as dicts, in rowid order."""
+    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        return [dict(row) for row in conn.execute(f'SELECT * FROM "{table}" ORDER BY rowid')]
     finally:
         conn.close()
 

@@ -91,6 +91,7 @@ class BotProcess:
     spawned: float  # time.monotonic() just before the process was created
     connected: float  # time.monotonic() when the fake had sent READY and every GUILD_CREATE
     log_path: Path
+    database: Path
 
     @property
     def pid(self) -> int:
@@ -179,7 +180,7 @@ async def launch(kind: str, fake: FakeDiscord, database: Path, *, log_level: str
         with contextlib.suppress(ProcessLookupError):
             process.kill()
         raise RuntimeError(f"the {kind} bot did not connect:\n{log_path.read_text()[-3000:]}")
-    return BotProcess(kind, process, spawned, time.monotonic(), log_path)
+    return BotProcess(kind, process, spawned, time.monotonic(), log_path, database)
 
 
 # -- timed interactions ------------------------------------------------------------------------------------

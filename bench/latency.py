@@ -92,6 +92,36 @@ async def prepare_help(
     return make
 
 
+async def store_sheet(bot: BotProcess, world: World, system: str, attributes: dict[str, int]) -> None:
+    """Give alice an active sheet of ``system`` (written beside the running bot, as another process would)."""
+    from bot.store import Skill, Store
+
+    async with await Store.open(bot.database) as store:
+        await store.sheets.create(
+            {
+                "guild_id": world.guild.id,
+                "owner_id": world.alice.id,
+                "name": "Alice Bench",
+                "system": system,
+                "attributes": attributes,
+                "skills": {"Climb": Skill(rating=3, attribute=next(iter(attributes)))},
+            }
+        )
+
+
+async def prepare_decision(
+    fake: FakeDiscord, world: World, bot: BotProcess, n: int
+) -> Callable[[int], InteractionRecord]:
+    await store_sheet(bot, world, "decision", {"Strength": 3})
+    options = {"stat_name": "Strength", "target": 12, "visibility": "public"}
+    data = fake.build_command_data(world.guild, "decision roll", options)
+
+    def make(i: int) -> InteractionRecord:
+        return fake.interaction_payload(2, data, user=world.alice, channel=world.general)
+
+    return make
+
+
 def _has_cog(module: str) -> Callable[[], bool]:
     def available() -> bool:
         from bot.client import COGS
@@ -108,6 +138,13 @@ TARGETS: dict[str, Target] = {
         prepare_help,
         answered_with_message,
         lambda: True,
+    ),
+    "decision": Target(
+        "decision",
+        "/decision roll stat_name:Strength (stored sheet) target:12 visibility:public, roll logged",
+        prepare_decision,
+        answered_publicly,
+        _has_cog("cogs.decision"),
     ),
 }
 

@@ -26,6 +26,9 @@ COGS: tuple[str, ...] = (
     "cogs.help",
     "cogs.decision",
     "cogs.supply",
+    "cogs.cards",
+    "cogs.sysx",
+    "cogs.dn",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

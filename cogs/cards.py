@@ -1,0 +1,667 @@
+"""`/cards`: blackjack-style task resolution (BJ-1..BJ-11) from each channel's shoe, with hand buttons.
+
+Decisions (where the rules are silent):
+- A GM modifier of kind ``difficulty`` (0..7) replaces the task difficulty the player asked for (GM-3); when
+  several apply, one for this player wins over one for everyone, then the newest. All of them are consumed
+  and shown.
+- A voluntary hand is logged once, when it ends (its result is not known before); an involuntary hand is
+  logged and delivered at once through `bot.ui.rolls.publish`. Modifiers are consumed when the hand is dealt.
+- Visibility of a voluntary hand: public = the hand's message in the channel; private and gm = the hand is
+  ephemeral to its owner (edited through each click's interaction) with a public one-line notice; at the end
+  a gm hand's result also goes to the GM channel (or the GMs' DMs) with a Reveal button. A blind hand shows
+  its owner only the face-up cards to play on; the result goes only to the GMs.
+  The blind hand's owner may still Peek (BJ-4: the player sees the face-down card); they never see the
+  task's difficulty, modifiers or result.
+- A click re-reads the hand and the shoe and writes both with version checks (store.cards.apply). If the
+  hand moved on meanwhile (a double click), the click is refused and nothing is drawn; if only the shoe
+  moved (another hand in the channel drew), the click is recomputed on the new shoe (up to 5 times).
+- `/cards shuffle` (GM) reshuffles everything not in an open hand, with ``decks`` decks or, without it,
+  the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/gm settings`).
+- `/cards reveal hand:` (GM) shows the GM the hand with its face-down card and running total, ephemerally
+  (BJ-4 "on request, the GM"); it does not end the hand (only the player's choices do).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+from bot.core.blackjack import (
+    CHARACTERISTIC_SUITS,
+    DIFFICULTY_NAMES,
+    SKILL_NAMES,
+    Hand,
+    HandOptions,
+    add_skill,
+    deal,
+    hit,
+    resolve,
+    stand,
+    start_involuntary,
+    start_voluntary,
+)
+from bot.core.cards import Shoe
+from bot.store import AppliedModifier, Conflict, HandRecord, RollRecord, Store
+from bot.ui.cards import (
+    KIND,
+    adder_options,
+    blind_hand_embed,
+    codes,
+    hand_embed,
+    hand_meta,
+    peek_text,
+    send_to_gms,
+    shoe_embed,
+)
+from bot.ui.embeds import NO_MENTIONS
+from bot.ui.permissions import gm_only, owner_or_gm
+from bot.ui.reply import ErrorReportingItem, UserError, refuse, reply
+from bot.ui.rolls import publish, take_modifiers
+from bot.ui.visibility import Mode, default_notice, resolve_mode
+
+log = logging.getLogger(__name__)
+
+SYSTEM = "cards"
+SHOE_RETRIES = 5  # another hand in the channel drawing between our read and our write: read again
+NOT_HERE = "There is no hand {id} in this channel."
+MOVED_ON = (
+    "This hand moved on before your click counted (a double click?); nothing was drawn. "
+    "Look at the hand again and click if you still want to."
+)
+BUSY = "The shoe is busy with other hands right now; click again."
+
+SKILL_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(SKILL_NAMES)]
+DIFFICULTY_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(DIFFICULTY_NAMES)]
+CHARACTERISTIC_CHOICES = [
+    Choice(name=f"{name} ({suit.symbol})", value=name) for name, suit in CHARACTERISTIC_SUITS.items()
+]
+
+Move = Callable[[Hand, Shoe, Any], tuple[Hand, Shoe]]
+
+
+def _store(interaction: discord.Interaction[Any]) -> Store:
+    store: Store = interaction.client.store
+    return store
+
+
+def _where(interaction: discord.Interaction[Any]) -> tuple[int, int]:
+    if interaction.guild_id is None or interaction.channel_id is None:
+        raise app_commands.NoPrivateMessage()
+    return interaction.guild_id, interaction.channel_id
+
+
+def _play_out(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
+    """Deal what the hand asks for (face-down card, dealer draws, bonus cards); an ended hand is discarded."""
+    while hand.needs_card:
+        card, shoe = shoe.draw(rng)
+        hand = deal(hand, card)
+    if hand.is_over:
+        shoe = shoe.discard(hand.played)
+    return hand, shoe
+
+
+def _chosen_difficulty(asked: int, applied: Sequence[AppliedModifier]) -> int:
+    """GM-3: a ``difficulty`` modifier replaces the task difficulty (a player's own beats everyone's)."""
+    mods = [m for m in applied if m.kind == "difficulty" and isinstance(m.value, int)]
+    if not mods:
+        return asked
+    best = max(mods, key=lambda m: (not m.for_everyone, m.modifier_id))
+    assert isinstance(best.value, int)
+    return best.value
+
+
+def _stored(hand: Hand, meta: dict[str, Any]) -> dict[str, Any]:
+    return {**hand.to_dict(), "table": meta}
+
+
+def _modifiers(meta: dict[str, Any]) -> list[AppliedModifier]:
+    return [AppliedModifier.model_validate(m) for m in meta.get("modifiers", [])]
+
+
+def _mode(meta: dict[str, Any]) -> Mode:
+    value = meta.get("visibility")
+    return value if value in ("public", "private", "gm", "blind") else "public"
+
+
+def _embed(record: HandRecord, hand: Hand, *, reveal: bool = False) -> discord.Embed:
+    meta = hand_meta(record.data)
+    return hand_embed(
+        hand,
+        owner_id=record.owner_id,
+        hand_id=record.id,
+        skill_label=meta.get("skill_label"),
+        asked_difficulty=meta.get("asked_difficulty"),
+        modifiers=_modifiers(meta),
+        reveal=reveal,
+    )
+
+
+def _owner_embed(record: HandRecord, hand: Hand) -> discord.Embed:
+    """What the hand's own message shows (a blind hand's owner sees neither the task nor the result)."""
+    if _mode(hand_meta(record.data)) == "blind":
+        return blind_hand_embed(hand, hand_id=record.id)
+    return _embed(record, hand)
+
+
+def hand_view(hand_id: int, hand: Hand) -> discord.ui.View | None:
+    """Hit, Stand, Peek and (when the skill allows one) Add skill; None once the hand has ended."""
+    if hand.is_over:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(HitButton(hand_id))
+    view.add_item(StandButton(hand_id))
+    view.add_item(PeekButton(hand_id))
+    if hand.can_add_skill:
+        view.add_item(AddSkillSelect(hand_id, adder_options(hand)))
+    return view
+
+
+def _record_for_log(record: HandRecord, hand: Hand, command: str) -> RollRecord:
+    meta = hand_meta(record.data)
+    result = resolve(hand)
+    return RollRecord(
+        guild_id=record.guild_id,
+        channel_id=record.channel_id,
+        user_id=record.owner_id,
+        system=SYSTEM,
+        command=command,
+        visibility=_mode(meta),
+        inputs={
+            "hand_id": record.id,
+            "mode": hand.mode.value,
+            "skill": hand.skill,
+            "difficulty": hand.difficulty,
+            "asked_difficulty": meta.get("asked_difficulty", hand.difficulty),
+            "characteristic": hand.characteristic,
+            "characteristic_bonus": hand.characteristic_bonus,
+            "adder": hand.adder,
+            "options": hand.options.to_dict(),
+            "modifiers": meta.get("modifiers", []),
+        },
+        dice=codes(hand.played),
+        result=f"{result.name} (TRL {result.trl}, total {result.total})",
+        summary=f"cards task: {result.name} (TRL {result.trl})",
+    )
+
+
+# --------------------------------------------------------------------------------------------------------
+# Buttons: ids only in the custom_id; every click reloads the hand and the shoe from the store.
+
+
+async def _load(interaction: discord.Interaction[Any], hand_id: int) -> HandRecord | None:
+    """The hand, if it is in this guild and channel and the clicker is its owner or a GM (GM-4)."""
+    guild_id, channel_id = _where(interaction)
+    store = _store(interaction)
+    record = await store.cards.get_hand(hand_id)
+    if record.guild_id != guild_id or record.channel_id != channel_id:
+        await refuse(interaction, NOT_HERE.format(id=hand_id))
+        return None
+    if not await owner_or_gm(interaction, store, record.owner_id):
+        return None
+    return record
+
+
+async def _finished(interaction: discord.Interaction[Any], record: HandRecord) -> None:
+    await refuse(interaction, f"Hand #{record.id} is over; start a new one with /cards task.")
+
+
+async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move) -> None:
+    """Apply one player move to the stored hand, drawing what it needs, written atomically with the shoe."""
+    record = await _load(interaction, hand_id)
+    if record is None:
+        return
+    if record.finished:
+        await _finished(interaction, record)
+        return
+    store = _store(interaction)
+    rng = interaction.client.rng
+    seen_version = record.version
+    settings = await store.settings.get(record.guild_id or 0)
+    for _ in range(SHOE_RETRIES):
+        hand = Hand.from_dict(record.data)
+        shoe, shoe_version = await store.cards.get_shoe(
+            record.guild_id, record.channel_id, settings.decks_per_shoe, rng
+        )
+        moved, moved_shoe = move(hand, shoe, rng)
+        moved, moved_shoe = _play_out(moved, moved_shoe, rng)
+        shoe_changed = moved_shoe != shoe
+        try:
+            updated = await store.cards.apply(
+                record.id,
+                seen_version,
+                _stored(moved, hand_meta(record.data)),
+                state=moved.state.value,
+                cards=moved.played,
+                shoe=moved_shoe if shoe_changed else None,
+                shoe_version=shoe_version if shoe_changed else None,
+                finished=moved.is_over,
+            )
+            break
+        except Conflict:
+            record = await store.cards.get_hand(hand_id)
+            if record.version != seen_version:
+                # the hand itself moved: this click was computed from a state that is gone
+                await refuse(interaction, MOVED_ON)
+                return
+    else:
+        await refuse(interaction, BUSY)
+        return
+    await _show(interaction, updated, moved)
+
+
+async def _show(interaction: discord.Interaction[Any], record: HandRecord, hand: Hand) -> None:
+    """Edit the hand's message to the new state; at the end, log the roll and tell the GMs when asked to."""
+    if not hand.is_over:
+        await interaction.response.edit_message(
+            embed=_owner_embed(record, hand), view=hand_view(record.id, hand), allowed_mentions=NO_MENTIONS
+        )
+        return
+    store = _store(interaction)
+    mode = _mode(hand_meta(record.data))
+    log_id = await store.log.add(_record_for_log(record, hand, "cards task"))
+    full = _embed(record, hand)
+    await interaction.response.edit_message(
+        embed=_owner_embed(record, hand), view=None, allowed_mentions=NO_MENTIONS
+    )
+    if mode in ("gm", "blind") and record.guild_id is not None:
+        problems = await send_to_gms(
+            interaction.client,
+            store,
+            guild_id=record.guild_id,
+            channel_id=record.channel_id,
+            owner_id=record.owner_id,
+            mode=mode,
+            embed=full,
+            log_id=log_id,
+        )
+        if problems:
+            await reply(interaction, " ".join(problems), ephemeral=True)
+
+
+def _hit(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
+    card, shoe = shoe.draw(rng)
+    return hit(hand, card), shoe
+
+
+def _stand(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
+    return stand(hand), shoe
+
+
+class HitButton(
+    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bj:(?P<hand_id>\d+):hit"
+):
+    """Draw one card (BJ-4), and any bonus cards a 21 earns (BJ-6)."""
+
+    def __init__(self, hand_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(label="Hit", style=discord.ButtonStyle.primary, custom_id=f"bj:{hand_id}:hit")
+        )
+        self.hand_id = hand_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> HitButton:
+        return cls(int(match["hand_id"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await _play(interaction, self.hand_id, _hit)
+
+
+class StandButton(
+    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bj:(?P<hand_id>\d+):stand"
+):
+    """Keep the total and end the hand (BJ-4)."""
+
+    def __init__(self, hand_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Stand", style=discord.ButtonStyle.secondary, custom_id=f"bj:{hand_id}:stand"
+            )
+        )
+        self.hand_id = hand_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> StandButton:
+        return cls(int(match["hand_id"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await _play(interaction, self.hand_id, _stand)
+
+
+class AddSkillSelect(
+    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"bj:(?P<hand_id>\d+):add"
+):
+    """Add one value of the skill's adder set; the hand ends (BJ-7)."""
+
+    def __init__(self, hand_id: int, options: list[discord.SelectOption] | None = None) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"bj:{hand_id}:add",
+                placeholder="Add skill…",
+                # Discord needs at least one option; a rebuilt select only reads the clicked values
+                options=options or [discord.SelectOption(label="+1", value="1")],
+                min_values=1,
+                max_values=1,
+            )
+        )
+        self.hand_id = hand_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> AddSkillSelect:
+        return cls(int(match["hand_id"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        data: dict[str, Any] = dict(interaction.data or {})
+        values = list(data.get("values") or [])
+        if len(values) != 1 or not str(values[0]).lstrip("-").isdigit() or len(str(values[0])) > 3:
+            raise UserError("Choose one of the skill adder values in the list.")
+        value = int(values[0])
+
+        def move(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
+            return add_skill(hand, value), shoe
+
+        await _play(interaction, self.hand_id, move)
+
+
+class PeekButton(
+    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bj:(?P<hand_id>\d+):peek"
+):
+    """Show the face-down card and the running total, ephemerally, to the owner or a GM (BJ-4)."""
+
+    def __init__(self, hand_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Peek", style=discord.ButtonStyle.secondary, custom_id=f"bj:{hand_id}:peek", emoji="👁"
+            )
+        )
+        self.hand_id = hand_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> PeekButton:
+        return cls(int(match["hand_id"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        record = await _load(interaction, self.hand_id)
+        if record is None:
+            return
+        if record.finished:
+            await _finished(interaction, record)
+            return
+        await refuse(interaction, peek_text(Hand.from_dict(record.data)))
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    HitButton,
+    StandButton,
+    AddSkillSelect,
+    PeekButton,
+)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Commands
+
+
+@app_commands.guild_only()
+class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-style task resolution."):
+    """`/cards task | shoe` and GM `/cards shuffle | reveal`."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot  # the TabletopBot: .store and .rng
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.bot.store
+        return store
+
+    async def skill_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[Choice[str]]:
+        """The skills of the roller's active cards sheet, with their levels."""
+        if interaction.guild_id is None:
+            return []
+        sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, SYSTEM)
+        if sheet is None:
+            return []
+        key = current.strip().casefold()
+        out: list[Choice[str]] = []
+        for name, skill in sheet.skills.items():
+            if key in name.casefold() and 0 <= skill.rating < len(SKILL_NAMES):
+                label = f"{name}: {SKILL_NAMES[skill.rating]} ({skill.rating})"
+                out.append(Choice(name=label[:100], value=name))
+        return out[:25]
+
+    async def hand_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[Choice[int]]:
+        """The channel's open hands (GM `/cards reveal`)."""
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        hands = await self.store.cards.open_hands(interaction.guild_id, interaction.channel_id)
+        out: list[Choice[int]] = []
+        for record in hands:
+            hand = Hand.from_dict(record.data)
+            label = (
+                f"#{record.id}: {len(hand.played)} card{'s' if len(hand.played) != 1 else ''}, "
+                f"{SKILL_NAMES[hand.skill]} vs {DIFFICULTY_NAMES[hand.difficulty]}"
+            )
+            if current.strip() in label:
+                out.append(Choice(name=label[:100], value=record.id))
+        return out[-25:]
+
+    @app_commands.command(name="task", description="Resolve a task with cards from this channel's shoe.")
+    @app_commands.describe(
+        difficulty="The task's difficulty (BJ-8).",
+        level="Your skill level (BJ-8); or pick a skill from your sheet.",
+        skill="A skill from your active cards sheet.",
+        characteristic="The task's characteristic (BJ-9): its bonus counts with a card of its suit.",
+        bonus="The characteristic bonus (default: your sheet's bonus for it).",
+        mode="Voluntary: you play Hit/Stand/Add skill (BJ-4). Involuntary: the dealer's rule (BJ-3).",
+        visibility="Who sees the result (default: the channel's).",
+    )
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, level=SKILL_CHOICES)
+    @app_commands.choices(characteristic=CHARACTERISTIC_CHOICES)
+    @app_commands.autocomplete(skill=skill_autocomplete)
+    async def task(
+        self,
+        interaction: discord.Interaction[Any],
+        difficulty: int,
+        level: int | None = None,
+        skill: app_commands.Range[str, 1, 64] | None = None,
+        characteristic: str | None = None,
+        bonus: app_commands.Range[int, -10, 10] | None = None,
+        mode: Literal["voluntary", "involuntary"] = "voluntary",
+        visibility: Literal["public", "private", "gm", "blind"] | None = None,
+    ) -> None:
+        guild_id, channel_id = _where(interaction)
+        store = self.store
+        shown = await resolve_mode(interaction, store, visibility)
+        skill_level, skill_label = await self._skill(interaction, level, skill)
+        char_bonus = await self._bonus(interaction, characteristic, bonus)
+        settings = await store.settings.get(guild_id)
+        options = HandOptions(
+            adder_scheme=settings.adder_scheme,
+            suit_bonus=settings.bj_suit_bonus,
+            characteristic_rule=settings.bj_characteristic_bonus,
+            fumble_flags=settings.bj_fumble_flags,
+        )
+        start = start_voluntary if mode == "voluntary" else start_involuntary
+        start(skill_level, difficulty, characteristic, char_bonus, options)  # refuse bad input before GM-3
+        applied = await take_modifiers(interaction, store, SYSTEM)
+        task_difficulty = _chosen_difficulty(difficulty, applied)
+        hand = start(skill_level, task_difficulty, characteristic, char_bonus, options)
+        meta = {
+            "visibility": shown,
+            "skill_label": skill_label,
+            "asked_difficulty": difficulty,
+            "modifiers": [m.model_dump(mode="json") for m in applied],
+        }
+        record, hand = await self._deal(
+            interaction, guild_id, channel_id, hand, meta, settings.decks_per_shoe
+        )
+        if hand.is_over:
+            await self._publish_involuntary(interaction, record, hand, shown)
+            return
+        await self._post_hand(interaction, record, hand, shown)
+
+    async def _skill(
+        self, interaction: discord.Interaction[Any], level: int | None, skill: str | None
+    ) -> tuple[int, str | None]:
+        if level is not None and skill is not None:
+            raise UserError("Give either a skill level or a skill from your sheet, not both.")
+        if level is not None:
+            return level, None
+        if skill is None:
+            raise UserError("Give a skill level, or a skill from your active cards sheet.")
+        assert interaction.guild_id is not None
+        sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, SYSTEM)
+        if sheet is None:
+            raise UserError("You have no active cards sheet; give a skill level instead (or /sheet use).")
+        found = sheet.skill(skill)
+        if found is None:
+            raise UserError(f"Your sheet {sheet.name!r} has no skill {skill.strip()!r}.")
+        name, entry = found
+        return entry.rating, name
+
+    async def _bonus(
+        self, interaction: discord.Interaction[Any], characteristic: str | None, bonus: int | None
+    ) -> int:
+        if characteristic is None:
+            if bonus is not None:
+                raise UserError("A characteristic bonus needs the characteristic it belongs to.")
+            return 0
+        if bonus is not None:
+            return bonus
+        assert interaction.guild_id is not None
+        sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, SYSTEM)
+        return sheet.bonus(characteristic) if sheet is not None else 0
+
+    async def _deal(
+        self,
+        interaction: discord.Interaction[Any],
+        guild_id: int,
+        channel_id: int,
+        hand: Hand,
+        meta: dict[str, Any],
+        decks: int,
+    ) -> tuple[HandRecord, Hand]:
+        """Deal the new hand's first cards; store it with the shoe, again if another draw came first."""
+        rng = self.bot.rng
+        for _ in range(SHOE_RETRIES):
+            shoe, version = await self.store.cards.get_shoe(guild_id, channel_id, decks, rng)
+            dealt, after = _play_out(hand, shoe, rng)
+            try:
+                record = await self.store.cards.create_hand(
+                    guild_id,
+                    channel_id,
+                    interaction.user.id,
+                    _stored(dealt, meta),
+                    state=dealt.state.value,
+                    cards=dealt.played,
+                    shoe=after,
+                    shoe_version=version,
+                    finished=dealt.is_over,
+                )
+                return record, dealt
+            except Conflict:
+                continue
+        raise UserError(BUSY)
+
+    async def _publish_involuntary(
+        self, interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, shown: Mode
+    ) -> None:
+        entry = _record_for_log(record, hand, "cards task")
+        await publish(
+            interaction,
+            self.store,
+            _embed(record, hand),
+            mode=shown,
+            system=SYSTEM,
+            command="cards task",
+            inputs=entry.inputs,
+            dice=entry.dice,
+            result=entry.result,
+            summary=entry.summary,
+            kind=KIND,
+        )
+
+    async def _post_hand(
+        self, interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, shown: Mode
+    ) -> None:
+        view = hand_view(record.id, hand)
+        if shown == "public":
+            message = await reply(interaction, embed=_owner_embed(record, hand), view=view)
+        else:
+            message = await reply(interaction, embed=_owner_embed(record, hand), view=view, ephemeral=True)
+            if shown != "blind":
+                await reply(interaction, default_notice(interaction, shown, KIND))
+        if message is not None:
+            await self.store.cards.set_message_id(record.id, message.id)
+
+    @app_commands.command(name="shoe", description="What is left in this channel's shoe.")
+    async def shoe(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id, channel_id = _where(interaction)
+        settings = await self.store.settings.get(guild_id)
+        shoe, _ = await self.store.cards.get_shoe(
+            guild_id,
+            channel_id,
+            settings.decks_per_shoe,
+            self.bot.rng,
+        )
+        hands = await self.store.cards.open_hands(guild_id, channel_id)
+        await reply(interaction, embed=shoe_embed(shoe, sum(len(h.cards) for h in hands), len(hands)))
+
+    @app_commands.command(name="shuffle", description="GM: reshuffle every card not in an open hand (BJ-1).")
+    @app_commands.describe(decks="Decks in the new shoe (default: the server's setting).")
+    @gm_only()
+    async def shuffle(
+        self, interaction: discord.Interaction[Any], decks: app_commands.Range[int, 1, 8] | None = None
+    ) -> None:
+        guild_id, channel_id = _where(interaction)
+        settings = await self.store.settings.get(guild_id)
+        count = decks if decks is not None else settings.decks_per_shoe
+        shoe, _ = await self.store.cards.reshuffle(
+            guild_id,
+            channel_id,
+            self.bot.rng,
+            decks=count,
+        )
+        in_hands = 52 * shoe.decks - len(shoe.remaining)
+        await reply(
+            interaction,
+            f"🔀 {interaction.user.mention} reshuffled the shoe: {len(shoe.remaining)} cards from "
+            f"{shoe.decks} deck{'s' if shoe.decks != 1 else ''}; {in_hands} stay in open hands.",
+        )
+
+    @app_commands.command(name="reveal", description="GM: see a hand with its face-down card (only you).")
+    @app_commands.describe(hand="The hand's number (#12 on its message).")
+    @app_commands.autocomplete(hand=hand_autocomplete)
+    @gm_only()
+    async def reveal(
+        self, interaction: discord.Interaction[Any], hand: app_commands.Range[int, 1, 2**53 - 1]
+    ) -> None:
+        guild_id, channel_id = _where(interaction)
+        record = await self.store.cards.get_hand(hand)
+        if record.guild_id != guild_id or record.channel_id != channel_id:
+            raise UserError(NOT_HERE.format(id=hand))
+        played = Hand.from_dict(record.data)
+        embed = _embed(record, played, reveal=True)
+        await reply(interaction, embed=embed, ephemeral=True)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Cards(bot))
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)

@@ -1,0 +1,596 @@
+"""`/sysx`: System X checks (check, opposed, combined, synergy, flat) and the GM's `/sysx wounds`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.core.dice import Dice
+from bot.core.systemx import (
+    S0,
+    Margin,
+    MarginStyle,
+    RollChart,
+    SkillCheck,
+    check,
+    combined,
+    flat,
+    opposed,
+    parse_chart,
+    required_margin,
+    synergy,
+    wound_cap,
+)
+from bot.store import AppliedModifier, GuildSettings, Sheet, Store
+from bot.ui.permissions import gm_only
+from bot.ui.reply import UserError, reply
+from bot.ui.rolls import guild_key, publish, take_modifiers
+from bot.ui.sysx import (
+    NO_SHEET_HINT,
+    REQUIRED_CHOICES,
+    SYSTEM,
+    ChartBook,
+    GmModifiers,
+    SkillSource,
+    check_embed,
+    combined_embed,
+    flat_embed,
+    from_numbers,
+    from_sheet,
+    gm_modifiers,
+    list_choices,
+    margin_style,
+    opposed_embed,
+    skill_choices,
+    split_list,
+    synergy_embed,
+)
+from bot.ui.visibility import resolve_mode
+
+CHART_FILE = Path(__file__).resolve().parents[1] / "data" / "systemx_roll_chart.csv"
+KIND = "System X check"
+MAX_SYNERGY = 10
+MAX_ACTORS = 6
+
+Visibility = Literal["public", "private", "gm", "blind"]
+REQUIRED = [app_commands.Choice(name=m, value=m) for m in REQUIRED_CHOICES]
+SV = app_commands.Range[int, -60, 60]
+Attribute = app_commands.Range[int, 1, 20]
+Rating = app_commands.Range[int, 0, 10]
+RuleModifier = app_commands.Range[int, -10, 10]
+VISIBILITY_HELP = "Who sees the result (default: this channel's default)."
+
+
+def _need_guild(interaction: discord.Interaction[Any]) -> discord.Guild:
+    if interaction.guild is None:
+        raise app_commands.NoPrivateMessage()
+    return interaction.guild
+
+
+def _choices(pairs: list[tuple[str, str]]) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=name, value=value) for name, value in pairs]
+
+
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+class SystemX(
+    commands.GroupCog, group_name="sysx", group_description="System X: a d20 against a Skill Value."
+):
+    """System X on Discord; rules in bot.core.systemx, rendering in bot.ui.sysx."""
+
+    def __init__(self, bot: Any, charts: ChartBook) -> None:
+        self.bot = bot
+        self.charts = charts
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.bot.store
+        return store
+
+    # -- shared steps --------------------------------------------------------------------------------
+    async def _table(self, interaction: discord.Interaction[Any]) -> tuple[RollChart, bool, MarginStyle]:
+        settings: GuildSettings | None = (
+            await self.store.settings.get(interaction.guild.id) if interaction.guild is not None else None
+        )
+        chart, custom = self.charts.chart(settings)
+        return chart, custom, margin_style(settings)
+
+    async def _sheet(self, interaction: discord.Interaction[Any], user_id: int) -> Sheet | None:
+        return await self.store.sheets.active(guild_key(interaction), user_id, SYSTEM)
+
+    async def _source(
+        self,
+        interaction: discord.Interaction[Any],
+        who: discord.abc.User,
+        skill: str | None,
+        sv: int | None,
+        attribute: int | None = None,
+        rating: int | None = None,
+    ) -> SkillSource:
+        """The actor's SV from a sheet skill or from raw numbers (exactly one of them)."""
+        raw = from_numbers(sv, attribute, rating)
+        mine = who.id == interaction.user.id
+        if skill is not None and skill.strip():
+            if raw is not None:
+                raise UserError("Give either a skill from the sheet or raw numbers, not both.")
+            sheet = await self._sheet(interaction, who.id)
+            if sheet is None:
+                owner = "You have" if mine else f"{who.mention} has"
+                raise UserError(f"{owner} no active System X sheet here; {NO_SHEET_HINT}.")
+            return from_sheet(sheet, skill)
+        if raw is None:
+            whose = "your" if mine else f"{who.mention}'s"
+            raise UserError(
+                f"Name a skill from {whose} System X sheet, or give an SV "
+                "(or an attribute and a skill rating)."
+            )
+        return raw
+
+    def _roll(self) -> int:
+        return Dice(self.bot.rng).d20()
+
+    @staticmethod
+    def _required(chosen: str | None, gm: GmModifiers) -> tuple[Margin, str]:
+        if gm.required is not None:
+            return gm.required, "set by the GM"
+        if chosen is not None:
+            return required_margin(chosen), "chosen"
+        return S0, "default"
+
+    # -- /sysx check ---------------------------------------------------------------------------------
+    @app_commands.command(
+        name="check", description="One skill check: d20 against your Skill Value (SX-1..SX-7)."
+    )
+    @app_commands.describe(
+        skill="A skill from your active System X sheet (its attribute + rating make the SV).",
+        sv="Or a raw Skill Value.",
+        attribute="Or a raw attribute (1-20), with skill_rating.",
+        skill_rating="Or a raw skill rating (0-10), with attribute.",
+        roll_modifier="Rule-made roll modifier, e.g. from the table (-10..10).",
+        sv_modifier="Rule-made SV modifier, e.g. from the table (-10..10).",
+        required="Required margin (default S0).",
+        visibility=VISIBILITY_HELP,
+    )
+    @app_commands.choices(required=REQUIRED)
+    async def check_command(
+        self,
+        interaction: discord.Interaction[Any],
+        skill: str | None = None,
+        sv: SV | None = None,
+        attribute: Attribute | None = None,
+        skill_rating: Rating | None = None,
+        roll_modifier: RuleModifier = 0,
+        sv_modifier: RuleModifier = 0,
+        required: str | None = None,
+        visibility: Visibility | None = None,
+    ) -> None:
+        mode = await resolve_mode(interaction, self.store, visibility)
+        chart, custom, style = await self._table(interaction)
+        source = await self._source(interaction, interaction.user, skill, sv, attribute, skill_rating)
+        if required is not None:
+            required_margin(required)
+        applied = await take_modifiers(interaction, self.store, SYSTEM)
+        gm = gm_modifiers(applied)
+        need, required_by = self._required(required, gm)
+        natural = self._roll()
+        result = check(
+            chart,
+            source.sv,
+            natural,
+            roll_modifier=roll_modifier + gm.roll,
+            sv_modifier=sv_modifier + gm.sv,
+            wounds=source.wounds,
+            required=need,
+        )
+        embed = check_embed(
+            result,
+            source,
+            style,
+            roller=interaction.user.mention,
+            sv_parts=[("rule", sv_modifier), ("GM", gm.sv)],
+            roll_parts=[("rule", roll_modifier), ("GM", gm.roll)],
+            required_by=required_by,
+            applied=applied,
+            custom_chart=custom,
+        )
+        verdict = "success" if result.succeeded else "failure"
+        await publish(
+            interaction,
+            self.store,
+            embed,
+            mode=mode,
+            system=SYSTEM,
+            command="sysx check",
+            inputs={
+                "skill": source.label,
+                "sv": source.sv,
+                "sv_modifier": result.sv_modifier,
+                "roll_modifier": result.roll_modifier,
+                "wounds": list(source.wounds) if source.wounds else None,
+                "required": result.required.letters(),
+            },
+            dice=[natural],
+            result=f"{result.margin.letters()} {verdict}",
+            summary=f"{source.label}: {result.margin.format(style)}, {verdict}",
+            kind=KIND,
+        )
+
+    @check_command.autocomplete("skill")
+    async def _check_skill(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return _choices(skill_choices(await self._sheet(interaction, interaction.user.id), current))
+
+    # -- /sysx opposed -------------------------------------------------------------------------------
+    @app_commands.command(name="opposed", description="Actor against target, one d20 each (SX-8).")
+    @app_commands.describe(
+        actor="Who acts (their active System X sheet gives the SV).",
+        target="Who opposes (their active System X sheet gives the SV).",
+        actor_skill="A skill from the actor's sheet.",
+        target_skill="A skill from the target's sheet.",
+        actor_sv="Or the actor's raw Skill Value.",
+        target_sv="Or the target's raw Skill Value.",
+        visibility=VISIBILITY_HELP,
+    )
+    async def opposed_command(
+        self,
+        interaction: discord.Interaction[Any],
+        actor: discord.Member,
+        target: discord.Member,
+        actor_skill: str | None = None,
+        target_skill: str | None = None,
+        actor_sv: SV | None = None,
+        target_sv: SV | None = None,
+        visibility: Visibility | None = None,
+    ) -> None:
+        _need_guild(interaction)
+        mode = await resolve_mode(interaction, self.store, visibility)
+        chart, custom, style = await self._table(interaction)
+        actor_source = await self._source(interaction, actor, actor_skill, actor_sv)
+        target_source = await self._source(interaction, target, target_skill, target_sv)
+        # GM-3: the actor's pending modifiers apply to the actor's check (the target only defends).
+        applied = await take_modifiers(interaction, self.store, SYSTEM, actor.id)
+        gm = gm_modifiers(applied)
+        dice = [self._roll(), self._roll()]
+        actor_result = check(
+            chart,
+            actor_source.sv,
+            dice[0],
+            roll_modifier=gm.roll,
+            sv_modifier=gm.sv,
+            wounds=actor_source.wounds,
+            required=gm.required or S0,
+        )
+        target_result = check(chart, target_source.sv, dice[1], wounds=target_source.wounds)
+        final = opposed(actor_result.margin, target_result.margin)
+        embed = opposed_embed(
+            (actor.mention, actor_source, actor_result),
+            (target.mention, target_source, target_result),
+            final,
+            style,
+            applied=applied,
+            custom_chart=custom,
+        )
+        await publish(
+            interaction,
+            self.store,
+            embed,
+            mode=mode,
+            system=SYSTEM,
+            command="sysx opposed",
+            inputs={
+                "actor": actor.id,
+                "actor_sv": actor_source.sv,
+                "target": target.id,
+                "target_sv": target_source.sv,
+            },
+            dice=dice,
+            result=final.letters(),
+            summary=f"Opposed: {actor_source.label} vs {target_source.label}: {final.format(style)}",
+            kind="System X opposed check",
+        )
+
+    async def _member_skills(
+        self, interaction: discord.Interaction[Any], option: str, current: str
+    ) -> list[app_commands.Choice[str]]:
+        member = getattr(interaction.namespace, option, None)
+        member_id = getattr(member, "id", None)
+        if not isinstance(member_id, int):
+            return []
+        return _choices(skill_choices(await self._sheet(interaction, member_id), current))
+
+    @opposed_command.autocomplete("actor_skill")
+    async def _actor_skill(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await self._member_skills(interaction, "actor", current)
+
+    @opposed_command.autocomplete("target_skill")
+    async def _target_skill(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await self._member_skills(interaction, "target", current)
+
+    # -- /sysx combined ------------------------------------------------------------------------------
+    @app_commands.command(name="combined", description="Up to 6 actors on one task, folded in pairs (SX-9).")
+    @app_commands.describe(
+        member1="First actor (give skill1 from their sheet, or sv1).",
+        member2="Second actor.",
+        member3="Third actor.",
+        member4="Fourth actor.",
+        member5="Fifth actor.",
+        member6="Sixth actor.",
+        skill1="A skill from member1's sheet.",
+        skill2="A skill from member2's sheet.",
+        skill3="A skill from member3's sheet.",
+        skill4="A skill from member4's sheet.",
+        skill5="A skill from member5's sheet.",
+        skill6="A skill from member6's sheet.",
+        sv1="Or member1's raw Skill Value.",
+        sv2="Or member2's raw Skill Value.",
+        sv3="Or member3's raw Skill Value.",
+        sv4="Or member4's raw Skill Value.",
+        sv5="Or member5's raw Skill Value.",
+        sv6="Or member6's raw Skill Value.",
+        visibility=VISIBILITY_HELP,
+    )
+    async def combined_command(
+        self,
+        interaction: discord.Interaction[Any],
+        member1: discord.Member,
+        member2: discord.Member,
+        member3: discord.Member | None = None,
+        member4: discord.Member | None = None,
+        member5: discord.Member | None = None,
+        member6: discord.Member | None = None,
+        skill1: str | None = None,
+        skill2: str | None = None,
+        skill3: str | None = None,
+        skill4: str | None = None,
+        skill5: str | None = None,
+        skill6: str | None = None,
+        sv1: SV | None = None,
+        sv2: SV | None = None,
+        sv3: SV | None = None,
+        sv4: SV | None = None,
+        sv5: SV | None = None,
+        sv6: SV | None = None,
+        visibility: Visibility | None = None,
+    ) -> None:
+        _need_guild(interaction)
+        slots = [
+            (member1, skill1, sv1),
+            (member2, skill2, sv2),
+            (member3, skill3, sv3),
+            (member4, skill4, sv4),
+            (member5, skill5, sv5),
+            (member6, skill6, sv6),
+        ]
+        for index, (member, skill, sv) in enumerate(slots, start=1):
+            if member is None and (skill is not None or sv is not None):
+                raise UserError(f"skill{index} or sv{index} needs member{index}.")
+        actors = [(m, skill, sv) for m, skill, sv in slots if m is not None]
+        if len({m.id for m, _, _ in actors}) != len(actors):
+            raise UserError("Each member takes part in a combined check only once.")
+        mode = await resolve_mode(interaction, self.store, visibility)
+        chart, custom, style = await self._table(interaction)
+        sources = [await self._source(interaction, m, skill, sv) for m, skill, sv in actors]
+        rows: list[tuple[str, SkillSource, Any, list[AppliedModifier]]] = []
+        dice: list[int] = []
+        for (member, _, _), source in zip(actors, sources, strict=True):
+            # GM-3: each actor's own pending modifiers apply to their own check.
+            applied = await take_modifiers(interaction, self.store, SYSTEM, member.id)
+            gm = gm_modifiers(applied)
+            natural = self._roll()
+            dice.append(natural)
+            result = check(
+                chart, source.sv, natural, roll_modifier=gm.roll, sv_modifier=gm.sv, wounds=source.wounds
+            )
+            rows.append((member.mention, source, result, applied))
+        outcome = combined([row[2].margin for row in rows])
+        embed = combined_embed(rows, outcome, style, custom_chart=custom)
+        await publish(
+            interaction,
+            self.store,
+            embed,
+            mode=mode,
+            system=SYSTEM,
+            command="sysx combined",
+            inputs={
+                "actors": [{"member": m.id, "sv": s.sv} for (m, _, _), s in zip(actors, sources, strict=True)]
+            },
+            dice=dice,
+            result=outcome.margin.letters(),
+            summary=f"Combined ({len(actors)} actors): {outcome.margin.format(style)}",
+            kind="System X combined check",
+        )
+
+    @combined_command.autocomplete("skill1")
+    @combined_command.autocomplete("skill2")
+    @combined_command.autocomplete("skill3")
+    @combined_command.autocomplete("skill4")
+    @combined_command.autocomplete("skill5")
+    @combined_command.autocomplete("skill6")
+    async def _slot_skills(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        focused = next((o.get("name") for o in _flat_options(interaction) if o.get("focused")), "skill1")
+        return await self._member_skills(interaction, "member" + str(focused)[-1], current)
+
+    # -- /sysx synergy -------------------------------------------------------------------------------
+    @app_commands.command(
+        name="synergy", description="Checks in order, each adding the previous margin (SX-10)."
+    )
+    @app_commands.describe(
+        skills="2 to 10 skills from your sheet in order, separated by commas (a number is a raw SV).",
+        required="Required margin for the last check (default S0).",
+        visibility=VISIBILITY_HELP,
+    )
+    @app_commands.choices(required=REQUIRED)
+    async def synergy_command(
+        self,
+        interaction: discord.Interaction[Any],
+        skills: app_commands.Range[str, 1, 400],
+        required: str | None = None,
+        visibility: Visibility | None = None,
+    ) -> None:
+        entries = split_list(skills, low=2, high=MAX_SYNERGY, what="skills or SVs")
+        mode = await resolve_mode(interaction, self.store, visibility)
+        chart, custom, style = await self._table(interaction)
+        sheet: Sheet | None = None
+        sources: list[SkillSource] = []
+        for entry in entries:
+            number = _as_int(entry)
+            if number is not None:
+                source = from_numbers(number, None, None)
+                assert source is not None
+                sources.append(source)
+                continue
+            if sheet is None:
+                sheet = await self._sheet(interaction, interaction.user.id)
+                if sheet is None:
+                    raise UserError(
+                        f"You have no active System X sheet here for {entry[:64]!r}; {NO_SHEET_HINT}."
+                    )
+            sources.append(from_sheet(sheet, entry))
+        if required is not None:
+            required_margin(required)
+        applied = await take_modifiers(interaction, self.store, SYSTEM)
+        gm = gm_modifiers(applied)
+        need, required_by = self._required(required, gm)
+        dice = [self._roll() for _ in sources]
+        steps = [
+            SkillCheck(sv=s.sv, sv_modifier=gm.sv, roll_modifier=gm.roll, wounds=s.wounds, label=s.label)
+            for s in sources
+        ]
+        outcome = synergy(chart, steps, dice, required=need)
+        embed = synergy_embed(
+            outcome,
+            sources,
+            style,
+            roller=interaction.user.mention,
+            required_by=required_by,
+            applied=applied,
+            custom_chart=custom,
+        )
+        verdict = "success" if outcome.succeeded else "failure"
+        await publish(
+            interaction,
+            self.store,
+            embed,
+            mode=mode,
+            system=SYSTEM,
+            command="sysx synergy",
+            inputs={"skills": [s.label for s in sources], "svs": [s.sv for s in sources]},
+            dice=dice,
+            result=f"{outcome.margin.letters()} {verdict}",
+            summary=f"Synergy of {len(sources)}: {outcome.margin.format(style)}, {verdict}",
+            kind="System X synergistic check",
+        )
+
+    @synergy_command.autocomplete("skills")
+    async def _synergy_skills(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        sheet = await self._sheet(interaction, interaction.user.id)
+        return _choices(list_choices(list(sheet.skills) if sheet else [], current))
+
+    # -- /sysx flat ----------------------------------------------------------------------------------
+    @app_commands.command(
+        name="flat", description="A flat chance: the event happens when d20 < value (SX-11)."
+    )
+    @app_commands.describe(
+        value="The event happens when the d20 is strictly under this (1-21).", visibility=VISIBILITY_HELP
+    )
+    async def flat_command(
+        self,
+        interaction: discord.Interaction[Any],
+        value: app_commands.Range[int, 1, 21],
+        visibility: Visibility | None = None,
+    ) -> None:
+        mode = await resolve_mode(interaction, self.store, visibility)
+        natural = self._roll()
+        result = flat(natural, value)
+        embed = flat_embed(result, roller=interaction.user.mention)
+        happened = "happens" if result.happened else "does not happen"
+        await publish(
+            interaction,
+            self.store,
+            embed,
+            mode=mode,
+            system=SYSTEM,
+            command="sysx flat",
+            inputs={"value": value},
+            dice=[natural],
+            result=happened,
+            summary=f"Flat under {value}: {happened}",
+            kind="System X flat chance",
+        )
+
+    # -- /sysx wounds (GM) ---------------------------------------------------------------------------
+    @app_commands.command(
+        name="wounds", description="GM: set a member's current (and maximum) wounds (SX-2)."
+    )
+    @app_commands.describe(
+        member="Whose active System X sheet.",
+        current="Current wounds (0 up to the maximum).",
+        maximum="Maximum wounds (1-60); needed the first time.",
+    )
+    @gm_only()
+    async def wounds_command(
+        self,
+        interaction: discord.Interaction[Any],
+        member: discord.Member,
+        current: app_commands.Range[int, 0, 60],
+        maximum: app_commands.Range[int, 1, 60] | None = None,
+    ) -> None:
+        guild = _need_guild(interaction)
+        sheet = await self.store.sheets.active(guild.id, member.id, SYSTEM)
+        if sheet is None:
+            raise UserError(f"{member.mention} has no active System X sheet in this server.")
+        top = maximum if maximum is not None else (sheet.wounds.maximum if sheet.wounds else None)
+        if top is None:
+            raise UserError(f"{sheet.name!r} has no maximum wounds yet; give maximum too.")
+        if current > top:
+            raise UserError(f"Current wounds run from 0 to the maximum {top}, not {current}.")
+        updated = await self.store.sheets.set_wounds(guild.id, member.id, sheet.name, current, maximum)
+        assert updated.wounds is not None
+        cap = wound_cap(updated.wounds.current, updated.wounds.maximum)
+        effect = "no cap (full wounds)" if cap is None else f"SV capped at {cap} (SX-2)"
+        await reply(
+            interaction,
+            f"{member.mention}'s {updated.name!r}: wounds {updated.wounds.current}/{updated.wounds.maximum}, "
+            f"{effect}.",
+            ephemeral=True,
+        )
+
+
+def _as_int(text: str) -> int | None:
+    stripped = text.strip()
+    body = stripped[1:] if stripped[:1] in "+-" else stripped
+    return int(stripped) if body.isdigit() and len(body) <= 3 else None
+
+
+def _flat_options(interaction: discord.Interaction[Any]) -> list[dict[str, Any]]:
+    """Every option of the interaction, subcommands unwrapped (to find the focused one)."""
+    found: list[dict[str, Any]] = []
+    data: dict[str, Any] = dict(interaction.data or {})
+    stack: list[Any] = list(data.get("options", []))
+    while stack:
+        option = stack.pop()
+        if isinstance(option, dict):
+            found.append(option)
+            stack.extend(option.get("options", []))
+    return found
+
+
+def load_chart(path: Path = CHART_FILE) -> RollChart:
+    """The frozen roll chart (SX-5), read once when the cog loads."""
+    return parse_chart(path.read_text(encoding="utf-8"))
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(SystemX(bot, ChartBook(load_chart())))

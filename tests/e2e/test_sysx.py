@@ -1,0 +1,424 @@
+"""/sysx end to end: each subcommand against the fake Discord with the seeded dice (DICE_SEED 1234).
+
+Expected results are computed with the core from the same seeded d20 sequence the bot uses
+(``Dice(random.Random(1234)).d20()`` per die, in the order the command rolls them).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bot.core import systemx as sx
+from bot.core.dice import Dice
+from bot.ui.embeds import VERDICT_COLOURS
+from tests.fake_discord.harness import Answer, Harness, World
+
+CHART = sx.RollChart.model()  # the frozen data file equals the model (tests/test_systemx.py proves it)
+SEED = 1234
+
+
+def seeded(count: int, skip: int = 0) -> list[int]:
+    """The bot's next ``count`` d20s after ``skip`` earlier ones."""
+    dice = Dice(random.Random(SEED))
+    rolls = [dice.d20() for _ in range(skip + count)]
+    return rolls[skip:]
+
+
+def field(embed: dict[str, Any], name: str) -> str:
+    """The value of the first field whose name starts with ``name``."""
+    for item in embed.get("fields", []):
+        if item["name"].startswith(name):
+            return str(item["value"])
+    raise AssertionError(f"no field {name!r} in {[f['name'] for f in embed.get('fields', [])]}")
+
+
+def colour(verdict: Any) -> int:
+    return VERDICT_COLOURS[verdict].value
+
+
+async def sheet(
+    harness: Harness,
+    world: World,
+    user: Any,
+    name: str,
+    attributes: dict[str, int],
+    skills: dict[str, tuple[str, int]],
+    wounds: dict[str, int] | None = None,
+) -> None:
+    await harness.bot.store.sheets.create(
+        {
+            "guild_id": world.guild.id,
+            "owner_id": user.id,
+            "name": name,
+            "system": "sysx",
+            "attributes": attributes,
+            "skills": {k: {"rating": r, "attribute": a} for k, (a, r) in skills.items()},
+            "wounds": wounds,
+        }
+    )
+
+
+async def alice_sheet(harness: Harness, world: World, **extra: Any) -> None:
+    await sheet(
+        harness,
+        world,
+        world.alice,
+        "Ayla",
+        {"Agility": 12, "Wits": 9},
+        {"Climb": ("Agility", 4), "Stealth": ("Agility", 2), "Swim": ("Wits", 3)},
+        **extra,
+    )
+
+
+async def logged(harness: Harness, world: World) -> int:
+    return len(await harness.bot.store.log.last(world.guild.id, world.general.id, 50))
+
+
+async def sysx(
+    harness: Harness, world: World, path: str, options: dict[str, Any], user: Any = None
+) -> Answer:
+    return await harness.slash(world.guild, world.general, user or world.alice, f"sysx {path}", options)
+
+
+# -- check -------------------------------------------------------------------------------------------
+
+
+async def test_check_from_the_active_sheet(harness: Harness, world: World) -> None:  # SX-1, SX-5, SX-7
+    await alice_sheet(harness, world)
+    answer = await sysx(harness, world, "check", {"skill": "climb"})
+    [natural] = seeded(1)
+    expected = sx.check(CHART, 16, natural)
+    embed = answer.embed
+    word = "success" if expected.succeeded else "failure"
+    assert not answer.ephemeral
+    assert embed["title"] == f"Climb: {expected.margin.signed()}, {word}"
+    assert embed["color"] == colour(expected.verdict)
+    assert field(embed, "Skill Value") == "Agility 12 + Climb 4 = 16"
+    assert field(embed, "Roll") == f"d20: **{natural}**"
+    assert field(embed, "Margin") == f"**{expected.margin.signed()}**"
+    assert field(embed, "Required").startswith("+0 (default)")
+    assert "sheet Ayla" in embed["description"] and world.alice.mention in embed["description"]
+    assert "SX-5" in embed["footer"]["text"] and "the bot's roll chart" in embed["footer"]["text"]
+    [record] = await harness.bot.store.log.last(world.guild.id, world.general.id)
+    assert record.dice == [natural] and record.command == "sysx check"
+
+
+async def test_check_with_raw_numbers_and_rule_modifiers(
+    harness: Harness, world: World
+) -> None:  # SX-1, SX-4
+    options = {"attribute": 10, "skill_rating": 5, "roll_modifier": 2, "sv_modifier": -3, "required": "S2"}
+    answer = await sysx(harness, world, "check", options)
+    [natural] = seeded(1)
+    expected = sx.check(CHART, 15, natural, roll_modifier=2, sv_modifier=-3, required=sx.S2)
+    embed = answer.embed
+    assert field(embed, "Skill Value") == "attribute 10 + skill 5 = 15; modifier -3 (rule -3) → 12"
+    assert field(embed, "Roll") == f"d20: **{natural}**, modifier +2 (rule +2) → {natural + 2}"
+    assert field(embed, "Margin") == f"**{expected.margin.signed()}**"
+    assert field(embed, "Required").startswith("+2 (chosen)")
+    assert embed["color"] == colour(expected.verdict)
+    assert expected.decided_by.value in field(embed, "Decided by")
+
+
+async def test_sv_above_30_is_a_critical_success_without_the_chart(harness: Harness, world: World) -> None:
+    answer = await sysx(harness, world, "check", {"sv": 35})  # SX-3
+    embed = answer.embed
+    assert field(embed, "Decided by") == "SV above 30 (SX-3)"
+    assert field(embed, "Margin") == "**CS**"
+    assert embed["color"] == colour(sx.Verdict.CRITICAL_SUCCESS)
+    assert "SX-3" in embed["footer"]["text"]
+
+
+async def test_letters_display_follows_the_guild_setting(harness: Harness, world: World) -> None:
+    await harness.bot.store.settings.update(world.guild.id, margin_display="letters")
+    answer = await sysx(harness, world, "check", {"sv": 16})
+    [natural] = seeded(1)
+    expected = sx.check(CHART, 16, natural)
+    assert field(answer.embed, "Margin") == f"**{expected.margin.letters()}**"
+    assert field(answer.embed, "Required").startswith("S0 (default)")
+
+
+async def test_a_guilds_own_chart_is_used(harness: Harness, world: World) -> None:  # SX-5
+    own = sx.RollChart(tuple(tuple(sx.S5 for _ in range(20)) for _ in range(30)))
+    await harness.bot.store.settings.update(world.guild.id, systemx_chart=own.to_csv())
+    for _ in range(2):  # the second roll reuses the parsed chart
+        answer = await sysx(harness, world, "check", {"sv": 10})
+        assert field(answer.embed, "Margin") == "**+5**"
+        assert "the guild's own roll chart" in answer.embed["footer"]["text"]
+
+
+async def test_check_in_a_dm_with_raw_numbers(harness: Harness, world: World) -> None:
+    answer = await harness.slash(None, None, world.stranger, "sysx check", {"sv": 12})
+    [natural] = seeded(1)
+    expected = sx.check(CHART, 12, natural)
+    assert not answer.ephemeral
+    assert answer.embed["title"].startswith(f"SV 12: {expected.margin.signed()}")
+    flat = await harness.slash(None, None, world.stranger, "sysx flat", {"value": 11})
+    assert flat.embed["title"].startswith("Flat chance")
+
+
+async def test_private_check_shows_the_result_only_to_the_roller(harness: Harness, world: World) -> None:
+    answer = await sysx(harness, world, "check", {"sv": 14, "visibility": "private"})
+    [natural] = seeded(1)
+    assert answer.ephemeral and field(answer.embed, "Roll") == f"d20: **{natural}**"
+    [notice] = answer.public()
+    assert notice.embeds == [] and "private roll" in notice.content and "System X check" in notice.content
+    text = notice.text()
+    for secret in ("d20", "Margin", str(natural), "+", "success", "failure"):
+        assert secret not in text.replace(world.alice.mention, ""), secret
+
+
+# -- bad input -----------------------------------------------------------------------------------------
+
+
+async def test_bad_input_is_one_sentence_and_changes_nothing(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", world.alice.id, "sv", 2, 1, world.gm.id
+    )
+    no_sheet = await sysx(harness, world, "check", {"skill": "Climb"})
+    assert no_sheet.ephemeral and no_sheet.content.startswith("You have no active System X sheet")
+    await alice_sheet(harness, world)
+    cases = [
+        ({"skill": "Juggling"}, "The sheet 'Ayla' has no skill named 'Juggling'."),
+        ({}, "Name a skill from your System X sheet, or give an SV (or an attribute and a skill rating)."),
+        ({"attribute": 10}, "Give both an attribute and a skill rating, or neither."),
+        ({"skill": "Climb", "sv": 12}, "Give either a skill from the sheet or raw numbers, not both."),
+    ]
+    for options, sentence in cases:
+        answer = await sysx(harness, world, "check", options)
+        assert answer.ephemeral and answer.content == sentence
+        assert answer.public() == [] and len(answer.messages) == 1
+    synergy = await sysx(harness, world, "synergy", {"skills": "Climb"})
+    assert synergy.ephemeral and "List 2 to 10" in synergy.content
+    assert await logged(harness, world) == 0
+    # the GM's modifier is still pending: refusals consume nothing (GM-3)
+    assert (
+        len(await store.modifiers.pending_for(world.guild.id, world.general.id, "sysx", world.alice.id)) == 1
+    )
+
+
+# -- GM modifiers (GM-3, SX-6) ---------------------------------------------------------------------------
+
+
+async def test_a_gm_modifier_is_consumed_by_exactly_one_roll(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", world.alice.id, "sv", -2, 1, world.gm.id
+    )
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", world.alice.id, "roll", 3, 1, world.gm.id
+    )
+    first = await sysx(harness, world, "check", {"sv": 16, "sv_modifier": 1})
+    second = await sysx(harness, world, "check", {"sv": 16, "sv_modifier": 1})
+    one, two = seeded(2)
+    expected = sx.check(CHART, 16, one, sv_modifier=-1, roll_modifier=3)  # GM-3, SX-6
+    embed = first.embed
+    assert field(embed, "Skill Value") == "16 (given); modifier -1 (rule +1, GM -2) → 15"
+    assert field(embed, "Roll") == f"d20: **{one}**, modifier +3 (GM +3) → {one + 3}"
+    assert field(embed, "Margin") == f"**{expected.margin.signed()}**"
+    gm_field = field(embed, "GM modifiers")
+    assert "Skill Value -2" in gm_field and "roll +3" in gm_field and world.gm.mention in gm_field
+    assert "SX-6" in embed["footer"]["text"]
+    again = second.embed
+    assert "GM modifier" not in [f["name"][:11] for f in again["fields"]]
+    assert field(again, "Skill Value") == "16 (given); modifier +1 (rule +1) → 17"
+    assert field(again, "Margin") == f"**{sx.check(CHART, 16, two, sv_modifier=1).margin.signed()}**"
+
+
+async def test_a_gm_required_margin_overrides_the_players(harness: Harness, world: World) -> None:  # SX-7
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", None, "required_margin", "S3", 1, world.gm.id
+    )
+    answer = await sysx(harness, world, "check", {"sv": 20, "required": "F2"})
+    [natural] = seeded(1)
+    expected = sx.check(CHART, 20, natural, required=sx.S3)
+    assert field(answer.embed, "Required").startswith("+3 (set by the GM)")
+    assert answer.embed["color"] == colour(expected.verdict)
+    assert "for everyone" in field(answer.embed, "GM modifier")
+
+
+# -- wounds (SX-2, GM-2) ---------------------------------------------------------------------------------
+
+
+async def test_wounds_are_gm_only_and_cap_the_next_check(harness: Harness, world: World) -> None:
+    await alice_sheet(harness, world)
+    store = harness.bot.store
+    refused = await sysx(harness, world, "wounds", {"member": world.alice, "current": 3, "maximum": 10})
+    assert refused.ephemeral and "Only a GM" in refused.content and refused.public() == []  # GM-2
+    assert (await store.sheets.active(world.guild.id, world.alice.id, "sysx")).wounds is None
+    done = await sysx(
+        harness, world, "wounds", {"member": world.alice, "current": 3, "maximum": 10}, user=world.gm
+    )
+    assert done.ephemeral and "wounds 3/10, SV capped at 6" in done.content
+    wounds = (await store.sheets.active(world.guild.id, world.alice.id, "sysx")).wounds
+    assert wounds is not None and (wounds.current, wounds.maximum) == (3, 10)
+    answer = await sysx(harness, world, "check", {"skill": "Climb"})
+    [natural] = seeded(1)
+    expected = sx.check(CHART, 16, natural, wounds=(3, 10))  # SX-2
+    assert field(answer.embed, "Skill Value") == "Agility 12 + Climb 4 = 16; wounds 3/10 cap SV at 6 → 6"
+    assert field(answer.embed, "Margin") == f"**{expected.margin.signed()}**"
+    assert "SX-2" in answer.embed["footer"]["text"]
+    healed = await sysx(harness, world, "wounds", {"member": world.alice, "current": 10}, user=world.gm)
+    assert "no cap" in healed.content
+    too_many = await sysx(harness, world, "wounds", {"member": world.alice, "current": 11}, user=world.gm)
+    assert too_many.ephemeral and too_many.content == "Current wounds run from 0 to the maximum 10, not 11."
+
+
+# -- opposed, combined, synergy, flat ---------------------------------------------------------------------
+
+
+async def test_opposed_uses_both_members_sheets(harness: Harness, world: World) -> None:  # SX-8
+    await alice_sheet(harness, world)
+    await sheet(harness, world, world.bob, "Brom", {"Senses": 11}, {"Notice": ("Senses", 5)})
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", world.alice.id, "roll", 2, 1, world.gm.id
+    )
+    options = {"actor": world.alice, "target": world.bob, "actor_skill": "Stealth", "target_skill": "Notice"}
+    answer = await sysx(harness, world, "opposed", options, user=world.alice)
+    first, second = seeded(2)
+    actor = sx.check(CHART, 14, first, roll_modifier=2)
+    target = sx.check(CHART, 16, second)
+    final = sx.opposed(actor.margin, target.margin)
+    embed = answer.embed
+    assert embed["title"].startswith(f"Opposed check: {final.signed()}")
+    actor_text = field(embed, "Actor: Stealth")
+    assert world.alice.mention in actor_text and "Agility 12 + Stealth 2 = 14" in actor_text
+    assert f"d20: **{first}**, modifier +2 → {first + 2}" in actor_text
+    target_text = field(embed, "Target: Notice")
+    assert world.bob.mention in target_text and f"d20: **{second}**" in target_text
+    assert field(embed, "Opposed (SX-8)") == (
+        f"{actor.margin.signed()} against {target.margin.signed()} → **{final.signed()}**"
+    )
+    assert world.gm.mention in field(embed, "GM modifier (on the actor's check)")
+    assert embed["color"] == colour(sx_verdict(final))
+
+
+def sx_verdict(margin: sx.Margin) -> Any:
+    from bot.ui.sysx import margin_verdict
+
+    return margin_verdict(margin)
+
+
+async def test_opposed_with_raw_svs_and_a_member_without_a_sheet(harness: Harness, world: World) -> None:
+    refused = await sysx(
+        harness, world, "opposed", {"actor": world.alice, "target": world.bob, "actor_sv": 12}
+    )
+    assert refused.ephemeral and refused.content.startswith(f"Name a skill from {world.bob.mention}'s")
+    answer = await sysx(
+        harness, world, "opposed", {"actor": world.alice, "target": world.bob, "actor_sv": 12, "target_sv": 9}
+    )
+    first, second = seeded(2)
+    final = sx.opposed(sx.check(CHART, 12, first).margin, sx.check(CHART, 9, second).margin)
+    assert field(answer.embed, "Opposed (SX-8)").endswith(f"**{final.signed()}**")
+
+
+async def test_combined_with_three_members_shows_the_fold(harness: Harness, world: World) -> None:  # SX-9
+    await alice_sheet(harness, world)
+    await sheet(harness, world, world.bob, "Brom", {"Brawn": 14}, {"Lift": ("Brawn", 3)})
+    options = {
+        "member1": world.alice,
+        "skill1": "Climb",
+        "member2": world.bob,
+        "skill2": "Lift",
+        "member3": world.carol,
+        "sv3": 8,
+    }
+    answer = await sysx(harness, world, "combined", options)
+    dice = seeded(3)
+    margins = [sx.check(CHART, sv, d).margin for sv, d in zip((16, 17, 8), dice, strict=True)]
+    outcome = sx.combined(margins)
+    embed = answer.embed
+    assert embed["title"].startswith(f"Combined check: {outcome.margin.signed()}")
+    assert world.carol.mention in field(embed, "3. SV 8") and f"d20: **{dice[2]}**" in field(embed, "3. SV 8")
+    steps = field(embed, "Combined (SX-9)").splitlines()
+    assert steps == [
+        f"{margins[0].signed()} with {margins[1].signed()} → {outcome.partials[0].signed()}",
+        f"{outcome.partials[0].signed()} with {margins[2].signed()} → {outcome.partials[1].signed()}",
+    ]
+    duplicate = await sysx(harness, world, "combined", {"member1": world.bob, "member2": world.bob, "sv1": 3})
+    assert duplicate.ephemeral and "only once" in duplicate.content
+
+
+async def test_synergy_chain_carries_each_margin(harness: Harness, world: World) -> None:  # SX-10
+    await alice_sheet(harness, world)
+    answer = await sysx(harness, world, "synergy", {"skills": "Swim, Climb, 10", "required": "S1"})
+    dice = seeded(3)
+    steps = [sx.SkillCheck(sv=sv) for sv in (12, 16, 10)]
+    outcome = sx.synergy(CHART, steps, dice, required=sx.S1)
+    embed = answer.embed
+    assert embed["title"].startswith(f"Synergistic check: {outcome.margin.signed()}")
+    names = [f["name"] for f in embed["fields"]]
+    assert names[0] == "1. Swim (first check: carries +0)"
+    assert names[1] == f"2. Climb (carries {outcome.links[1].carried:+d} from check 1)"
+    assert names[2] == f"3. SV 10 (carries {outcome.links[2].carried:+d} from check 2)"
+    for index, link in enumerate(outcome.links):
+        value = embed["fields"][index]["value"]
+        assert f"d20: **{dice[index]}**" in value and f"**{link.result.margin.signed()}**" in value
+        if link.carried:
+            assert f"modifier {link.carried:+d}" in value
+    assert field(embed, "Result").startswith(f"Last margin **{outcome.margin.signed()}** against required +1")
+    assert embed["color"] == colour(outcome.verdict)
+    unknown = await sysx(harness, world, "synergy", {"skills": "Swim, Fly"})
+    assert unknown.ephemeral and unknown.content == "The sheet 'Ayla' has no skill named 'Fly'."
+
+
+async def test_flat_chance(harness: Harness, world: World) -> None:  # SX-11
+    answer = await sysx(harness, world, "flat", {"value": 8})
+    [natural] = seeded(1)
+    result = sx.flat(natural, 8)
+    happened = "happens" if result.happened else "does not happen"
+    assert answer.embed["title"] == f"Flat chance: the event {happened}"
+    assert field(answer.embed, "Roll") == f"d20: **{natural}**"
+    assert answer.embed["color"] == colour(result.verdict)
+
+
+# -- autocomplete ------------------------------------------------------------------------------------------
+
+
+async def test_skills_autocomplete_from_the_right_sheet(harness: Harness, world: World) -> None:
+    await alice_sheet(harness, world)
+    await sheet(
+        harness, world, world.bob, "Brom", {"Senses": 11}, {"Notice": ("Senses", 5), "Sneak": ("Senses", 1)}
+    )
+    mine = await harness.autocomplete(
+        world.guild, world.general, world.alice, "sysx check", {"skill": "s"}, "skill"
+    )
+    assert [c["value"] for c in mine.choices] == ["Stealth", "Swim"]
+    assert mine.choices[0]["name"] == "Stealth (Agility 12 + 2)"
+    target = await harness.autocomplete(
+        world.guild,
+        world.general,
+        world.alice,
+        "sysx opposed",
+        {"actor": world.alice, "target": world.bob, "target_skill": "n"},
+        "target_skill",
+    )
+    assert [c["value"] for c in target.choices] == ["Notice", "Sneak"]
+    actor = await harness.autocomplete(
+        world.guild,
+        world.general,
+        world.alice,
+        "sysx opposed",
+        {"actor": world.alice, "target": world.bob, "actor_skill": ""},
+        "actor_skill",
+    )
+    assert [c["value"] for c in actor.choices] == ["Climb", "Stealth", "Swim"]
+    slot = await harness.autocomplete(
+        world.guild,
+        world.general,
+        world.alice,
+        "sysx combined",
+        {"member1": world.alice, "member2": world.bob, "skill2": "no"},
+        "skill2",
+    )
+    assert [c["value"] for c in slot.choices] == ["Notice"]
+    chain = await harness.autocomplete(
+        world.guild, world.general, world.alice, "sysx synergy", {"skills": "Climb, sw"}, "skills"
+    )
+    assert [c["value"] for c in chain.choices] == ["Climb, Swim"]
+    nobody = await harness.autocomplete(
+        world.guild, world.general, world.carol, "sysx check", {"skill": ""}, "skill"
+    )
+    assert nobody.choices == []

@@ -151,10 +151,14 @@ def bot_env(
     return env
 
 
-async def launch(kind: str, fake: FakeDiscord, database: Path, *, log_level: str = "INFO") -> BotProcess:
+async def launch(
+    kind: str, fake: FakeDiscord, database: Path, *, log_level: str = "INFO", profile: Path | None = None
+) -> BotProcess:
     """Start ``kind`` ("tabletop": python -m bot; "bare": bench/bare_bot.py); wait until it connected."""
     if kind == "tabletop":
         argv = [sys.executable, "-m", "bot"]
+        if profile is not None:  # cProfile writes the file when the bot exits on SIGTERM
+            argv = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "bot"]
     elif kind == "bare":
         argv = [sys.executable, str(ROOT / "bench" / "bare_bot.py")]
     else:

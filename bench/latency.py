@@ -36,7 +36,7 @@ from _common import (
 )
 
 from tests.fake_discord.harness import World
-from tests.fake_discord.server import MESSAGE, FakeDiscord, InteractionRecord
+from tests.fake_discord.server import MESSAGE, UPDATE_MESSAGE, FakeDiscord, InteractionRecord
 
 MEDIAN_RATIO, THROUGHPUT_SHARE, P99_MS = 1.5, 0.6, 25.0
 Prepare = Callable[[FakeDiscord, World, BotProcess, int], Awaitable[Callable[[int], InteractionRecord]]]
@@ -122,6 +122,53 @@ async def prepare_decision(
     return make
 
 
+HANDS_PER_CHANNEL = 8  # each channel has its own 1-deck shoe; open hands keep their cards out of it
+
+
+async def prepare_hit(
+    fake: FakeDiscord, world: World, bot: BotProcess, n: int
+) -> Callable[[int], InteractionRecord]:
+    """Deal ``n`` voluntary hands through the bot (``/cards task``), spread over channels; one Hit each.
+
+    Clicks in flight at once are on hands of different channels (each channel's shoe is one row that every
+    draw there updates, so concurrent draws in one channel can be refused with "click again").
+    """
+    import re
+
+    channels = [fake.add_channel(world.guild, f"cards-{c}") for c in range(n // HANDS_PER_CHANNEL + 1)]
+    options = {"difficulty": 2, "level": 3, "visibility": "public"}
+    records = []
+    for i in range(n):  # round robin over the channels: deals in flight draw from different shoes
+        data = fake.build_command_data(world.guild, "cards task", options)
+        channel = channels[i % len(channels)]
+        records.append(fake.interaction_payload(2, data, user=world.alice, channel=channel))
+    dealt = await fire(fake, records, 8, "deal", answered_publicly, bot)
+    if dealt.errors:
+        raise RuntimeError(f"dealing hands failed: {dealt.errors[:3]}")
+    hit = re.compile(r"^bj:\d+:hit$")
+    targets = []
+    for record in records:
+        message = record.original
+        assert message is not None
+        [custom_id] = [c for c in message.custom_ids() if hit.match(c)]
+        targets.append((message, custom_id))
+
+    def make(i: int) -> InteractionRecord:
+        message, custom_id = targets[i]
+        channel = fake.channels[message.channel_id]
+        data = {"custom_id": custom_id, "component_type": 2}
+        return fake.interaction_payload(3, data, user=world.alice, channel=channel, message=message)
+
+    return make
+
+
+def answered_by_updating(record: InteractionRecord) -> str | None:
+    """A Hit click edits the hand's message (type 7) or posts a result; an ephemeral answer is a refusal."""
+    if record.callback_type == UPDATE_MESSAGE:
+        return None
+    return answered_publicly(record)
+
+
 def _has_cog(module: str) -> Callable[[], bool]:
     def available() -> bool:
         from bot.client import COGS
@@ -146,6 +193,13 @@ TARGETS: dict[str, Target] = {
         answered_publicly,
         _has_cog("cogs.decision"),
     ),
+    "hit": Target(
+        "hit",
+        "a Hit click on a fresh voluntary hand (/cards task difficulty:2 level:3 public, 8 hands a channel)",
+        prepare_hit,
+        answered_by_updating,
+        _has_cog("cogs.cards"),
+    ),
 }
 
 
@@ -163,11 +217,19 @@ class Session:
     made: int = 0
 
     @classmethod
-    async def open(cls, kind: str, label: str, prepare: Prepare, check: Check, count: int) -> Session:
+    async def open(
+        cls, kind: str, label: str, prepare: Prepare, check: Check, count: int, profile: Path | None = None
+    ) -> Session:
         fake, world = await open_fake()
         folder = tempfile.TemporaryDirectory(prefix=f"latency-{kind}-")
-        bot = await launch(kind, fake, Path(folder.name) / "bot.db")
-        make = await prepare(fake, world, bot, count)
+        bot = await launch(kind, fake, Path(folder.name) / "bot.db", profile=profile)
+        try:
+            make = await prepare(fake, world, bot, count)
+        except BaseException:
+            await bot.stop()
+            await fake.stop()
+            folder.cleanup()
+            raise
         return cls(label, fake, bot, make, check, folder)
 
     async def burst(self, n: int, concurrency: int, label: str) -> Run:
@@ -200,12 +262,14 @@ def pooled(runs: list[Run], label: str) -> Run:
 
 
 async def compare(
-    target: Target, n: int, concurrencies: list[int], warmup: int, rounds: int
+    target: Target, n: int, concurrencies: list[int], warmup: int, rounds: int, profile: Path | None = None
 ) -> tuple[list[Run], list[Run], list[list[tuple[float, float]]]]:
     """Bare and real bot side by side, bursts interleaved round by round (noise hits both alike)."""
     count = warmup + n * len(concurrencies) * rounds
     bare = await Session.open("bare", "bare discord.py /ok", prepare_bare, answered_with_message, count)
-    real = await Session.open("tabletop", f"tabletop {target.name}", target.prepare, target.check, count)
+    real = await Session.open(
+        "tabletop", f"tabletop {target.name}", target.prepare, target.check, count, profile
+    )
     per_round: list[list[tuple[float, float]]] = [[] for _ in concurrencies]
     bare_runs: dict[int, list[Run]] = {c: [] for c in concurrencies}
     real_runs: dict[int, list[Run]] = {c: [] for c in concurrencies}
@@ -257,8 +321,9 @@ async def main(args: argparse.Namespace) -> int:
         if not target.available():
             print(f"\n{name}: not available yet ({target.what})")
             continue
+        profile = Path(args.profile).with_suffix(f".{name}.prof") if args.profile else None
         bare_runs, real_runs, per_round = await compare(
-            target, args.n, concurrencies, args.warmup, args.rounds
+            target, args.n, concurrencies, args.warmup, args.rounds, profile
         )
         print(f"\n{name}: {target.what}")
         print(HEADER)
@@ -272,6 +337,8 @@ async def main(args: argparse.Namespace) -> int:
         for run in (*bare_runs, *real_runs):
             for error in run.errors[:5]:
                 print(f"  error ({run.label}): {error}")
+        if profile is not None:
+            show_profile(profile)
         print(f"targets at C={concurrencies[-1]}:")
         for what, ok, value in verdicts(bare_runs[-1], real_runs[-1]):
             failed |= not ok
@@ -286,6 +353,14 @@ async def main(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def show_profile(path: Path) -> None:
+    """The bot's hottest functions by own time, from its cProfile file."""
+    import pstats
+
+    print(f"profile of the tabletop bot (whole run incl. set-up): {path}")
+    pstats.Stats(str(path)).sort_stats("tottime").print_stats(25)
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -295,6 +370,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("-c", "--concurrency", default="1,16", help="comma-separated in-flight counts")
     parser.add_argument("--rounds", type=int, default=3, help="bare/real bursts interleaved this many times")
     parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--profile", help="run the real bot under cProfile, writing PROFILE.<target>.prof")
     parser.add_argument(
         "--validate",
         action="store_true",

@@ -167,3 +167,40 @@ async def test_fifty_supply_rolls_step_one_die_once_per_logged_roll(
     assert supply_chain_problems(logged, 12, die["die"]) == []
     for refusal in refusals:  # an empty die or a lost race, said in one sentence
         assert "empty" in refusal.content or "roll again" in refusal.content, refusal.content
+
+
+# -- BJ-1, BJ-4: one hand, 50 Hit clicks -----------------------------------------------------------------
+async def test_fifty_hit_clicks_on_one_hand_move_it_once_per_answer_and_conserve_the_cards(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:  # BJ-1, BJ-4, GM-4
+    sub = await launch(fake, tmp_path)
+    try:
+        posted = await sub.slash(
+            world.guild, world.general, world.alice, "cards task", {"difficulty": 2, "level": 3}
+        )
+        hand_message = posted.original
+        clicks = await asyncio.gather(*(sub.click(hand_message, "Hit", world.alice) for _ in range(BURST)))
+        async with await Store.open(tmp_path / "bot.db") as store:
+            [hand] = [h for h in await _hands(store, world)]
+            shoe, _ = await store.cards.get_shoe(world.guild.id, world.general.id)
+            in_play = [
+                c
+                for h in await store.cards.open_hands(world.guild.id, world.general.id)
+                for c in h.card_objects
+            ]
+    finally:
+        await stop(sub, fake)
+    moved = [c for c in clicks if not c.ephemeral]
+    refused = [c for c in clicks if c.ephemeral]
+    assert len(moved) + len(refused) == BURST
+    assert len(moved) >= 1
+    assert hand.version == 1 + len(moved)  # one stored move per answered click, none lost, none doubled
+    assert shoe.is_conserved(in_play), "cards were lost or duplicated"
+    for refusal in refused:
+        assert refusal.content, own_text(refusal)
+
+
+async def _hands(store: Store, world: World) -> list[Any]:
+    open_hands = await store.cards.open_hands(world.guild.id, world.general.id)
+    finished = await store.cards.recent_hands(world.guild.id, world.general.id, 5)
+    return [*open_hands, *finished]

@@ -29,6 +29,10 @@ COGS: tuple[str, ...] = (
     "cogs.cards",
     "cogs.sysx",
     "cogs.dn",
+    "cogs.rps",
+    "cogs.sheets",
+    "cogs.gm",
+    "cogs.log",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

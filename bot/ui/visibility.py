@@ -15,6 +15,7 @@ import discord
 
 from bot.store import Store
 from bot.ui.embeds import NO_MENTIONS
+from bot.ui.gm import take_blind_request
 from bot.ui.permissions import NOT_GM, is_gm
 from bot.ui.reply import ErrorReportingItem, UserError, refuse, reply
 
@@ -53,7 +54,12 @@ async def resolve_mode(
     store: Store,
     requested: str | None,
 ) -> Mode:
-    """The mode to use: the one asked for, else the channel's default; refuses one that cannot work here."""
+    """The mode to use: the one asked for, else the channel's default; refuses one that cannot work here.
+
+    A roll the player accepted a GM's blind request for (/gm request-roll) is blind, once.
+    """
+    if await take_blind_request(interaction, store):
+        return "blind"
     if requested is None:
         if interaction.guild is None or interaction.channel_id is None:
             return "public"

@@ -1,0 +1,219 @@
+"""GM tools rendered: pending modifiers, guild settings, and GM requests for a blind roll (issue 7).
+
+A blind-roll request lives in the store's key-value table (no schema change):
+``roll_request:<id>`` holds the open request (guild, channel, player, system, GM, note) until the named
+player presses **Roll (blind)**; that press moves it to ``blind_request:<guild>:<channel>:<player>:<system>``,
+which `take_blind_request` consumes exactly once (one DELETE) when the player's next roll in that system
+resolves its visibility.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+
+from bot.store import MODIFIER_KINDS, SYSTEMS, GuildSettings, PendingModifier, Store
+from bot.store.models import SYSTEM_NAMES
+from bot.ui.embeds import NO_MENTIONS, clip, info_embed
+from bot.ui.reply import ErrorReportingItem, refuse, reply
+
+REQUEST_PREFIX = "roll_request:"
+BLIND_PREFIX = "blind_request:"
+KIND_WORDS: dict[str, str] = {
+    "sv": "Skill Value modifier (SX-6)",
+    "roll": "roll modifier (SX-6)",
+    "required_margin": "required margin (SX-7)",
+    "df": "Difficulty Factor (DN-3)",
+    "difficulty": "difficulty",
+    "modifier": "modifier (DD-3)",
+    "advantage": "advantage (DD-2)",
+    "disadvantage": "disadvantage (DD-2)",
+}
+
+
+def system_label(system: str) -> str:
+    """``System X`` for ``sysx``."""
+    return SYSTEM_NAMES.get(system, system)
+
+
+def kind_allows(system: str, kind: str) -> str:
+    """What values a modifier kind takes, in words (``-4 to 4``; ``CF, F5, ..``)."""
+    allowed = MODIFIER_KINDS[system][kind]
+    if isinstance(allowed[0], str):
+        return ", ".join(map(str, allowed))
+    low, high = allowed
+    return "no value" if low == high else f"{low} to {high}"
+
+
+def modifier_value_text(modifier: PendingModifier) -> str:
+    """``+2``, ``S1``, or nothing for advantage/disadvantage."""
+    if modifier.kind in ("advantage", "disadvantage"):
+        return ""
+    if isinstance(modifier.value, int):
+        return f" {modifier.value:+d}"
+    return f" {modifier.value}"
+
+
+def modifier_line(modifier: PendingModifier) -> str:
+    """One pending modifier: system, kind, value, for whom, uses, who set it."""
+    who = "everyone" if modifier.target_user_id is None else f"<@{modifier.target_user_id}>"
+    uses = (
+        f"{modifier.uses} use{'s' if modifier.uses != 1 else ''} each"
+        if modifier.target_user_id is None
+        else f"{modifier.uses_left} of {modifier.uses} use{'s' if modifier.uses != 1 else ''} left"
+    )
+    return (
+        f"`#{modifier.id}` {system_label(modifier.system)}: {KIND_WORDS.get(modifier.kind, modifier.kind)}"
+        f"{modifier_value_text(modifier)} for {who}, {uses}, set by <@{modifier.set_by}>"
+    )
+
+
+def modifiers_embed(modifiers: Sequence[PendingModifier]) -> discord.Embed:
+    """The modifiers pending in a channel (GM-3)."""
+    if not modifiers:
+        return info_embed("Pending GM modifiers", "None in this channel.")
+    return info_embed("Pending GM modifiers", clip("\n".join(modifier_line(m) for m in modifiers), 4000))
+
+
+def settings_embed(
+    settings: GuildSettings, *, channel_id: int, channel_visibility: str, chart_note: str = ""
+) -> discord.Embed:
+    """The guild's settings and this channel's default visibility."""
+    roles = (
+        ", ".join(f"<@&{r}>" for r in settings.gm_role_ids) or 'default: roles named "GM" or "Game Master"'
+    )
+    on = {True: "on", False: "off"}
+    fields = [
+        ("GM roles (GM-1)", roles),
+        ("Margins (System X)", "signed (+3)" if settings.margin_display == "signed" else "letters (S3)"),
+        ("Adder scheme (BJ-7)", settings.adder_scheme),
+        ("Suit bonus (BJ-6)", on[settings.bj_suit_bonus]),
+        ("Characteristic rule (BJ-9)", on[settings.bj_characteristic_bonus]),
+        ("Fumble flags (BJ-11)", on[settings.bj_fumble_flags]),
+        ("Decks per shoe (BJ-1)", str(settings.decks_per_shoe)),
+        ("Roll chart (SX-5)", "custom (uploaded)" if settings.systemx_chart else "default (SX-5 formula)"),
+        (
+            "GM channel",
+            f"<#{settings.gm_channel_id}>" if settings.gm_channel_id else "none (GM copies go by DM)",
+        ),
+        (
+            "Blind rolls by players",
+            "allowed" if settings.allow_blind else "not allowed (GMs may request one)",
+        ),
+        (f"Default visibility of <#{channel_id}>", channel_visibility),
+    ]
+    embed = info_embed("Server settings", chart_note or "Change any with /gm settings option: value.")
+    for name, value in fields:
+        embed.add_field(name=name, value=value, inline=True)
+    return embed
+
+
+# -- blind-roll requests ----------------------------------------------------------------------------------
+def blind_key(guild_id: int, channel_id: int, user_id: int, system: str) -> str:
+    """Where an accepted request waits for the player's next roll of ``system`` in the channel."""
+    return f"{BLIND_PREFIX}{guild_id}:{channel_id}:{user_id}:{system}"
+
+
+async def open_request(
+    store: Store, request_id: int, *, guild_id: int, channel_id: int, player_id: int, system: str, gm_id: int
+) -> None:
+    """Remember a GM's request for a blind roll until the player accepts it."""
+    record = {"guild": guild_id, "channel": channel_id, "player": player_id, "system": system, "gm": gm_id}
+    await store.meta.set(f"{REQUEST_PREFIX}{request_id}", json.dumps(record))
+
+
+async def consume_blind_request(
+    store: Store, guild_id: int, channel_id: int, user_id: int, system: str
+) -> bool:
+    """True exactly once after the player accepted a GM's blind request for this system and channel."""
+    if system not in SYSTEMS:
+        return False
+    return await store.meta.delete(blind_key(guild_id, channel_id, user_id, system))
+
+
+async def take_blind_request(interaction: discord.Interaction[Any], store: Store) -> bool:
+    """For `resolve_mode`: does this roll honour an accepted GM blind request? (consumes it once)."""
+    command = interaction.command
+    if interaction.guild is None or interaction.channel_id is None:
+        return False
+    if not isinstance(command, discord.app_commands.Command):
+        return False
+    root = command.root_parent.name if command.root_parent is not None else command.name
+    return await consume_blind_request(
+        store, interaction.guild.id, interaction.channel_id, interaction.user.id, root
+    )
+
+
+class RequestRollButton(
+    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"rr:(?P<request_id>\d+)"
+):
+    """On a GM's request: the named player accepts, and their next roll of that system goes blind."""
+
+    def __init__(self, request_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Roll (blind)", style=discord.ButtonStyle.primary, custom_id=f"rr:{request_id}"
+            )
+        )
+        self.request_id = request_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> RequestRollButton:
+        return cls(int(match["request_id"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        store: Store = interaction.client.store
+        key = f"{REQUEST_PREFIX}{self.request_id}"
+        raw = await store.meta.get(key)
+        if raw is None:
+            await refuse(interaction, "This roll request was already accepted or no longer exists.")
+            return
+        record: dict[str, Any] = json.loads(raw)
+        here = (interaction.guild.id if interaction.guild else None, interaction.channel_id)
+        if here != (record["guild"], record["channel"]):
+            await refuse(interaction, "This roll request belongs to another channel.")
+            return
+        if interaction.user.id != record["player"]:
+            await refuse(interaction, f"Only <@{record['player']}> can accept this roll request.")
+            return
+        if not await store.meta.delete(key):  # a double click: the first one accepted it
+            await refuse(interaction, "This roll request was already accepted.")
+            return
+        system = str(record["system"])
+        await store.meta.set(
+            blind_key(record["guild"], record["channel"], record["player"], system), str(self.request_id)
+        )
+        await reply(
+            interaction,
+            f"Your next {system_label(system)} roll in this channel will be blind: only the GMs will see it. "
+            f"Roll it now with /{system}.",
+            ephemeral=True,
+        )
+
+
+def request_view(request_id: int) -> discord.ui.View:
+    """The request message's persistent view with its **Roll (blind)** button."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(RequestRollButton(request_id))
+    return view
+
+
+__all__ = [
+    "KIND_WORDS",
+    "NO_MENTIONS",
+    "RequestRollButton",
+    "blind_key",
+    "consume_blind_request",
+    "kind_allows",
+    "modifier_line",
+    "modifiers_embed",
+    "open_request",
+    "request_view",
+    "settings_embed",
+    "take_blind_request",
+]

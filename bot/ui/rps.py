@@ -1,0 +1,282 @@
+"""RPS embeds: how a Base was built, the dice, the Success Level, resisted rounds and sustained pools.
+
+Everything a result shows lets the table recompute it: the Base's parts, both d10s, Base - roll, what
+doubles did (RPS-4, RPS-5), and the success word (RPS-3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import discord
+from discord import app_commands
+
+from bot.core.common import Verdict
+from bot.core.rps import DIFFICULTIES, Difficulty, Outcome, ResistedResult, RpsCheck
+from bot.store import AppliedModifier, Pool
+from bot.ui.embeds import NEUTRAL, VERDICT_COLOURS, WARNING, result_embed, rule_footer
+from bot.ui.rolls import modifier_field
+
+#: RPS-1: the seed's 18 named difficulties as choices ("+2 Moderately hard"), valued by their modifier.
+DIFFICULTY_CHOICES: list[app_commands.Choice[int]] = [
+    app_commands.Choice(name=str(row), value=row.modifier) for row in DIFFICULTIES
+]
+BAR_CELLS = 10
+
+
+@dataclass(frozen=True)
+class BasePart:
+    """One addend of a Base: a rating (``Agility 7``) or a modifier (``Moderately hard (+2)``)."""
+
+    label: str
+    value: int
+    modifier: bool = False
+    shown: str | None = None  # replaces the default text, e.g. "2 x Strength 7" for an attribute check
+
+    def text(self) -> str:
+        if self.shown is not None:
+            return self.shown
+        return f"{self.label} ({self.value:+d})" if self.modifier else f"{self.label} {self.value}"
+
+
+@dataclass(frozen=True)
+class BaseBuild:
+    """A Base and how it was built, for the embed (the arithmetic itself is the core's)."""
+
+    what: str
+    base: int
+    parts: tuple[BasePart, ...]
+
+    def text(self) -> str:
+        """``19 = Stealth 8 + Agility 7 + Moderately hard (+2)``."""
+        if len(self.parts) == 1 and not self.parts[0].modifier and self.parts[0].value == self.base:
+            return f"{self.base} ({self.parts[0].shown or self.parts[0].label})"
+        return f"{self.base} = " + " + ".join(part.text() for part in self.parts)
+
+
+def difficulty_part(row: Difficulty) -> BasePart:
+    """A named difficulty as a Base part."""
+    return BasePart(row.name, row.modifier, modifier=True)
+
+
+def gm_parts(applied: Sequence[AppliedModifier]) -> tuple[BasePart, ...]:
+    """GM-3: each pending difficulty modifier that applied, as a Base part."""
+    return tuple(
+        BasePart("GM difficulty", m.value, modifier=True)
+        for m in applied
+        if m.kind == "difficulty" and isinstance(m.value, int)
+    )
+
+
+def dice_text(check: RpsCheck) -> str:
+    """``3 + 5 = 8``, or why there were no dice (RPS-6)."""
+    if check.dice is None:
+        by = "granted by the GM" if check.granted_by_gm else "Base above 15"
+        return f"no roll: the roll was forgone ({by})"
+    return f"{check.dice[0]} + {check.dice[1]} = {check.roll}"
+
+
+def sl_text(check: RpsCheck) -> str:
+    """``19 - 8 = 11``; with doubles, the raw SL and what the doubles made of it."""
+    if check.dice is None:
+        return "1 (assumed success)"
+    raw = f"{check.base} - {check.roll} = {check.raw_sl}"
+    if check.doubles is None:
+        return raw
+    return f"{raw}; {check.doubles.value} makes it **{check.sl}**"
+
+
+def colour(check: RpsCheck) -> discord.Colour:
+    """Colour by verdict; a near miss (SL 0) in the warning colour."""
+    if check.outcome is Outcome.NEAR_MISS and check.verdict is Verdict.FAILURE:
+        return WARNING
+    return VERDICT_COLOURS[check.verdict]
+
+
+def check_fields(build: BaseBuild, check: RpsCheck) -> list[tuple[str, str]]:
+    """Base, dice, SL, doubles and result as embed fields."""
+    fields = [("Base", build.text()), ("Dice (2d10)", dice_text(check)), ("Success Level", sl_text(check))]
+    if check.doubles is not None:
+        fields.append(("Doubles", check.doubles.value))
+    fields.append(("Result", _result_line(check)))
+    return fields
+
+
+def _result_line(check: RpsCheck) -> str:
+    if check.outcome is Outcome.NEAR_MISS:
+        return f"near miss (SL {check.sl}): a retry is usually allowed"
+    return f"{check.name} (SL {check.sl})"
+
+
+def _rules(check: RpsCheck, *extra: str) -> str:
+    ids = ["RPS-1"]
+    if check.dice is None:
+        ids.append("RPS-6")
+    else:
+        ids += ["RPS-2", "RPS-3"]
+        if check.dice == (1, 1):
+            ids.append("RPS-4")
+        if check.dice == (10, 10):
+            ids.append("RPS-5")
+    ids += [i for i in extra if i not in ids]
+    return rule_footer(*ids)
+
+
+def check_embed(
+    build: BaseBuild,
+    check: RpsCheck,
+    applied: Sequence[AppliedModifier] = (),
+    *,
+    title: str | None = None,
+    extra_fields: Iterable[tuple[str, str]] = (),
+    rules: Sequence[str] = (),
+    author: str | None = None,
+) -> discord.Embed:
+    """The result of one RPS check (RPS-1..RPS-6), with any GM modifier that applied (GM-3)."""
+    fields = check_fields(build, check) + list(extra_fields)
+    gm = modifier_field(applied)
+    if gm is not None:
+        fields.append(gm)
+    embed = result_embed(
+        title or f"RPS {build.what}: {check.name}",
+        verdict=check.verdict,
+        fields=fields,
+        footer=_rules(check, *rules, *(["GM-3"] if applied else [])),
+        author=author,
+    )
+    embed.colour = colour(check)
+    return embed
+
+
+def check_summary(build: BaseBuild, check: RpsCheck) -> str:
+    """One line for the roll log: what, Base, dice and SL."""
+    dice = "forgone" if check.dice is None else f"{check.dice[0]}+{check.dice[1]}"
+    return f"RPS {build.what}: Base {check.base}, dice {dice}, SL {check.sl} ({check.name})"
+
+
+# --------------------------------------------------------------------------------------------------
+# RPS-7: resisted actions
+
+
+def resisted_embed(
+    result: ResistedResult,
+    builds: dict[str, BaseBuild],
+    applied: Sequence[AppliedModifier] = (),
+) -> discord.Embed:
+    """Every round of a resisted action, the winner, the runner-up and the new SL (RPS-7)."""
+    fields: list[tuple[str, str]] = [
+        ("Parties", "\n".join(f"**{name}**: Base {builds[name].text()}" for name in builds))
+    ]
+    for number, rnd in enumerate(result.rounds, start=1):
+        lines = []
+        for name, chk in rnd.checks:
+            extra = f", {chk.doubles.value}" if chk.doubles is not None else ""
+            lines.append(f"**{name}**: {dice_text(chk)} → SL {chk.sl}{extra}")
+        if rnd.decided:
+            lines.append(f"Highest: {rnd.highest[0]}")
+        else:
+            lines.append(f"Tied for highest: {', '.join(rnd.highest)}; they roll again")
+        label = f"Round {number}" if len(result.rounds) > 1 else "The checks"
+        fields.append((label, "\n".join(lines)))
+    fields.append(
+        (
+            "New SL",
+            f"{result.winner} SL {result.winner_sl} - {result.runner_up} SL {result.runner_up_sl} "
+            f"= **{result.sl}**",
+        )
+    )
+    gm = modifier_field(applied)
+    if gm is not None:
+        fields.append(gm)
+    verdict = Verdict.SUCCESS if result.sl >= 1 else Verdict.FAILURE
+    ids = ["RPS-1", "RPS-2", "RPS-7"] + (["GM-3"] if applied else [])
+    return result_embed(
+        f"RPS resisted action: {result.winner} wins (SL {result.sl})",
+        verdict=verdict,
+        fields=fields,
+        inline=False,
+        footer=rule_footer(*ids),
+    )
+
+
+def resisted_summary(result: ResistedResult) -> str:
+    """One line for the roll log."""
+    return (
+        f"RPS resisted: {result.winner} wins over {result.runner_up}, new SL {result.sl} "
+        f"after {len(result.rounds)} round(s)"
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# RPS-8: sustained actions
+
+
+def progress_bar(pool: int, goal: int, cells: int = BAR_CELLS) -> str:
+    """``▰▰▰▱▱▱▱▱▱▱ 3/10``: the share of the Goal reached (a negative pool shows an empty bar)."""
+    filled = max(0, min(cells, (max(pool, 0) * cells) // goal)) if goal > 0 else 0
+    return "▰" * filled + "▱" * (cells - filled) + f" {pool}/{goal}"
+
+
+STATE_WORDS = {
+    "running": "in progress",
+    "completed": "completed",
+    "failed": "failed",
+    "stopped": "stopped by the GM",
+}
+
+
+def pool_colour(pool: Pool) -> discord.Colour:
+    """Neutral while running; success or critical failure colours when it ended."""
+    if pool.state == "completed":
+        return VERDICT_COLOURS[Verdict.SUCCESS]
+    if pool.state == "failed":
+        return VERDICT_COLOURS[Verdict.CRITICAL_FAILURE]
+    return NEUTRAL
+
+
+def pool_embed(pool: Pool, *, hidden: bool = False) -> discord.Embed:
+    """The pool's message: progress bar, checks, time spent, last check, state (RPS-8).
+
+    ``hidden`` leaves out the pool, the bar and the last check (a hidden-mode check was the last one, or
+    the reader is not the owner or a GM); the state says only running or finished.
+    """
+    state = STATE_WORDS[pool.state]
+    if hidden and pool.state in ("completed", "failed"):
+        state = "finished"
+    base = f"{pool.base}" + (f" ({pool.skill})" if pool.skill else "")
+    fields: list[tuple[str, str]] = [("For", f"<@{pool.owner_id}>"), ("Base", base), ("Goal", str(pool.goal))]
+    if not hidden:
+        fields.insert(0, ("Progress", progress_bar(pool.pool, pool.goal)))
+    fields += [
+        ("Checks made", str(pool.checks_made)),
+        ("Time spent", f"{pool.time_spent} {pool.time_unit} ({pool.time_per_check} per check)"),
+        ("On a failed check", "no loss" if pool.no_loss else "the pool loses 1"),
+    ]
+    if pool.checks and not hidden:
+        last = pool.checks[-1]
+        dice = "+".join(map(str, last.dice)) if last.dice else "none"
+        word = "fumble" if last.fumble else f"SL {last.sl}"
+        fields.append(("Last check", f"dice {dice}, {word}, pool {last.delta:+d}"))
+    ending = ""
+    if pool.state == "failed" and not hidden:
+        ending = f" The pool fell below -{pool.goal} or a check fumbled."
+    elif pool.state == "completed" and not hidden:
+        ending = f" The pool reached the Goal of {pool.goal}."
+    embed = result_embed(
+        f"Sustained action: {pool.name} ({state})",
+        description=f"Pool {'hidden' if hidden else pool.pool} of Goal {pool.goal}.{ending}",
+        fields=fields,
+        footer=rule_footer("RPS-8"),
+    )
+    embed.colour = pool_colour(pool) if not hidden or pool.running else NEUTRAL
+    return embed
+
+
+def pool_progress_fields(pool: Pool, change: int) -> list[tuple[str, str]]:
+    """Fields a pool check adds to its check embed: what it did to the pool and where the pool stands."""
+    return [
+        ("Pool", f"{change:+d} → {progress_bar(pool.pool, pool.goal)}"),
+        ("Sustained action", f"{pool.name}: {STATE_WORDS[pool.state]}, {pool.checks_made} checks, "
+         f"{pool.time_spent} {pool.time_unit}"),
+    ]  # fmt: skip

@@ -1,0 +1,100 @@
+"""Character sheets as embeds and files: one sheet, a player's list, and the exported JSON attachment."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+
+import discord
+
+from bot.store import SHEET_RANGES, Sheet, Skill
+from bot.store.models import SYSTEM_NAMES
+from bot.store.sheets import export_json
+from bot.ui.embeds import NEUTRAL, clip, info_embed, result_embed
+
+MAX_SHEET_FILE = 64 * 1024  # what /sheet import downloads at most (the store reads 64,000 characters)
+_UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def system_label(system: str) -> str:
+    """The system's name as players know it (``System X``)."""
+    return SYSTEM_NAMES.get(system, system)
+
+
+def ranges_line(system: str) -> str:
+    """What the system's sheet may hold, e.g. ``System X: attribute 1..20, skill 0..10, bonus -10..10``."""
+    r = SHEET_RANGES[system]
+    return (
+        f"{system_label(system)}: {r.attribute_word} {r.attributes[0]}..{r.attributes[1]}, "
+        f"{r.skill_word} {r.skills[0]}..{r.skills[1]}, bonus {r.bonuses[0]}..{r.bonuses[1]}, "
+        f"maximum wounds {r.wounds_max[0]}..{r.wounds_max[1]}"
+    )
+
+
+def _plural(word: str) -> str:
+    return (word + "s").capitalize()
+
+
+def _skill_line(name: str, skill: Skill) -> str:
+    line = f"{name} {skill.rating}"
+    parents = ([skill.attribute] if skill.attribute else []) + list(skill.alternates)
+    if parents:
+        head = parents[0] if skill.attribute else f"any of {', '.join(parents)}"
+        rest = f"; or {', '.join(parents[1:])}" if skill.attribute and len(parents) > 1 else ""
+        line += f" ({head}{rest})"
+    return line
+
+
+def sheet_embed(sheet: Sheet, owner: str) -> discord.Embed:
+    """One sheet: attributes, skills (parent, alternates), bonuses, wounds, notes; ranges in the footer."""
+    ranges = SHEET_RANGES[sheet.system]
+    fields: list[tuple[str, str]] = [
+        (
+            _plural(ranges.attribute_word),
+            "\n".join(f"{n} {v}" for n, v in sheet.attributes.items()) or "none yet",
+        ),
+        (
+            _plural(ranges.skill_word) if ranges.skill_word != ranges.attribute_word else "Skills",
+            "\n".join(_skill_line(n, s) for n, s in sheet.skills.items()) or "none yet",
+        ),
+    ]
+    if sheet.bonuses:
+        fields.append(("Bonuses", "\n".join(f"{n} {v:+d}" for n, v in sheet.bonuses.items())))
+    if sheet.wounds is not None:
+        fields.append(("Wounds", f"{sheet.wounds.current} / {sheet.wounds.maximum}"))
+    if sheet.notes:
+        fields.append(("Notes", sheet.notes))
+    status = "active" if sheet.active else "not active (/sheet use to make it active)"
+    embed = result_embed(
+        f"{sheet.name}",
+        description=f"{system_label(sheet.system)} sheet of {owner}, {status}.",
+        fields=fields,
+        footer=ranges_line(sheet.system),
+    )
+    embed.colour = NEUTRAL
+    return embed
+
+
+def sheet_list_embed(sheets: Sequence[Sheet], owner: str) -> discord.Embed:
+    """A player's sheets by name, with their system and which is active."""
+    if not sheets:
+        return info_embed(f"Sheets of {owner}", "No sheets yet: /sheet create makes one.")
+    lines = [
+        f"{'▶ ' if s.active else '• '}**{discord.utils.escape_markdown(s.name)}** ({system_label(s.system)})"
+        f"{' active' if s.active else ''}"
+        for s in sheets
+    ]
+    return info_embed(f"Sheets of {owner}", clip("\n".join(lines), 4000))
+
+
+def export_filename(sheet: Sheet) -> str:
+    """A safe file name for the exported sheet (``Aria_Vell.sheet.json``)."""
+    stem = _UNSAFE_FILENAME.sub("_", sheet.name).strip("._") or "sheet"
+    return f"{stem[:48]}.sheet.json"
+
+
+def export_file(sheet: Sheet) -> discord.File:
+    """The sheet as a JSON attachment, valid against data/sheet.schema.json."""
+    data = export_json(sheet).encode("utf-8")
+    return discord.File(io.BytesIO(data), filename=export_filename(sheet))

@@ -1,0 +1,435 @@
+"""`/gm`: pending modifiers (GM-3), channel GMs and GM roles (GM-1), server settings, blind-roll requests.
+
+Every command is GM-only (GM-2, `@gm_only()`); roles and settings need Manage Server (`@manage_guild_only()`).
+The whole group is guild-only: GM tools act on a guild's channels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.core.errors import RuleError
+from bot.core.systemx import Margin, parse_chart
+from bot.store import MARGINS, MODIFIER_KINDS, SYSTEMS, VISIBILITIES, Store
+from bot.store.models import MAX_MODIFIER_USES
+from bot.ui.embeds import info_embed
+from bot.ui.gm import (
+    KIND_WORDS,
+    RequestRollButton,
+    kind_allows,
+    modifiers_embed,
+    open_request,
+    request_view,
+    settings_embed,
+    system_label,
+)
+from bot.ui.permissions import gm_only, manage_guild_only
+from bot.ui.reply import UserError, reply
+
+Choice = app_commands.Choice
+SYSTEM_CHOICES = [Choice(name=system_label(s), value=s) for s in SYSTEMS]
+MAX_CHART_FILE = 20_000
+VISIBILITY_WORDS = {
+    "public": "public: everyone sees rolls",
+    "private": "private: only the roller",
+    "gm": "gm: the roller and the GMs",
+    "blind": "blind: only the GMs",
+}
+
+
+def _store(interaction: discord.Interaction[Any]) -> Store:
+    store: Store = interaction.client.store
+    return store
+
+
+def _here(interaction: discord.Interaction[Any]) -> tuple[int, int]:
+    if interaction.guild is None or interaction.channel_id is None:
+        raise app_commands.NoPrivateMessage()
+    return interaction.guild.id, interaction.channel_id
+
+
+def _name(user: discord.abc.User) -> str:
+    return discord.utils.escape_markdown(user.display_name)
+
+
+async def kind_choices(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
+    """The modifier kinds of the chosen system (all systems' kinds before one is chosen)."""
+    system = getattr(interaction.namespace, "system", None)
+    systems = [system] if system in MODIFIER_KINDS else list(SYSTEMS)
+    out: list[Choice[str]] = []
+    for sys in systems:
+        for kind in MODIFIER_KINDS[sys]:
+            label = f"{KIND_WORDS.get(kind, kind)}: {kind_allows(sys, kind)}"
+            if len(systems) > 1:
+                label = f"{system_label(sys)} {label}"
+            if current.casefold() in label.casefold() and all(c.value != kind for c in out):
+                out.append(Choice(name=label[:100], value=kind))
+    return out[:25]
+
+
+async def value_choices(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
+    """Suggested values for the chosen kind: the margins, or the range's whole numbers."""
+    system = getattr(interaction.namespace, "system", None)
+    kind = getattr(interaction.namespace, "kind", None)
+    allowed = MODIFIER_KINDS.get(str(system), {}).get(str(kind))
+    if allowed is None:
+        return []
+    if isinstance(allowed[0], str):
+        words = [str(w) for w in allowed]
+    else:
+        low, high = int(allowed[0]), int(allowed[1])
+        words = [f"{v:+d}" if v else "0" for v in range(low, high + 1)]
+    return [Choice(name=w, value=w) for w in words if current.strip().casefold() in w.casefold()][:25]
+
+
+def parse_value(system: str, kind: str, value: str | None) -> int | str:
+    """The GM's typed value as the store wants it; one sentence when it cannot be."""
+    kinds = MODIFIER_KINDS[system]
+    if kind not in kinds:
+        raise UserError(f"{system_label(system)} takes a modifier of kind {', '.join(kinds)}, not {kind!r}.")
+    allowed = kinds[kind]
+    if isinstance(allowed[0], str):
+        if value is None:
+            raise UserError(f"Give a value for {KIND_WORDS[kind]}: one of {kind_allows(system, kind)}.")
+        try:
+            margin = Margin.parse(value.strip().upper())
+        except RuleError:
+            margin = None
+        letters = margin.letters() if margin is not None else value.strip().upper()
+        if letters not in MARGINS:
+            raise UserError(f"A required margin is one of {', '.join(MARGINS)}, not {value.strip()!r}.")
+        return letters
+    low, high = int(allowed[0]), int(allowed[1])
+    if value is None:
+        if low == high:
+            return low
+        raise UserError(f"Give a value for {KIND_WORDS[kind]}: a whole number from {low} to {high}.")
+    text = value.strip().replace("−", "-")
+    try:
+        number = int(text)
+    except ValueError:
+        raise UserError(
+            f"{value.strip()!r} is not a whole number; {kind} runs from {low} to {high}."
+        ) from None
+    return number
+
+
+class GM(commands.Cog):
+    """The GM's tools."""
+
+    gm = app_commands.Group(
+        name="gm",
+        description="GM tools: modifiers, channel GMs, roles, settings, blind-roll requests.",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+    channel = app_commands.Group(name="channel", description="GMs of this channel (GM-1).", parent=gm)
+    roles = app_commands.Group(name="roles", description="The server's GM roles (GM-1).", parent=gm)
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    # -- GM-3: pending modifiers ----------------------------------------------------------------------------
+    @gm.command(name="modifier", description="Leave a modifier for a player's (or everyone's) next rolls.")
+    @app_commands.describe(
+        system="The rule system the modifier applies to.",
+        kind="What it changes (depends on the system).",
+        value="Its value (a whole number, or a margin such as S1); not needed for advantage.",
+        member="The player (default: everyone in this channel).",
+        uses="How many rolls it lasts (for everyone: each player's next rolls).",
+    )
+    @app_commands.choices(system=SYSTEM_CHOICES)
+    @app_commands.autocomplete(kind=kind_choices, value=value_choices)
+    @gm_only()
+    async def modifier(
+        self,
+        interaction: discord.Interaction[Any],
+        system: str,
+        kind: app_commands.Range[str, 1, 32],
+        value: app_commands.Range[str, 1, 8] | None = None,
+        member: discord.Member | None = None,
+        uses: app_commands.Range[int, 1, MAX_MODIFIER_USES] = 1,
+    ) -> None:
+        guild_id, channel_id = _here(interaction)
+        kind = kind.strip().lower()
+        parsed = parse_value(system, kind, value)
+        pending = await _store(interaction).modifiers.set(
+            guild_id,
+            channel_id,
+            system,
+            member.id if member else None,
+            kind,
+            parsed,
+            uses,
+            interaction.user.id,
+        )
+        who = _name(member) if member else "everyone"
+        amount = (
+            ""
+            if kind in ("advantage", "disadvantage")
+            else (f" {parsed:+d}" if isinstance(parsed, int) else f" {parsed}")
+        )
+        rolls = "roll" if uses == 1 else f"{uses} rolls"
+        await reply(
+            interaction,
+            f"Set `#{pending.id}`: {KIND_WORDS[kind]}{amount} on the next {system_label(system)} {rolls} "
+            f"of {who} in this channel.",
+            ephemeral=True,
+        )
+
+    @gm.command(name="modifiers", description="List the GM modifiers pending in this channel.")
+    @gm_only()
+    async def modifiers(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id, channel_id = _here(interaction)
+        pending = await _store(interaction).modifiers.list(guild_id, channel_id)
+        await reply(interaction, embed=modifiers_embed(pending), ephemeral=True)
+
+    @gm.command(name="clear", description="Remove pending GM modifiers in this channel.")
+    @app_commands.describe(
+        system="Only this system's (default: all).",
+        member="Only this player's own modifiers (not the everyone ones).",
+    )
+    @app_commands.choices(system=SYSTEM_CHOICES)
+    @gm_only()
+    async def clear(
+        self,
+        interaction: discord.Interaction[Any],
+        system: str | None = None,
+        member: discord.Member | None = None,
+    ) -> None:
+        guild_id, channel_id = _here(interaction)
+        count = await _store(interaction).modifiers.clear(
+            guild_id, channel_id, system, member.id if member else None
+        )
+        scope = " ".join(
+            part
+            for part in (
+                system_label(system) if system else "",
+                f"for {_name(member)}" if member else "",
+            )
+            if part
+        )
+        noun = "modifier" if count == 1 else "modifiers"
+        await reply(
+            interaction, f"Cleared {count} pending {noun}{' ' + scope if scope else ''}.", ephemeral=True
+        )
+
+    # -- GM-1: channel GMs and GM roles ---------------------------------------------------------------------
+    @channel.command(name="add", description="Make a member GM of this channel.")
+    @app_commands.describe(member="The new GM of this channel.")
+    @gm_only()
+    async def channel_add(self, interaction: discord.Interaction[Any], member: discord.Member) -> None:
+        guild_id, channel_id = _here(interaction)
+        added = await _store(interaction).gm.add_channel_gm(guild_id, channel_id, member.id)
+        text = "is now a GM of this channel" if added else "already was a GM of this channel"
+        await reply(interaction, f"{_name(member)} {text}.", ephemeral=True)
+
+    @channel.command(name="remove", description="Stop a member being GM of this channel.")
+    @app_commands.describe(member="The channel GM to remove.")
+    @gm_only()
+    async def channel_remove(self, interaction: discord.Interaction[Any], member: discord.Member) -> None:
+        guild_id, channel_id = _here(interaction)
+        removed = await _store(interaction).gm.remove_channel_gm(guild_id, channel_id, member.id)
+        text = "is no longer a GM of this channel" if removed else "was not a GM of this channel"
+        await reply(interaction, f"{_name(member)} {text}.", ephemeral=True)
+
+    @channel.command(name="list", description="Who was made GM of this channel.")
+    @gm_only()
+    async def channel_list(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id, channel_id = _here(interaction)
+        gms = await _store(interaction).gm.list_channel_gms(guild_id, channel_id)
+        text = ", ".join(f"<@{g}>" for g in gms) if gms else "No one was made GM of this channel."
+        await reply(interaction, embed=info_embed("Channel GMs", text), ephemeral=True)
+
+    @roles.command(name="add", description="Make a role a GM role of this server.")
+    @app_commands.describe(role="The role whose members are GMs everywhere in this server.")
+    @manage_guild_only()
+    async def roles_add(self, interaction: discord.Interaction[Any], role: discord.Role) -> None:
+        guild_id, _ = _here(interaction)
+        store = _store(interaction)
+        current = list((await store.settings.get(guild_id)).gm_role_ids)
+        if role.id in current:
+            await reply(interaction, f"{role.mention} already is a GM role.", ephemeral=True)
+            return
+        await store.settings.update(guild_id, gm_role_ids=[*current, role.id])
+        await reply(
+            interaction,
+            f"{role.mention} is now a GM role; roles named GM or Game Master no longer count unless added.",
+            ephemeral=True,
+        )
+
+    @roles.command(name="remove", description="Stop a role being a GM role.")
+    @app_commands.describe(role="The GM role to remove.")
+    @manage_guild_only()
+    async def roles_remove(self, interaction: discord.Interaction[Any], role: discord.Role) -> None:
+        guild_id, _ = _here(interaction)
+        store = _store(interaction)
+        current = list((await store.settings.get(guild_id)).gm_role_ids)
+        if role.id not in current:
+            await reply(interaction, f"{role.mention} is not a GM role.", ephemeral=True)
+            return
+        remaining = [r for r in current if r != role.id]
+        await store.settings.update(guild_id, gm_role_ids=remaining)
+        after = (
+            "" if remaining else ' No GM roles are left, so roles named "GM" or "Game Master" count again.'
+        )
+        await reply(interaction, f"{role.mention} is no longer a GM role.{after}", ephemeral=True)
+
+    @roles.command(name="list", description="The server's GM roles.")
+    @manage_guild_only()
+    async def roles_list(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id, _ = _here(interaction)
+        ids = (await _store(interaction).settings.get(guild_id)).gm_role_ids
+        text = (
+            ", ".join(f"<@&{r}>" for r in ids)
+            if ids
+            else 'None set: roles named "GM" or "Game Master" count.'
+        )
+        await reply(interaction, embed=info_embed("GM roles", text), ephemeral=True)
+
+    # -- settings -------------------------------------------------------------------------------------------
+    @gm.command(name="settings", description="Show or change the server's settings (no options: show them).")
+    @app_commands.describe(
+        margins="Show System X margins signed (+3) or as letters (S3).",
+        adder_scheme="Which skill adder values cards allow (BJ-7).",
+        suit_bonus="Cards: a second bonus card on a matching suit (BJ-6).",
+        characteristic_rule="Cards: characteristic suits give their bonus (BJ-9).",
+        fumble_flags="Cards: flag fumble chances for the GM (BJ-11).",
+        decks="Decks in each channel's shoe (BJ-1).",
+        chart="A custom System X roll chart (CSV like data/systemx_roll_chart.csv).",
+        default_chart="True: go back to the default roll chart.",
+        visibility="This channel's default visibility for rolls.",
+        gm_channel="Where GM and blind rolls go.",
+        no_gm_channel="True: no GM channel (GM copies go to the channel's GMs by DM).",
+        allow_blind="Whether players may make blind rolls themselves.",
+    )
+    @app_commands.choices(
+        margins=[Choice(name="signed (+3)", value="signed"), Choice(name="letters (S3)", value="letters")],
+        adder_scheme=[Choice(name=s, value=s) for s in ("low", "high", "middle", "extremes")],
+        visibility=[Choice(name=VISIBILITY_WORDS[v], value=v) for v in VISIBILITIES],
+    )
+    @manage_guild_only()
+    async def settings(
+        self,
+        interaction: discord.Interaction[Any],
+        margins: str | None = None,
+        adder_scheme: str | None = None,
+        suit_bonus: bool | None = None,
+        characteristic_rule: bool | None = None,
+        fumble_flags: bool | None = None,
+        decks: app_commands.Range[int, 1, 8] | None = None,
+        chart: discord.Attachment | None = None,
+        default_chart: bool | None = None,
+        visibility: str | None = None,
+        gm_channel: discord.TextChannel | None = None,
+        no_gm_channel: bool | None = None,
+        allow_blind: bool | None = None,
+    ) -> None:
+        guild_id, channel_id = _here(interaction)
+        store = _store(interaction)
+        if chart is not None and default_chart:
+            raise UserError("Give a chart file or default_chart: True, not both.")
+        if gm_channel is not None and no_gm_channel:
+            raise UserError("Give a GM channel or no_gm_channel: True, not both.")
+        changes: dict[str, Any] = {}
+        chart_note = ""
+        if chart is not None:
+            changes["systemx_chart"] = await self._read_chart(chart)
+            chart_note = "The custom roll chart is valid and now used for System X."
+        elif default_chart:
+            changes["systemx_chart"] = None
+            chart_note = "System X uses the default roll chart again."
+        for key, option in (
+            ("margin_display", margins),
+            ("adder_scheme", adder_scheme),
+            ("bj_suit_bonus", suit_bonus),
+            ("bj_characteristic_bonus", characteristic_rule),
+            ("bj_fumble_flags", fumble_flags),
+            ("decks_per_shoe", decks),
+            ("allow_blind", allow_blind),
+        ):
+            if option is not None:
+                changes[key] = option
+        if gm_channel is not None:
+            if gm_channel.guild.id != guild_id:
+                raise UserError("The GM channel must be a channel of this server.")
+            changes["gm_channel_id"] = gm_channel.id
+        elif no_gm_channel:
+            changes["gm_channel_id"] = None
+        # validate everything before writing anything: the guild row first (one transaction), then the channel
+        if visibility is not None and visibility not in VISIBILITIES:
+            raise UserError(f"Visibility is one of {', '.join(VISIBILITIES)}, not {visibility!r}.")
+        current = await store.settings.update(guild_id, **changes) if changes else None
+        if visibility is not None:
+            await store.settings.set_channel_visibility(guild_id, channel_id, visibility)
+        settings = current or await store.settings.get(guild_id)
+        mode = await store.settings.channel_visibility(guild_id, channel_id)
+        changed = bool(changes) or visibility is not None
+        note = chart_note or ("Saved." if changed else "")
+        await reply(
+            interaction,
+            embed=settings_embed(settings, channel_id=channel_id, channel_visibility=mode, chart_note=note),
+            ephemeral=True,
+        )
+
+    @staticmethod
+    async def _read_chart(chart: discord.Attachment) -> str:
+        if chart.size > MAX_CHART_FILE:
+            raise UserError(f"That chart file is {chart.size:,} bytes; a roll chart is about 2,000.")
+        data = await chart.read()
+        if len(data) > MAX_CHART_FILE:
+            raise UserError(f"That chart file is {len(data):,} bytes; a roll chart is about 2,000.")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise UserError("That chart file is not CSV text.") from None
+        return parse_chart(text).to_csv()  # ChartError (a RuleError) names the bad line or cell
+
+    # -- issue 7: a GM asks for a blind roll -------------------------------------------------------------
+    @gm.command(
+        name="request-roll", description="Ask a player for a blind roll (only the GMs see the result)."
+    )
+    @app_commands.describe(
+        member="The player who should roll.",
+        system="The system they roll in.",
+        note="What to roll, e.g. Perception (shown to the player).",
+    )
+    @app_commands.choices(system=SYSTEM_CHOICES)
+    @gm_only()
+    async def request_roll(
+        self,
+        interaction: discord.Interaction[Any],
+        member: discord.Member,
+        system: str,
+        note: app_commands.Range[str, 1, 200] | None = None,
+    ) -> None:
+        guild_id, channel_id = _here(interaction)
+        if member.bot:
+            raise UserError("Bots do not roll; ask a player.")
+        request_id = interaction.id
+        await open_request(
+            _store(interaction),
+            request_id,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            player_id=member.id,
+            system=system,
+            gm_id=interaction.user.id,
+        )
+        what = f": {discord.utils.escape_markdown(note)}" if note else ""
+        await reply(
+            interaction,
+            f"🎲 **{_name(interaction.user)}** asks **{_name(member)}** for a blind {system_label(system)} "
+            f"roll{what}. {_name(member)}: press **Roll (blind)**, then roll with /{system}; only the GMs "
+            "will see the result.",
+            view=request_view(request_id),
+        )
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(GM(bot))
+    bot.add_dynamic_items(RequestRollButton)

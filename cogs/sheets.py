@@ -1,0 +1,353 @@
+"""`/sheet`: character sheets per guild and player (in DMs: the player's own DM sheets, guild key 0).
+
+Thin: options in, the store validates (ranges per system, names, sizes) and refuses with one sentence,
+`bot.ui.sheets` renders. Import downloads at most 64 KB and stores nothing unless it is a valid sheet.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.store import NotFound, Sheet, Store
+from bot.store.models import MAX_NOTES, SYSTEMS, name_key
+from bot.ui.reply import UserError, reply
+from bot.ui.rolls import guild_key
+from bot.ui.sheets import (
+    MAX_SHEET_FILE,
+    export_file,
+    sheet_embed,
+    sheet_list_embed,
+    system_label,
+)
+
+Choice = app_commands.Choice
+SYSTEM_CHOICES = [Choice(name=system_label(s), value=s) for s in SYSTEMS]
+Section = Literal["attribute", "skill", "bonus"]
+SECTION_FIELDS: dict[str, str] = {"attribute": "attributes", "skill": "skills", "bonus": "bonuses"}
+# Discord-side bounds: the widest range any system allows; the store then applies the sheet's own system.
+Attribute = app_commands.Range[int, -5, 30]
+Rating = app_commands.Range[int, 0, 30]
+Bonus = app_commands.Range[int, -10, 10]
+WoundCount = app_commands.Range[int, 0, 100]
+NameText = app_commands.Range[str, 1, 64]
+
+
+def _store(interaction: discord.Interaction[Any]) -> Store:
+    store: Store = interaction.client.store
+    return store
+
+
+def _who(user: discord.abc.User) -> str:
+    return discord.utils.escape_markdown(user.display_name)
+
+
+def _split_names(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def _matching(names: list[str], current: str) -> list[Choice[str]]:
+    key = name_key(current)
+    hits = [n for n in names if key in name_key(n)]
+    hits.sort(key=lambda n: (not name_key(n).startswith(key), name_key(n)))
+    return [Choice(name=n[:100], value=n[:100]) for n in hits[:25]]
+
+
+async def _namespace_sheet(interaction: discord.Interaction[Any]) -> Sheet | None:
+    """The sheet named in the (partly typed) ``name`` option, for autocompleting its entries."""
+    name = getattr(interaction.namespace, "name", None)
+    if not isinstance(name, str) or not name.strip():
+        return None
+    found = await _store(interaction).sheets.list(guild_key(interaction), interaction.user.id)
+    return next((s for s in found if name_key(s.name) == name_key(name)), None)
+
+
+async def sheet_names(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
+    """The user's sheet names (or those of the ``member`` option, for show/list)."""
+    member = getattr(interaction.namespace, "member", None)
+    owner = member.id if isinstance(member, discord.abc.User) else interaction.user.id
+    names = await _store(interaction).sheets.autocomplete_names(guild_key(interaction), owner, current)
+    return [Choice(name=n[:100], value=n[:100]) for n in names]
+
+
+async def sheet_attributes(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
+    """Attributes of the sheet named in ``name``."""
+    sheet = await _namespace_sheet(interaction)
+    return _matching(list(sheet.attributes) if sheet else [], current)
+
+
+async def sheet_skills(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
+    """Skills of the sheet named in ``name``."""
+    sheet = await _namespace_sheet(interaction)
+    return _matching(list(sheet.skills) if sheet else [], current)
+
+
+async def sheet_bonuses(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
+    """Bonuses of the sheet named in ``name``."""
+    sheet = await _namespace_sheet(interaction)
+    return _matching(list(sheet.bonuses) if sheet else [], current)
+
+
+async def section_keys(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
+    """Entries of the ``section`` (attribute, skill or bonus) of the sheet named in ``name``."""
+    sheet = await _namespace_sheet(interaction)
+    section = getattr(interaction.namespace, "section", None)
+    if sheet is None:
+        return []
+    if section in SECTION_FIELDS:
+        entries: dict[str, Any] = getattr(sheet, SECTION_FIELDS[section])
+        return _matching(list(entries), current)
+    return _matching([*sheet.attributes, *sheet.skills, *sheet.bonuses], current)
+
+
+class Sheets(commands.Cog):
+    """Create, show, edit, import and export character sheets."""
+
+    sheet = app_commands.Group(
+        name="sheet",
+        description="Your character sheets: create, show, edit, import and export.",
+        allowed_contexts=app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=True),
+    )
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.bot.store  # type: ignore[attr-defined]
+        return store
+
+    async def _answer(self, interaction: discord.Interaction[Any], sheet: Sheet, text: str) -> None:
+        await reply(interaction, text, embed=sheet_embed(sheet, _who(interaction.user)), ephemeral=True)
+
+    # -- making and choosing ------------------------------------------------------------------------------
+    @sheet.command(name="create", description="Make a new character sheet for one system.")
+    @app_commands.describe(name="The character's name (1 to 64 characters).", system="The rule system.")
+    @app_commands.choices(system=SYSTEM_CHOICES)
+    async def create(self, interaction: discord.Interaction[Any], name: NameText, system: str) -> None:
+        sheet = await self.store.sheets.create(
+            {
+                "name": name,
+                "system": system,
+                "guild_id": guild_key(interaction),
+                "owner_id": interaction.user.id,
+            }
+        )
+        active = (
+            " It is your active sheet for that system." if sheet.active else " Use /sheet use to play it."
+        )
+        await self._answer(interaction, sheet, f"Created {sheet.name}.{active}")
+
+    @sheet.command(name="show", description="Show a sheet (yours, or another player's).")
+    @app_commands.describe(
+        name="Which sheet (default: your only or active one).",
+        member="Whose sheet (default: yours).",
+        public="Show it to the channel rather than only to you.",
+    )
+    @app_commands.autocomplete(name=sheet_names)
+    async def show(
+        self,
+        interaction: discord.Interaction[Any],
+        name: NameText | None = None,
+        member: discord.User | None = None,
+        public: bool = False,
+    ) -> None:
+        owner = member or interaction.user
+        guild = guild_key(interaction)
+        if name is not None:
+            try:
+                sheet = await self.store.sheets.get(guild, owner.id, name)
+            except NotFound:
+                if owner.id == interaction.user.id:
+                    raise
+                raise UserError(f"{_who(owner)} has no sheet named {name.strip()!r}.") from None
+        else:
+            sheet = await self._default_sheet(guild, owner)
+        await reply(interaction, embed=sheet_embed(sheet, _who(owner)), ephemeral=not public)
+
+    async def _default_sheet(self, guild: int, owner: discord.abc.User) -> Sheet:
+        sheets = await self.store.sheets.list(guild, owner.id)
+        active = [s for s in sheets if s.active]
+        if len(sheets) == 1:
+            return sheets[0]
+        if len(active) == 1:
+            return active[0]
+        if not sheets:
+            raise UserError(f"{_who(owner)} has no sheets here yet; /sheet create makes one.")
+        names = ", ".join(s.name for s in sheets[:10])
+        raise UserError(f"Name the sheet to show; there are several: {names}.")
+
+    @sheet.command(name="list", description="List your sheets (or another player's) and which are active.")
+    @app_commands.describe(member="Whose sheets (default: yours).")
+    async def list_(self, interaction: discord.Interaction[Any], member: discord.User | None = None) -> None:
+        owner = member or interaction.user
+        sheets = await self.store.sheets.list(guild_key(interaction), owner.id)
+        await reply(interaction, embed=sheet_list_embed(sheets, _who(owner)), ephemeral=True)
+
+    @sheet.command(name="use", description="Make a sheet the active one for its system.")
+    @app_commands.describe(name="The sheet to play.")
+    @app_commands.autocomplete(name=sheet_names)
+    async def use(self, interaction: discord.Interaction[Any], name: NameText) -> None:
+        sheet = await self.store.sheets.use(guild_key(interaction), interaction.user.id, name)
+        await self._answer(
+            interaction, sheet, f"{sheet.name} is now your active {system_label(sheet.system)} sheet."
+        )
+
+    # -- editing ------------------------------------------------------------------------------------------
+    @sheet.command(name="set-attribute", description="Set an attribute, characteristic or stat.")
+    @app_commands.describe(name="The sheet.", attribute="Its name, e.g. Strength.", value="Its value.")
+    @app_commands.autocomplete(name=sheet_names, attribute=sheet_attributes)
+    async def set_attribute(
+        self, interaction: discord.Interaction[Any], name: NameText, attribute: NameText, value: Attribute
+    ) -> None:
+        sheet = await self.store.sheets.set_attribute(
+            guild_key(interaction), interaction.user.id, name, attribute, value
+        )
+        await self._answer(interaction, sheet, f"{attribute.strip()} is now {value}.")
+
+    @sheet.command(name="set-skill", description="Set a skill with its parent attribute and alternates.")
+    @app_commands.describe(
+        name="The sheet.",
+        skill="The skill's name.",
+        rating="Its rating.",
+        parent="The attribute it is checked with (RPS-1).",
+        alternates="Other attributes a check may use instead, separated by commas.",
+    )
+    @app_commands.autocomplete(name=sheet_names, skill=sheet_skills, parent=sheet_attributes)
+    async def set_skill(
+        self,
+        interaction: discord.Interaction[Any],
+        name: NameText,
+        skill: NameText,
+        rating: Rating,
+        parent: NameText | None = None,
+        alternates: app_commands.Range[str, 1, 700] | None = None,
+    ) -> None:
+        sheet = await self.store.sheets.set_skill(
+            guild_key(interaction),
+            interaction.user.id,
+            name,
+            skill,
+            rating,
+            parent,
+            _split_names(alternates),
+        )
+        await self._answer(interaction, sheet, f"{skill.strip()} is now {rating}.")
+
+    @sheet.command(
+        name="set-bonus", description="Set a characteristic bonus (cards, BJ-9) or a stored bonus."
+    )
+    @app_commands.describe(name="The sheet.", bonus="The bonus's name.", value="Its value.")
+    @app_commands.autocomplete(name=sheet_names, bonus=sheet_bonuses)
+    async def set_bonus(
+        self, interaction: discord.Interaction[Any], name: NameText, bonus: NameText, value: Bonus
+    ) -> None:
+        sheet = await self.store.sheets.set_bonus(
+            guild_key(interaction), interaction.user.id, name, bonus, value
+        )
+        await self._answer(interaction, sheet, f"Bonus {bonus.strip()} is now {value:+d}.")
+
+    @sheet.command(name="wounds", description="Set current wounds (and the maximum); no values clears them.")
+    @app_commands.describe(name="The sheet.", current="Current wounds.", maximum="Maximum wounds (SX-2).")
+    @app_commands.autocomplete(name=sheet_names)
+    async def wounds(
+        self,
+        interaction: discord.Interaction[Any],
+        name: NameText,
+        current: WoundCount | None = None,
+        maximum: app_commands.Range[int, 1, 100] | None = None,
+    ) -> None:
+        sheet = await self.store.sheets.set_wounds(
+            guild_key(interaction), interaction.user.id, name, current, maximum
+        )
+        text = (
+            f"Wounds are now {sheet.wounds.current} / {sheet.wounds.maximum}."
+            if sheet.wounds
+            else "Wounds cleared."
+        )
+        await self._answer(interaction, sheet, text)
+
+    @sheet.command(name="notes", description="Replace the sheet's free notes.")
+    @app_commands.describe(name="The sheet.", notes="The notes (empty them with a single dash).")
+    @app_commands.autocomplete(name=sheet_names)
+    async def notes(
+        self,
+        interaction: discord.Interaction[Any],
+        name: NameText,
+        notes: app_commands.Range[str, 1, MAX_NOTES],
+    ) -> None:
+        text = "" if notes.strip() == "-" else notes
+        sheet = await self.store.sheets.set_notes(guild_key(interaction), interaction.user.id, name, text)
+        await self._answer(interaction, sheet, "Notes saved." if text else "Notes cleared.")
+
+    @sheet.command(name="remove", description="Remove an attribute, skill or bonus from a sheet.")
+    @app_commands.describe(name="The sheet.", section="What kind of entry.", key="The entry's name.")
+    @app_commands.autocomplete(name=sheet_names, key=section_keys)
+    async def remove(
+        self, interaction: discord.Interaction[Any], name: NameText, section: Section, key: NameText
+    ) -> None:
+        sheet = await self.store.sheets.remove(
+            guild_key(interaction), interaction.user.id, name, section, key
+        )
+        await self._answer(interaction, sheet, f"Removed the {section} {key.strip()}.")
+
+    @sheet.command(name="delete", description="Delete a sheet for good (needs confirm: True).")
+    @app_commands.describe(name="The sheet.", confirm="True to really delete it; it cannot be undone.")
+    @app_commands.autocomplete(name=sheet_names)
+    async def delete(
+        self, interaction: discord.Interaction[Any], name: NameText, confirm: bool = False
+    ) -> None:
+        guild, owner = guild_key(interaction), interaction.user.id
+        sheet = await self.store.sheets.get(guild, owner, name)
+        if not confirm:
+            raise UserError(
+                f"Nothing deleted: run /sheet delete again with confirm: True to delete {sheet.name}."
+            )
+        await self.store.sheets.delete(guild, owner, sheet.name)
+        await reply(interaction, f"Deleted the sheet {sheet.name}.", ephemeral=True)
+
+    # -- files --------------------------------------------------------------------------------------------
+    @sheet.command(name="export", description="Get a sheet as a JSON file (see data/sheet.schema.json).")
+    @app_commands.describe(name="Which sheet (default: your only or active one).")
+    @app_commands.autocomplete(name=sheet_names)
+    async def export(self, interaction: discord.Interaction[Any], name: NameText | None = None) -> None:
+        guild = guild_key(interaction)
+        if name is not None:
+            sheet = await self.store.sheets.get(guild, interaction.user.id, name)
+        else:
+            sheet = await self._default_sheet(guild, interaction.user)
+        await reply(
+            interaction,
+            f"{sheet.name} ({system_label(sheet.system)}); /sheet import reads this file back.",
+            files=[export_file(sheet)],
+            ephemeral=True,
+        )
+
+    @sheet.command(name="import", description="Make a sheet from an exported JSON file.")
+    @app_commands.describe(
+        file="A sheet exported with /sheet export (JSON, at most 64 KB).",
+        replace="Overwrite your sheet of the same name.",
+    )
+    async def import_(
+        self, interaction: discord.Interaction[Any], file: discord.Attachment, replace: bool = False
+    ) -> None:
+        if file.size > MAX_SHEET_FILE:
+            raise UserError(f"That file is {file.size:,} bytes; a sheet file is at most {MAX_SHEET_FILE:,}.")
+        data = await file.read()
+        if len(data) > MAX_SHEET_FILE:  # do not trust the declared size
+            raise UserError(f"That file is {len(data):,} bytes; a sheet file is at most {MAX_SHEET_FILE:,}.")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise UserError("That file is not a character sheet: it is not JSON text.") from None
+        sheet = await self.store.sheets.import_json(
+            guild_key(interaction), interaction.user.id, text, replace
+        )
+        await self._answer(interaction, sheet, f"Imported {sheet.name} ({system_label(sheet.system)}).")
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Sheets(bot))

@@ -1,0 +1,311 @@
+"""`/gm` end to end: modifiers (GM-3), channel GMs and roles (GM-1), settings, blind-roll requests."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import SimpleNamespace
+
+from discord import app_commands
+
+from bot.core.systemx import RollChart
+from bot.ui.gm import blind_key, consume_blind_request
+from bot.ui.visibility import resolve_mode
+from tests.fake_discord.harness import Answer, Harness, World
+from tests.fake_discord.server import FakeDiscord
+
+
+async def gm(
+    harness: Harness, world: World, user, sub: str, options: dict | None = None, channel=None
+) -> Answer:
+    return await harness.slash(world.guild, channel or world.general, user, f"gm {sub}", options or {})
+
+
+async def test_modifier_set_listed_and_cleared(harness: Harness, world: World) -> None:  # GM-3
+    store = harness.bot.store
+    made = await gm(
+        harness,
+        world,
+        world.gm,
+        "modifier",
+        {"system": "sysx", "kind": "sv", "value": "+2", "member": world.alice, "uses": 2},
+    )
+    assert made.ephemeral and made.public() == []
+    assert "Skill Value modifier (SX-6) +2 on the next System X 2 rolls of Alice" in made.content
+    [pending] = await store.modifiers.list(world.guild.id, world.general.id)
+    assert (pending.system, pending.kind, pending.value, pending.target_user_id) == (
+        "sysx",
+        "sv",
+        2,
+        world.alice.id,
+    )
+    assert pending.uses == 2 and pending.set_by == world.gm.id
+    everyone = await gm(harness, world, world.gm, "modifier", {"system": "decision", "kind": "advantage"})
+    assert "advantage (DD-2) on the next decision dice roll of everyone" in everyone.content
+    listed = await gm(harness, world, world.gm, "modifiers")
+    text = listed.original.text()
+    assert f"`#{pending.id}` System X: Skill Value modifier (SX-6) +2 for {world.alice.mention}" in text
+    assert "2 of 2 uses left" in text and "advantage (DD-2) for everyone, 1 use each" in text
+    # elsewhere nothing is pending
+    other = await gm(harness, world, world.gm, "modifiers", channel=world.gm_screen)
+    assert "None in this channel" in other.original.text()
+    cleared = await gm(harness, world, world.gm, "clear", {"system": "sysx"})
+    assert cleared.content == "Cleared 1 pending modifier System X."
+    assert [m.system for m in await store.modifiers.list(world.guild.id, world.general.id)] == ["decision"]
+    cleared_all = await gm(harness, world, world.gm, "clear")
+    assert cleared_all.content == "Cleared 1 pending modifier."
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []
+
+
+async def test_modifier_values_are_validated_per_system(harness: Harness, world: World) -> None:  # GM-3, SX-6
+    store = harness.bot.store
+    cases = [
+        ({"system": "sysx", "kind": "sv", "value": "5"}, "A sv modifier runs from -4 to 4, not 5."),
+        ({"system": "sysx", "kind": "df", "value": "1"}, "System X takes a modifier of kind sv, roll,"),
+        ({"system": "sysx", "kind": "required_margin", "value": "S9"}, "A required margin is one of CF, F5"),
+        (
+            {"system": "dn", "kind": "df", "value": "six"},
+            "'six' is not a whole number; df runs from -10 to 5.",
+        ),
+        ({"system": "dn", "kind": "df"}, "Give a value for Difficulty Factor (DN-3)"),
+        ({"system": "cards", "kind": "difficulty", "value": "8"}, "A difficulty modifier runs from 0 to 7"),
+    ]
+    for options, sentence in cases:
+        answer = await gm(harness, world, world.gm, "modifier", options)
+        assert answer.ephemeral and answer.content.startswith(sentence), (options, answer.content)
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []
+    # a margin may be typed signed or as letters (SX-7)
+    await gm(
+        harness, world, world.gm, "modifier", {"system": "sysx", "kind": "required_margin", "value": "+2"}
+    )
+    [margin] = await store.modifiers.list(world.guild.id, world.general.id)
+    assert margin.value == "S2"
+
+
+async def test_modifier_autocomplete_follows_the_system(harness: Harness, world: World) -> None:
+    kinds = await harness.autocomplete(
+        world.guild, world.general, world.gm, "gm modifier", {"system": "sysx", "kind": ""}, "kind"
+    )
+    assert [c["value"] for c in kinds.choices] == ["sv", "roll", "required_margin"]
+    decision = await harness.autocomplete(
+        world.guild, world.general, world.gm, "gm modifier", {"system": "decision", "kind": "adv"}, "kind"
+    )
+    assert [c["value"] for c in decision.choices] == ["advantage", "disadvantage"]
+    values = await harness.autocomplete(
+        world.guild,
+        world.general,
+        world.gm,
+        "gm modifier",
+        {"system": "sysx", "kind": "sv", "value": ""},
+        "value",
+    )
+    assert [c["value"] for c in values.choices] == ["-4", "-3", "-2", "-1", "0", "+1", "+2", "+3", "+4"]
+
+
+async def test_a_channel_gm_is_gm_in_that_channel_only(harness: Harness, world: World) -> None:  # GM-1, GM-2
+    refused = await gm(harness, world, world.carol, "modifiers")
+    assert refused.ephemeral and "Only a GM" in refused.content
+    added = await gm(harness, world, world.gm, "channel add", {"member": world.carol})
+    assert added.content == "Carol is now a GM of this channel."
+    assert (await gm(harness, world, world.gm, "channel add", {"member": world.carol})).content.endswith(
+        "already was a GM of this channel."
+    )
+    allowed = await gm(harness, world, world.carol, "modifier", {"system": "dn", "kind": "df", "value": "-2"})
+    assert allowed.ephemeral and "Set `#" in allowed.content
+    listed = await gm(harness, world, world.carol, "channel list")
+    assert world.carol.mention in listed.original.text()
+    elsewhere = await gm(harness, world, world.carol, "modifiers", channel=world.gm_screen)
+    assert "Only a GM" in elsewhere.content
+    # a channel GM cannot touch the server-wide settings
+    settings = await gm(harness, world, world.carol, "settings")
+    assert "Manage Server" in settings.content
+    await gm(harness, world, world.gm, "channel remove", {"member": world.carol})
+    assert "Only a GM" in (await gm(harness, world, world.carol, "modifiers")).content
+
+
+async def test_a_member_with_a_game_master_role_is_a_gm(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    role = await fake.create_role(world.guild, "Game Master")  # GM-1: default role names, any case
+    world.guild.members[world.bob.id].roles.append(role)
+    answer = await gm(harness, world, world.bob, "modifiers")
+    assert answer.ephemeral and "Pending GM modifiers" in answer.original.text()
+
+
+async def test_roles_and_settings_need_manage_server(harness: Harness, world: World) -> None:  # GM-1, GM-2
+    store = harness.bot.store
+    for sub, options in (
+        ("roles list", {}),
+        ("roles add", {"role": world.gm_role}),
+        ("settings", {"decks": 4}),
+    ):
+        answer = await gm(harness, world, world.gm, sub, options)
+        assert answer.ephemeral and "Manage Server" in answer.content, sub
+        assert answer.public() == []
+    assert (await store.settings.get(world.guild.id)).decks_per_shoe == 1
+    assert (await store.settings.get(world.guild.id)).gm_role_ids == []
+
+
+async def test_gm_roles_add_list_remove(harness: Harness, world: World, fake: FakeDiscord) -> None:  # GM-1
+    store = harness.bot.store
+    lead = await fake.create_role(world.guild, "Table lead")
+    added = await gm(harness, world, world.manager, "roles add", {"role": lead})
+    assert "is now a GM role" in added.content
+    assert (await store.settings.get(world.guild.id)).gm_role_ids == [lead.id]
+    listed = await gm(harness, world, world.manager, "roles list")
+    assert f"<@&{lead.id}>" in listed.original.text()
+    # once roles are named, the default "GM" role no longer makes a GM
+    assert "Only a GM" in (await gm(harness, world, world.gm, "modifiers")).content
+    world.guild.members[world.carol.id].roles.append(lead)
+    assert "Pending GM modifiers" in (await gm(harness, world, world.carol, "modifiers")).original.text()
+    removed = await gm(harness, world, world.manager, "roles remove", {"role": lead})
+    assert "no longer a GM role" in removed.content and "count again" in removed.content
+    assert (await store.settings.get(world.guild.id)).gm_role_ids == []
+
+
+async def test_settings_round_trip(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    shown = await gm(harness, world, world.manager, "settings")
+    assert shown.ephemeral and shown.embed["title"] == "Server settings"
+    fields = {f["name"]: f["value"] for f in shown.embed["fields"]}
+    assert fields["Margins (System X)"] == "signed (+3)" and fields["Decks per shoe (BJ-1)"] == "1"
+    changed = await gm(
+        harness,
+        world,
+        world.manager,
+        "settings",
+        {
+            "margins": "letters",
+            "adder_scheme": "extremes",
+            "suit_bonus": False,
+            "characteristic_rule": False,
+            "fumble_flags": False,
+            "decks": 6,
+            "visibility": "gm",
+            "gm_channel": world.gm_screen,
+            "allow_blind": False,
+        },
+    )
+    fields = {f["name"]: f["value"] for f in changed.embed["fields"]}
+    assert fields["Margins (System X)"] == "letters (S3)" and fields["Adder scheme (BJ-7)"] == "extremes"
+    assert fields["GM channel"] == f"<#{world.gm_screen.id}>"
+    assert fields[f"Default visibility of <#{world.general.id}>"] == "gm"
+    settings = await store.settings.get(world.guild.id)
+    assert (settings.margin_display, settings.adder_scheme, settings.decks_per_shoe) == (
+        "letters",
+        "extremes",
+        6,
+    )
+    assert (
+        not settings.bj_suit_bonus and not settings.bj_characteristic_bonus and not settings.bj_fumble_flags
+    )
+    assert settings.gm_channel_id == world.gm_screen.id and not settings.allow_blind
+    assert await store.settings.channel_visibility(world.guild.id, world.general.id) == "gm"
+    assert await store.settings.channel_visibility(world.guild.id, world.gm_screen.id) == "public"
+    again = await gm(harness, world, world.manager, "settings")
+    assert {f["name"]: f["value"] for f in again.embed["fields"]} == fields
+    cleared = await gm(harness, world, world.manager, "settings", {"no_gm_channel": True})
+    assert "none" in {f["name"]: f["value"] for f in cleared.embed["fields"]}["GM channel"]
+    assert (await store.settings.get(world.guild.id)).gm_channel_id is None
+
+
+async def test_custom_chart_valid_invalid_and_back_to_default(  # SX-5
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    store = harness.bot.store
+    lines = RollChart.model().to_csv().splitlines()
+    cells = lines[10].split(",")
+    cells[5] = "CS" if cells[5] != "CS" else "CF"
+    lines[10] = ",".join(cells)
+    custom = "\n".join(lines) + "\n"
+    upload = fake.attachment("chart.csv", custom.encode(), "text/csv")
+    answer = await gm(harness, world, world.manager, "settings", {"chart": upload})
+    assert "The custom roll chart is valid" in answer.embed["description"]
+    stored = (await store.settings.get(world.guild.id)).systemx_chart
+    assert stored is not None and stored.splitlines() == lines  # normalised, same cells
+    # an invalid chart is refused with its line and cell, and the stored chart stays
+    broken = lines.copy()
+    broken[3] = broken[3].replace(",S", ",S9", 1)
+    bad = fake.attachment("chart.csv", "\n".join(broken).encode(), "text/csv")
+    refused = await gm(harness, world, world.manager, "settings", {"chart": bad, "decks": 3})
+    assert refused.ephemeral and "Line 4 of the roll chart" in refused.content and "S9" in refused.content
+    settings = await store.settings.get(world.guild.id)
+    assert settings.systemx_chart == stored and settings.decks_per_shoe == 1  # nothing half-applied
+    short = fake.attachment("chart.csv", b"skill_value,roll_1\n1,S0\n", "text/csv")
+    assert (
+        "first line must be the header"
+        in (await gm(harness, world, world.manager, "settings", {"chart": short})).content
+    )
+    default = await gm(harness, world, world.manager, "settings", {"default_chart": True})
+    assert "default roll chart again" in default.embed["description"]
+    assert (await store.settings.get(world.guild.id)).systemx_chart is None
+    both = await gm(harness, world, world.manager, "settings", {"chart": upload, "default_chart": True})
+    assert both.ephemeral and "not both" in both.content
+
+
+def stand_in_interaction(world: World, user, system: str) -> SimpleNamespace:
+    """What `resolve_mode` reads, for a roll command whose root is ``system`` (system cogs are elsewhere)."""
+
+    async def callback(interaction) -> None:  # pragma: no cover - never invoked
+        return None
+
+    group = app_commands.Group(name=system, description="A system.")
+    command = app_commands.Command(name="check", description="A check.", callback=callback, parent=group)
+    return SimpleNamespace(
+        guild=SimpleNamespace(id=world.guild.id),
+        channel_id=world.general.id,
+        user=SimpleNamespace(id=user.id),
+        command=command,
+    )
+
+
+async def test_request_roll_makes_the_players_next_roll_blind_once(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    posted = await gm(
+        harness,
+        world,
+        world.gm,
+        "request-roll",
+        {"member": world.alice, "system": "sysx", "note": "Perception"},
+    )
+    assert not posted.ephemeral
+    assert "asks **Alice** for a blind System X roll: Perception" in posted.content
+    assert posted.original.allowed_mentions == {"parse": []}
+    [custom_id] = posted.original.custom_ids()
+    assert custom_id.startswith("rr:")
+    stranger = await harness.click(posted.original, "Roll (blind)", world.bob)
+    assert stranger.ephemeral and "Only" in stranger.content and "can accept" in stranger.content
+    gm_click = await harness.click(posted.original, "Roll (blind)", world.gm)
+    assert gm_click.ephemeral and "can accept" in gm_click.content
+    key = blind_key(world.guild.id, world.general.id, world.alice.id, "sysx")
+    assert await store.meta.get(key) is None
+    accepted = await harness.click(posted.original, "Roll (blind)", world.alice)
+    assert accepted.ephemeral and "next System X roll in this channel will be blind" in accepted.content
+    assert accepted.public() == []
+    twice = await harness.click(posted.original, "Roll (blind)", world.alice)
+    assert twice.ephemeral and "already accepted" in twice.content
+    # the next sysx roll resolves to blind even when asked public (and with players' blind rolls switched off)
+    await store.settings.update(world.guild.id, allow_blind=False)
+    other_system = stand_in_interaction(world, world.alice, "dn")
+    assert await resolve_mode(other_system, store, "public") == "public"
+    roll = stand_in_interaction(world, world.alice, "sysx")
+    assert await resolve_mode(roll, store, "public") == "blind"
+    assert await resolve_mode(roll, store, "public") == "public"  # one use
+    assert (
+        await consume_blind_request(store, world.guild.id, world.general.id, world.alice.id, "sysx") is False
+    )
+
+
+async def test_request_roll_is_refused_for_a_player_and_scoped_to_its_channel(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    refused = await gm(harness, world, world.alice, "request-roll", {"member": world.bob, "system": "dn"})
+    assert refused.ephemeral and "Only a GM" in refused.content and refused.public() == []
+    posted = await gm(harness, world, world.gm, "request-roll", {"member": world.bob, "system": "dn"})
+    # a forged copy of the button in another channel does not accept the request
+    forged = dataclasses.replace(posted.original, channel_id=world.gm_screen.id)
+    answer = await harness.click(forged, "Roll (blind)", world.bob)
+    assert answer.ephemeral and "belongs to another channel" in answer.content
+    assert (
+        await harness.bot.store.meta.get(blind_key(world.guild.id, world.gm_screen.id, world.bob.id, "dn"))
+        is None
+    )

@@ -1,0 +1,633 @@
+"""/rps end to end against the fake Discord: checks, resisted actions, second tries, sustained pools.
+
+Dice come from ``harness.bot.rng``; a test either mirrors a seeded ``random.Random`` or sets the bot's
+rng to `ScriptedDice` (a ``random.Random`` whose d10s are chosen by the test: a test double for the dice
+source only), and the expected numbers are worked out here from the rules.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from bot.core import rps
+from bot.store import Sheet
+from bot.ui.embeds import VERDICT_COLOURS, WARNING
+from tests.fake_discord.harness import Answer, Harness, World
+from tests.fake_discord.server import FakeDiscord
+from tests.fake_discord.world import FakeMessage
+
+
+class ScriptedDice(random.Random):
+    """A dice source that hands out the d10s a test chose, in order, and fails when it runs dry."""
+
+    def __init__(self, faces: Iterable[int]) -> None:
+        super().__init__(0)
+        self.faces = list(faces)
+        self.used = 0
+
+    def randint(self, a: int, b: int) -> int:
+        assert (a, b) == (1, 10), f"RPS rolls d10s, not randint({a}, {b})"
+        assert self.faces, "the test gave the bot no more dice"
+        self.used += 1
+        return self.faces.pop(0)
+
+
+def dice(harness: Harness, *faces: int) -> ScriptedDice:
+    scripted = ScriptedDice(faces)
+    harness.bot.rng = scripted
+    return scripted
+
+
+def fields(embed: dict[str, Any]) -> dict[str, str]:
+    return {f["name"]: f["value"] for f in embed.get("fields", [])}
+
+
+async def alice_sheet(harness: Harness, world: World, owner=None) -> Sheet:
+    user = owner or world.alice
+    return await harness.bot.store.sheets.create(
+        {
+            "guild_id": world.guild.id,
+            "owner_id": user.id,
+            "name": f"{user.username}'s thief",
+            "system": "rps",
+            "attributes": {"Agility": 7, "Perception": 5, "Strength": 6},
+            "skills": {
+                "Stealth": {"rating": 8, "attribute": "Agility", "alternates": ["Perception"]},
+                "Lockpicking": {"rating": 6, "attribute": "Agility"},
+            },
+        }
+    )
+
+
+async def check(harness: Harness, world: World, user=None, **options: Any) -> Answer:
+    return await harness.slash(world.guild, world.general, user or world.alice, "rps check", options)
+
+
+# --------------------------------------------------------------------------------------------------
+# /rps check
+
+
+async def test_skill_check_from_the_sheet_with_a_named_difficulty(harness: Harness, world: World) -> None:
+    # RPS-1: Base = skill + parent + difficulty; RPS-2: SL = Base - 2d10; RPS-3: 10 is impressive
+    await alice_sheet(harness, world)
+    dice(harness, 3, 4)
+    answer = await check(harness, world, skill="Stealth", difficulty=2)
+    assert not answer.ephemeral
+    embed = answer.embed
+    shown = fields(embed)
+    assert shown["Base"] == "17 = Stealth 8 + Agility 7 + Moderately hard (+2)"
+    assert shown["Dice (2d10)"] == "3 + 4 = 7"
+    assert shown["Success Level"] == "17 - 7 = 10"
+    assert embed["title"] == "RPS Stealth (Agility): success, impressive"
+    assert embed["color"] == VERDICT_COLOURS[rps.Verdict.SUCCESS].value
+    assert "RPS-1" in embed["footer"]["text"] and "RPS-3" in embed["footer"]["text"]
+
+
+async def test_skill_check_with_an_alternate_parent(harness: Harness, world: World) -> None:  # RPS-1
+    await alice_sheet(harness, world)
+    dice(harness, 6, 6)
+    answer = await check(harness, world, skill="stealth", parent="perception", modifier=-1)
+    shown = fields(answer.embed)
+    assert shown["Base"] == "12 = Stealth 8 + Perception 5 + modifier (-1)"
+    assert shown["Success Level"] == "12 - 12 = 0"
+    assert "near miss" in shown["Result"]  # RPS-3: SL 0 is a near miss
+    assert answer.embed["color"] == WARNING.value
+    refused = await check(harness, world, skill="Stealth", parent="Strength")
+    assert refused.ephemeral and "cannot use 'Strength'" in refused.content and refused.public() == []
+
+
+async def test_attribute_check_is_twice_the_attribute(harness: Harness, world: World) -> None:  # RPS-1
+    await alice_sheet(harness, world)
+    harness.bot.rng = random.Random(99)
+    mirror = random.Random(99)
+    d1, d2 = mirror.randint(1, 10), mirror.randint(1, 10)
+    expected = rps.check(12, d1, d2)
+    answer = await check(harness, world, attribute="Strength")
+    shown = fields(answer.embed)
+    assert shown["Base"] == "12 (2 x Strength 6)"
+    assert shown["Dice (2d10)"] == f"{d1} + {d2} = {d1 + d2}"
+    assert f"SL {expected.sl}" in shown["Result"]
+    assert answer.embed["title"] == f"RPS Strength x 2: {expected.name}"
+
+
+async def test_raw_base_works_in_dms_and_the_seed_example_holds(harness: Harness, world: World) -> None:
+    # RPS-10: Base 12 with (1, 7) -> SL 4 success; (4, 9) -> SL -1 failure
+    dice(harness, 1, 7, 4, 9)
+    first = await harness.slash(None, None, world.stranger, "rps check", {"base": 12})
+    assert fields(first.embed)["Success Level"] == "12 - 8 = 4"
+    assert first.embed["title"] == "RPS Base: success, acceptable"
+    second = await harness.slash(None, None, world.stranger, "rps check", {"base": 12})
+    assert fields(second.embed)["Success Level"] == "12 - 13 = -1"
+    assert second.embed["title"] == "RPS Base: failure"
+    assert second.embed["color"] == VERDICT_COLOURS[rps.Verdict.FAILURE].value
+
+
+async def test_doubles_make_criticals_and_fumbles(harness: Harness, world: World) -> None:  # RPS-4, RPS-5
+    dice(harness, 1, 1, 10, 10, 10, 10)
+    crit = await check(harness, world, base=10)
+    assert fields(crit.embed)["Doubles"] == "critical success"
+    assert "critical success makes it **13**" in fields(crit.embed)["Success Level"]
+    assert crit.embed["color"] == VERDICT_COLOURS[rps.Verdict.CRITICAL_SUCCESS].value
+    fumble = await check(harness, world, base=10)
+    assert fields(fumble.embed)["Doubles"] == "critical failure (fumble)"
+    assert "SL -10" in fields(fumble.embed)["Result"]
+    automatic = await check(harness, world, base=25)
+    assert fields(automatic.embed)["Doubles"] == "automatic failure"
+    assert "SL 0" in fields(automatic.embed)["Result"]
+
+
+async def test_difficulties_are_the_seeds_named_choices(
+    harness: Harness, fake: FakeDiscord, world: World
+) -> None:
+    # RPS-1: the seed's 18 named rows, "+2 Moderately hard"
+    command = fake.find_command(world.guild, "rps")
+    sub = next(o for o in command["options"] if o["name"] == "check")
+    choices = next(o for o in sub["options"] if o["name"] == "difficulty")["choices"]
+    assert len(choices) == 18
+    assert {"name": "+2 Moderately hard", "value": 2} in choices
+    assert {"name": "-20 Beyond impossible", "value": -20} in choices
+    dice(harness, 2, 2)
+    answer = await check(harness, world, base=10, difficulty=-15)
+    assert fields(answer.embed)["Base"] == "-5 = given Base 10 + Nearly impossible (-15)"
+
+
+async def test_forgo_above_15_and_refused_at_15(harness: Harness, world: World) -> None:  # RPS-6
+    scripted = dice(harness)  # no dice at all: a forgone roll must not roll
+    allowed = await check(harness, world, base=16, forgo=True)
+    assert allowed.embed["title"] == "RPS Base: assumed success, acceptable"
+    assert "no roll" in fields(allowed.embed)["Dice (2d10)"]
+    assert "RPS-6" in allowed.embed["footer"]["text"]
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -3, 1, world.gm.id
+    )
+    refused = await check(harness, world, base=18, forgo=True)  # 18 - 3 = 15 is not above 15
+    assert refused.ephemeral and "not above 15" in refused.content and refused.public() == []
+    pending = await store.modifiers.pending_for(world.guild.id, world.general.id, "rps", world.alice.id)
+    assert [m.value for m in pending] == [-3]  # the refusal used nothing up
+    assert scripted.used == 0
+
+
+async def test_a_gm_may_forgo_at_any_base(harness: Harness, world: World) -> None:  # RPS-6
+    dice(harness)
+    answer = await check(harness, world, user=world.gm, base=5, forgo=True)
+    assert answer.embed["title"] == "RPS Base: assumed success, acceptable"
+    assert "granted by the GM" in fields(answer.embed)["Dice (2d10)"]
+
+
+async def test_gm_difficulty_modifier_is_used_by_exactly_one_roll(harness: Harness, world: World) -> None:
+    # GM-3: a pending difficulty modifier adds to the Base of the next check only, and says who set it
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", 3, 1, world.gm.id
+    )
+    dice(harness, 2, 3, 2, 3)
+    bob = await check(harness, world, user=world.bob, base=10)
+    assert fields(bob.embed)["Base"] == "10 (given Base)" and "GM modifier" not in fields(bob.embed)
+    first = await check(harness, world, base=10)
+    shown = fields(first.embed)
+    assert shown["Base"] == "13 = given Base 10 + GM difficulty (+3)"
+    assert shown["Success Level"] == "13 - 5 = 8"
+    assert world.gm.mention in shown["GM modifier"] and "GM-3" in first.embed["footer"]["text"]
+    dice(harness, 2, 3)
+    second = await check(harness, world, base=10)
+    assert fields(second.embed)["Base"] == "10 (given Base)" and "GM modifier" not in fields(second.embed)
+
+
+async def test_check_needs_exactly_one_source_and_a_sheet(harness: Harness, world: World) -> None:
+    none = await check(harness, world)
+    assert none.ephemeral and "exactly one of skill, attribute or base" in none.content
+    no_sheet = await check(harness, world, skill="Stealth")
+    assert no_sheet.ephemeral and "no active RPS sheet" in no_sheet.content
+    assert no_sheet.public() == []
+
+
+async def test_skill_parent_and_attribute_autocomplete_from_the_active_sheet(
+    harness: Harness, world: World
+) -> None:
+    await alice_sheet(harness, world)
+    skills = await harness.autocomplete(
+        world.guild, world.general, world.alice, "rps check", {"skill": "st"}, "skill"
+    )
+    assert [c["value"] for c in skills.choices] == ["Stealth"]
+    parents = await harness.autocomplete(
+        world.guild, world.general, world.alice, "rps check", {"skill": "Stealth", "parent": ""}, "parent"
+    )
+    assert [c["value"] for c in parents.choices] == ["Agility", "Perception"]
+    attributes = await harness.autocomplete(
+        world.guild, world.general, world.alice, "rps check", {"attribute": ""}, "attribute"
+    )
+    assert [c["value"] for c in attributes.choices] == ["Agility", "Perception", "Strength"]
+    nothing = await harness.autocomplete(
+        world.guild, world.general, world.bob, "rps check", {"skill": ""}, "skill"
+    )
+    assert nothing.choices == []
+
+
+# --------------------------------------------------------------------------------------------------
+# /rps resisted
+
+
+async def test_franky_richard_johnny_from_the_seed(harness: Harness, world: World) -> None:
+    # RPS-7 seed example: Franky 1, Richard -2, Johnny -3 -> Franky wins, SL 3
+    dice(harness, 4, 5, 6, 6, 6, 7)
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.gm,
+        "rps resisted",
+        {"party1": "Franky", "base1": 10, "party2": "Richard", "base2": 10, "party3": "Johnny", "base3": 10},
+    )
+    embed = answer.embed
+    assert embed["title"] == "RPS resisted action: Franky wins (SL 3)"
+    shown = fields(embed)
+    assert "**Franky**: 4 + 5 = 9 → SL 1" in shown["The checks"]
+    assert "**Johnny**: 6 + 7 = 13 → SL -3" in shown["The checks"]
+    assert shown["New SL"] == "Franky SL 1 - Richard SL -2 = **3**"
+    assert "RPS-7" in embed["footer"]["text"]
+
+
+async def test_resisted_tie_rerolls_only_the_tied_with_a_member_party(harness: Harness, world: World) -> None:
+    # RPS-7: Franky and Richard tie at SL 5; only they roll again; the subtraction uses the final round
+    await alice_sheet(harness, world)
+    dice(harness, 2, 3, 1, 4, 6, 6, 4, 4, 3, 3)
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.gm,
+        "rps resisted",
+        {
+            "party1": "Franky",
+            "base1": 10,
+            "party2": "Richard",
+            "base2": 10,
+            "member3": world.alice,
+            "party3": "Stealth",
+        },
+    )
+    shown = fields(answer.embed)
+    alice = world.alice.payload()["global_name"]  # parties are named by display name
+    assert f"**{alice}**: Base 15 = Stealth 8 + Agility 7" in shown["Parties"]
+    assert "Tied for highest: Franky, Richard" in shown["Round 1"]
+    assert f"**{alice}**: 6 + 6 = 12 → SL 3" in shown["Round 1"]
+    assert alice not in shown["Round 2"]
+    assert (
+        "**Franky**: 4 + 4 = 8 → SL 2" in shown["Round 2"]
+        and "**Richard**: 3 + 3 = 6 → SL 4" in shown["Round 2"]
+    )
+    assert shown["New SL"] == "Richard SL 4 - Franky SL 2 = **2**"
+    assert answer.embed["title"] == "RPS resisted action: Richard wins (SL 2)"
+
+
+async def test_resisted_with_a_seeded_tie(harness: Harness, world: World) -> None:
+    """The bot's own seeded rng breaks ties too: find a seed whose first round ties and mirror it."""
+    seed = next(s for s in range(10_000) if _first_round_ties(random.Random(s), 10, 10, 10))
+    harness.bot.rng = random.Random(seed)
+    mirror = random.Random(seed)
+    parties = [rps.ResistedParty(n, 10, (mirror.randint(1, 10), mirror.randint(1, 10))) for n in "ABC"]
+    expected = rps.resisted(parties, reroll=lambda p: (mirror.randint(1, 10), mirror.randint(1, 10)))
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.gm,
+        "rps resisted",
+        {"party1": "A", "base1": 10, "party2": "B", "base2": 10, "party3": "C", "base3": 10},
+    )
+    assert len(expected.rounds) >= 2 and "Round 2" in fields(answer.embed)  # RPS-7
+    assert answer.embed["title"] == f"RPS resisted action: {expected.winner} wins (SL {expected.sl})"
+
+
+def _first_round_ties(rng: random.Random, *bases: int) -> bool:
+    sls = [b - rng.randint(1, 10) - rng.randint(1, 10) for b in bases]
+    return sls.count(max(sls)) > 1
+
+
+async def test_resisted_refuses_one_party_and_nameless_npcs(harness: Harness, world: World) -> None:
+    one = await harness.slash(
+        world.guild, world.general, world.gm, "rps resisted", {"party1": "Franky", "base1": 3}
+    )
+    assert one.ephemeral and "at least two parties" in one.content
+    nameless = await harness.slash(
+        world.guild, world.general, world.gm, "rps resisted", {"party1": "Franky", "base1": 3, "base2": 4}
+    )
+    assert nameless.ephemeral and "Party 2 needs a name" in nameless.content
+
+
+async def test_resisted_party_autocomplete_offers_the_members_skills(harness: Harness, world: World) -> None:
+    await alice_sheet(harness, world)
+    answer = await harness.autocomplete(
+        world.guild,
+        world.general,
+        world.gm,
+        "rps resisted",
+        {"member2": world.alice, "party2": "st"},
+        "party2",
+    )
+    assert [c["value"] for c in answer.choices] == ["Stealth", "Stealth (Perception)", "Strength"]
+
+
+# --------------------------------------------------------------------------------------------------
+# /rps retry
+
+
+async def test_retry_after_a_failure_then_refused_for_a_player_twice(harness: Harness, world: World) -> None:
+    # RPS-9: a second try of the last failed check, same Base
+    dice(harness, 6, 7, 2, 3)
+    failed = await check(harness, world, base=10, difficulty=-2)
+    assert "SL -5" in fields(failed.embed)["Result"]
+    again = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
+    shown = fields(again.embed)
+    assert again.embed["title"].startswith("RPS second try: Base")
+    assert shown["Base"] == "8 (given Base)" and shown["Success Level"] == "8 - 5 = 3"
+    assert "RPS-9" in again.embed["footer"]["text"]
+    refused = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
+    assert refused.ephemeral and "succeeded" in refused.content and refused.public() == []
+
+
+async def test_retry_is_refused_after_a_success(harness: Harness, world: World) -> None:  # RPS-9
+    dice(harness, 1, 2)
+    await check(harness, world, base=10)
+    refused = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
+    assert refused.ephemeral and "The previous check succeeded (SL 7)" in refused.content
+    assert refused.public() == []
+    nothing = await harness.slash(world.guild, world.general, world.bob, "rps retry", {})
+    assert nothing.ephemeral and "no RPS check in this channel" in nothing.content
+
+
+async def test_only_a_gm_grants_a_modifier_or_a_third_try(harness: Harness, world: World) -> None:  # RPS-9
+    scripted = dice(harness, 9, 9, 8, 8, 5, 5)
+    await check(harness, world, base=10)  # SL -8
+    player = await harness.slash(world.guild, world.general, world.alice, "rps retry", {"modifier": 3})
+    assert player.ephemeral and "Only a GM can grant" in player.content
+    other = await harness.slash(world.guild, world.general, world.bob, "rps retry", {"member": world.alice})
+    assert other.ephemeral and "Only a GM" in other.content
+    assert scripted.used == 2
+    await harness.slash(world.guild, world.general, world.alice, "rps retry", {})  # 10 - 16 = -6
+    third = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
+    assert third.ephemeral and "already a second try" in third.content
+    granted = await harness.slash(
+        world.guild, world.general, world.gm, "rps retry", {"member": world.alice, "modifier": 3}
+    )
+    shown = fields(granted.embed)
+    assert shown["Base"] == "13 = given Base 10 + second try (+3)"  # the task's Base, not the last try's
+    assert shown["Success Level"] == "13 - 10 = 3"
+    assert granted.embed["author"]["name"] == f"for {world.alice.payload()['global_name']}"
+
+
+# --------------------------------------------------------------------------------------------------
+# /rps sustained
+
+
+async def start_pool(harness: Harness, world: World, **options: Any) -> Answer:
+    values = {"name": "Pick the lock", "goal": 12, "minutes": 10, "member": world.alice, "base": 15} | options
+    return await harness.slash(world.guild, world.general, world.gm, "rps sustained start", values)
+
+
+async def test_sustained_pool_completed_by_button_clicks(harness: Harness, world: World) -> None:
+    # RPS-8: SL adds to the pool; pool >= Goal completes; checks and time spent are reported
+    started = await start_pool(harness, world)
+    message = started.original
+    assert not message.ephemeral and message.custom_ids() == [_pool_button(harness, message)]
+    assert "0/12" in fields(message.embed)["Progress"]
+    pool = await harness.bot.store.pools.get(world.guild.id, world.general.id, "Pick the lock")
+    assert pool.message_id == message.id
+    dice(harness, 3, 4, 4, 5)
+    first = await harness.click(message, "Roll next check", world.alice)
+    assert fields(first.embed)["Pool"].startswith("+8 → ")
+    assert message.edits == 1 and "8/12" in fields(message.embed)["Progress"]
+    assert fields(message.embed)["Time spent"].startswith("10 minutes")
+    before_end = copy.deepcopy(message)
+    second = await harness.click(message, "Roll next check", world.gm)  # GM-4: a GM may roll for the owner
+    assert "14/12" in fields(second.embed)["Pool"]
+    assert "completed" in message.embed["title"] and message.components == []  # the button is gone
+    assert fields(message.embed)["Checks made"] == "2"
+    assert fields(message.embed)["Time spent"].startswith("20 minutes")
+    late = await harness.click(before_end, "Roll next check", world.alice)
+    assert late.ephemeral and "already completed" in late.content and late.public() == []
+    stored = await harness.bot.store.pools.get_by_id(pool.id)
+    assert (stored.pool, stored.checks_made, stored.state) == (14, 2, "completed")
+
+
+def _pool_button(harness: Harness, message: FakeMessage) -> str:
+    custom_id = message.custom_ids()[0]
+    assert custom_id.startswith("rpspool:") and custom_id.endswith(":roll")
+    return custom_id
+
+
+async def test_a_stranger_clicking_the_pool_button_changes_nothing(
+    harness: Harness, world: World
+) -> None:  # GM-4
+    started = await start_pool(harness, world)
+    message = started.original
+    scripted = dice(harness, 2, 2)
+    refused = await harness.click(message, "Roll next check", world.bob)
+    assert refused.ephemeral and "Only the player who started this" in refused.content
+    assert refused.public() == [] and message.edits == 0 and scripted.used == 0
+    pool = await harness.bot.store.pools.get(world.guild.id, world.general.id, "Pick the lock")
+    assert pool.checks_made == 0
+
+
+async def test_a_forged_pool_button_in_another_channel_is_refused(harness: Harness, world: World) -> None:
+    started = await start_pool(harness, world)
+    forged = copy.deepcopy(started.original)
+    forged.channel_id = world.gm_screen.id
+    dice(harness)
+    refused = await harness.click(forged, "Roll next check", world.gm)
+    assert refused.ephemeral and "does not belong" in refused.content
+
+
+async def test_sustained_pool_fails_on_a_fumble(harness: Harness, world: World) -> None:
+    # RPS-8: a critical failure (RPS-5 fumble) ends the action as failed
+    started = await start_pool(harness, world, base=12)
+    dice(harness, 10, 10)
+    answer = await harness.slash(
+        world.guild, world.general, world.alice, "rps sustained roll", {"name": "pick the LOCK"}
+    )
+    assert "fumble" in answer.embed["title"]
+    assert "failed" in started.original.embed["title"] and started.original.components == []
+    again = await harness.slash(
+        world.guild, world.general, world.alice, "rps sustained roll", {"name": "Pick the lock"}
+    )
+    assert again.ephemeral and "already failed" in again.content
+
+
+async def test_sustained_pool_fails_below_minus_goal_and_no_loss_keeps_it(
+    harness: Harness, world: World
+) -> None:
+    # RPS-8: a failed check takes 1; the action fails when the pool falls below -Goal; "no loss" takes 0
+    started = await start_pool(harness, world, name="Climb", goal=1, base=2)
+    safe = await start_pool(harness, world, name="Search", goal=1, base=2, no_loss=True)
+    dice(harness, 5, 6, 5, 6, 5, 6)
+    await harness.slash(world.guild, world.general, world.alice, "rps sustained roll", {"name": "Climb"})
+    assert (
+        "running" not in started.original.embed["title"] and "in progress" in started.original.embed["title"]
+    )
+    assert "-1/1" in fields(started.original.embed)["Progress"]
+    await harness.slash(world.guild, world.general, world.alice, "rps sustained roll", {"name": "Climb"})
+    assert "failed" in started.original.embed["title"] and started.original.components == []
+    await harness.slash(world.guild, world.general, world.alice, "rps sustained roll", {"name": "Search"})
+    assert "0/1" in fields(safe.original.embed)["Progress"] and safe.original.components
+
+
+async def test_sustained_status_stop_and_names(harness: Harness, world: World) -> None:
+    started = await start_pool(harness, world)
+    names = await harness.autocomplete(
+        world.guild, world.general, world.alice, "rps sustained roll", {"name": "pi"}, "name"
+    )
+    assert [c["value"] for c in names.choices] == ["Pick the lock"]
+    dice(harness, 2, 2)
+    await harness.slash(
+        world.guild, world.general, world.alice, "rps sustained roll", {"name": "Pick the lock"}
+    )
+    status = await harness.slash(
+        world.guild, world.general, world.alice, "rps sustained status", {"name": "Pick the lock"}
+    )
+    shown = fields(status.embed)
+    assert status.ephemeral and "11/12" in shown["Progress"] and shown["Checks made"] == "1"
+    assert "SL 11" in shown["Last check"]
+    outsider = await harness.slash(
+        world.guild, world.general, world.bob, "rps sustained status", {"name": "Pick the lock"}
+    )
+    assert "Progress" not in fields(outsider.embed)
+    player = await harness.slash(
+        world.guild, world.general, world.alice, "rps sustained stop", {"name": "Pick the lock"}
+    )
+    assert player.ephemeral and "Only a GM" in player.content
+    stopped = await harness.slash(
+        world.guild, world.general, world.gm, "rps sustained stop", {"name": "Pick the lock"}
+    )
+    assert stopped.ephemeral and "Stopped" in stopped.content
+    assert "stopped by the GM" in started.original.embed["title"] and started.original.components == []
+
+
+async def test_sustained_start_refused_for_a_player(harness: Harness, world: World) -> None:  # GM-2
+    refused = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "rps sustained start",
+        {"name": "Mine", "goal": 3, "minutes": 5, "base": 12},
+    )
+    assert refused.ephemeral and "Only a GM" in refused.content and refused.public() == []
+    assert await harness.bot.store.pools.list(world.guild.id, world.general.id, running_only=False) == []
+
+
+async def test_sustained_start_from_the_members_sheet(harness: Harness, world: World) -> None:  # RPS-1, RPS-8
+    await alice_sheet(harness, world)
+    started = await harness.slash(
+        world.guild,
+        world.general,
+        world.gm,
+        "rps sustained start",
+        {
+            "name": "Sneak in",
+            "goal": 20,
+            "minutes": 5,
+            "member": world.alice,
+            "skill": "Stealth",
+            "difficulty": -2,
+        },
+    )
+    shown = fields(started.original.embed)
+    assert shown["Base built"] == "13 = Stealth 8 + Agility 7 + Tricky (-2)"
+    assert shown["Base"] == "13 (Stealth (Agility))" and world.alice.mention in shown["For"]
+
+
+async def test_sustained_commands_are_guild_only(harness: Harness, world: World) -> None:
+    answer = await harness.slash(None, None, world.stranger, "rps sustained status", {"name": "x"})
+    assert answer.ephemeral and "only in a server channel" in answer.content
+
+
+async def test_a_gm_modifier_applies_to_one_pool_check(harness: Harness, world: World) -> None:  # GM-3
+    started = await start_pool(harness, world)
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -4, 1, world.gm.id
+    )
+    dice(harness, 2, 3, 2, 3)
+    first = await harness.click(started.original, "Roll next check", world.alice)
+    assert fields(first.embed)["Base"] == "11 = given Base 15 + GM difficulty (-4)"
+    second = await harness.click(started.original, "Roll next check", world.alice)
+    assert fields(second.embed)["Base"] == "15 (given Base)"
+
+
+async def test_a_racing_check_is_reapplied_to_the_fresh_pool_once(harness: Harness, world: World) -> None:
+    """A Conflict from the store (another check landed first) re-reads the pool and adds this check once."""
+    from bot.store import PoolCheck
+
+    started = await start_pool(harness, world, goal=40)
+    pools = harness.bot.store.pools
+    original = pools.add_check
+    raced: list[int] = []
+
+    async def racing_add_check(pool_id: int, expected: int, check: PoolCheck, state: str = "running") -> Any:
+        if not raced:  # another click's check lands between our read and our write
+            raced.append(pool_id)
+            await original(pool_id, expected, PoolCheck(sl=3, delta=3, dice=[5, 7]))
+        return await original(pool_id, expected, check, state)
+
+    pools.add_check = racing_add_check  # type: ignore[method-assign]
+    dice(harness, 2, 3)
+    answer = await harness.click(started.original, "Roll next check", world.alice)
+    assert "13/40" in fields(answer.embed)["Pool"]  # 3 from the racing check + 10 from this one, once each
+    pool = await pools.get_by_id(raced[0])
+    assert (pool.pool, pool.checks_made) == (13, 2)
+
+
+async def test_hidden_pool_checks_keep_the_pool_off_the_public_message(
+    harness: Harness, world: World
+) -> None:
+    # issue 7: a blind check leaves no result on the public pool message; the owner still sees it in status
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    started = await start_pool(harness, world)
+    dice(harness, 2, 3)
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "rps sustained roll",
+        {"name": "Pick the lock", "visibility": "blind"},
+    )
+    assert answer.ephemeral and answer.content == "Your roll went to the GM."
+    [gm_copy] = answer.in_channel(world.gm_screen)
+    assert "10/12" in fields(gm_copy.embed)["Pool"]
+    public = started.original
+    assert (
+        public.edits == 1
+        and "Progress" not in fields(public.embed)
+        and "Last check" not in fields(public.embed)
+    )
+    assert "10" not in public.embed["description"] and fields(public.embed)["Checks made"] == "1"
+    status = await harness.slash(
+        world.guild, world.general, world.alice, "rps sustained status", {"name": "Pick the lock"}
+    )
+    assert "10/12" in fields(status.embed)["Progress"]
+
+
+async def test_a_private_check_tells_the_table_only_that_a_roll_was_made(
+    harness: Harness, world: World
+) -> None:
+    dice(harness, 4, 4)
+    answer = await check(harness, world, base=13, visibility="private")
+    assert answer.ephemeral and fields(answer.embed)["Success Level"] == "13 - 8 = 5"
+    [notice] = answer.public()
+    assert "private roll" in notice.content and notice.embeds == []
+    for secret in ("13 - 8", "Success Level", "SL", "Base", "4 + 4"):
+        assert secret not in notice.text()
+
+
+async def test_a_blind_check_is_retried_only_through_the_gm(harness: Harness, world: World) -> None:
+    # RPS-9 and issue 7: refusing or allowing the player's retry would tell them how the blind roll went
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    dice(harness, 9, 9, 1, 2)
+    await check(harness, world, base=10, visibility="blind")
+    refused = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
+    assert (
+        refused.ephemeral
+        and refused.content == "Your last check was a blind roll: ask the GM for a second try."
+    )
+    granted = await harness.slash(world.guild, world.general, world.gm, "rps retry", {"member": world.alice})
+    assert fields(granted.embed)["Success Level"] == "10 - 3 = 7"

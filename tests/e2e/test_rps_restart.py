@@ -1,0 +1,56 @@
+"""A sustained pool survives a full restart of the bot as a subprocess, and its old button still works."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.store import Store
+from tests.fake_discord.harness import SubprocessBot, World
+from tests.fake_discord.server import FakeDiscord
+
+
+def _fields(embed: dict[str, str | list[dict[str, str]]]) -> dict[str, str]:
+    return {f["name"]: f["value"] for f in embed.get("fields", [])}  # type: ignore[union-attr,index]
+
+
+async def test_pool_button_works_after_a_restart(fake: FakeDiscord, world: World, tmp_path: Path) -> None:
+    # RPS-8 (persisted per channel), GM-4 (owner's button) across a restart
+    database = tmp_path / "bot.db"
+    first = await SubprocessBot.launch(fake, database)
+    try:
+        started = await first.slash(
+            world.guild,
+            world.general,
+            world.gm,
+            "rps sustained start",
+            {"name": "Break the seal", "goal": 50, "minutes": 30, "member": world.alice, "base": 14},
+        )
+    finally:
+        await first.stop()
+    assert first.process.returncode == 0 and first.error_lines() == []
+    message = started.original
+    custom_id = message.custom_ids()[0]
+    assert custom_id.startswith("rpspool:") and "0/50" in _fields(message.embed)["Progress"]
+
+    second = await SubprocessBot.launch(fake, database)
+    try:
+        stranger = await second.click(message, custom_id, world.bob)
+        assert stranger.ephemeral and "Only the player who started this" in stranger.content
+        assert message.edits == 0
+        clicked = await second.click(message, custom_id, world.alice)
+        assert not clicked.ephemeral
+        result = clicked.original.embed
+        assert result["title"].startswith("RPS sustained action Break the seal")
+        shown = _fields(result)
+        sl = int(shown["Success Level"].split("= ")[1].split(";")[0])  # Base 14 - roll, recomputable
+        dice = [int(d) for d in shown["Dice (2d10)"].split(" = ")[0].split(" + ")]
+        assert sl == 14 - sum(dice)
+    finally:
+        await second.stop()
+    assert second.process.returncode == 0 and second.error_lines() == []
+    assert message.edits == 1 and _fields(message.embed)["Checks made"] == "1"
+    assert "30 minutes" in _fields(message.embed)["Time spent"]
+    async with await Store.open(database) as store:
+        [pool] = await store.pools.list(world.guild.id, world.general.id, running_only=False)
+    assert pool.checks_made == 1 and pool.message_id == message.id
+    assert fake.violations == []

@@ -1,0 +1,226 @@
+"""`/sheet` end to end: create, show, list, use, edit, remove, delete, export -> import, refusals."""
+
+from __future__ import annotations
+
+import json
+
+from tests.fake_discord.harness import Answer, Harness, World
+from tests.fake_discord.server import FakeDiscord
+
+
+async def sheet(harness: Harness, world: World, user, sub: str, options: dict | None = None) -> Answer:
+    return await harness.slash(world.guild, world.general, user, f"sheet {sub}", options or {})
+
+
+async def test_create_show_list_and_use(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    made = await sheet(harness, world, world.alice, "create", {"name": "Aria", "system": "sysx"})
+    assert made.ephemeral and "Created Aria" in made.content and "active" in made.content
+    assert made.embed["title"] == "Aria"
+    second = await sheet(harness, world, world.alice, "create", {"name": "Bram", "system": "sysx"})
+    assert "/sheet use" in second.content
+    listed = await sheet(harness, world, world.alice, "list")
+    text = listed.original.text()
+    assert "▶ **Aria** (System X) active" in text and "• **Bram** (System X)" in text
+    used = await sheet(harness, world, world.alice, "use", {"name": "bram"})  # names ignore case
+    assert "Bram is now your active System X sheet" in used.content
+    active = await store.sheets.active(world.guild.id, world.alice.id, "sysx")
+    assert active is not None and active.name == "Bram"
+    shown = await sheet(harness, world, world.alice, "show", {"name": "Aria"})
+    assert shown.ephemeral and "not active" in shown.embed["description"]
+    public = await sheet(
+        harness, world, world.bob, "show", {"name": "Bram", "member": world.alice, "public": True}
+    )
+    assert not public.ephemeral and public.embed["title"] == "Bram"
+    assert "sheet of Alice" in public.embed["description"]
+    # show without a name: the only active sheet
+    default = await sheet(harness, world, world.alice, "show")
+    assert default.embed["title"] == "Bram"
+    duplicate = await sheet(harness, world, world.alice, "create", {"name": "ARIA", "system": "dn"})
+    assert duplicate.ephemeral and "already have a sheet named" in duplicate.content
+    assert len(await store.sheets.list(world.guild.id, world.alice.id)) == 2
+
+
+async def test_set_attribute_skill_bonus_wounds_notes_and_remove(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    await sheet(harness, world, world.alice, "create", {"name": "Kell", "system": "rps"})
+    await sheet(
+        harness, world, world.alice, "set-attribute", {"name": "Kell", "attribute": "Strength", "value": 12}
+    )
+    answer = await sheet(
+        harness,
+        world,
+        world.alice,
+        "set-skill",
+        {"name": "Kell", "skill": "Sword", "rating": 7, "parent": "Strength", "alternates": "Agility, Dex"},
+    )
+    assert "Sword is now 7" in answer.content
+    assert "Sword 7 (Strength; or Agility, Dex)" in answer.original.text()  # RPS-1 alternates
+    await sheet(harness, world, world.alice, "set-bonus", {"name": "Kell", "bonus": "Hearts", "value": 2})
+    wounds = await sheet(harness, world, world.alice, "wounds", {"name": "Kell", "current": 3, "maximum": 10})
+    assert "Wounds are now 3 / 10" in wounds.content
+    await sheet(harness, world, world.alice, "notes", {"name": "Kell", "notes": "Owes the guild 5 gold."})
+    stored = await store.sheets.get(world.guild.id, world.alice.id, "Kell")
+    assert stored.attributes == {"Strength": 12}
+    assert stored.skills["Sword"].rating == 7 and stored.skills["Sword"].alternates == ["Agility", "Dex"]
+    assert stored.bonuses == {"Hearts": 2} and stored.wounds is not None and stored.wounds.current == 3
+    assert stored.notes == "Owes the guild 5 gold."
+    removed = await sheet(
+        harness, world, world.alice, "remove", {"name": "Kell", "section": "skill", "key": "sword"}
+    )
+    assert "Removed the skill sword" in removed.content
+    assert (await store.sheets.get(world.guild.id, world.alice.id, "Kell")).skills == {}
+    missing = await sheet(
+        harness, world, world.alice, "remove", {"name": "Kell", "section": "skill", "key": "Axe"}
+    )
+    assert missing.ephemeral and missing.content == "The sheet 'Kell' has no skill named 'Axe'."
+
+
+async def test_out_of_range_values_are_refused_with_the_store_sentence(
+    harness: Harness, world: World
+) -> None:
+    store = harness.bot.store
+    await sheet(harness, world, world.alice, "create", {"name": "Aria", "system": "sysx"})
+    before = await store.sheets.get(world.guild.id, world.alice.id, "Aria")
+    skill = await sheet(
+        harness, world, world.alice, "set-skill", {"name": "Aria", "skill": "Sword", "rating": 11}
+    )
+    assert skill.ephemeral
+    assert skill.content == "A System X skill runs from 0 to 10, so Sword cannot be 11."
+    attribute = await sheet(
+        harness, world, world.alice, "set-attribute", {"name": "Aria", "attribute": "Strength", "value": 25}
+    )
+    assert attribute.content == "A System X attribute runs from 1 to 20, so Strength cannot be 25."
+    wounds = await sheet(harness, world, world.alice, "wounds", {"name": "Aria", "current": 9, "maximum": 5})
+    assert wounds.ephemeral and "Current wounds run from 0 to the maximum 5, not 9." in wounds.content
+    assert skill.public() == attribute.public() == wounds.public() == []
+    assert await store.sheets.get(world.guild.id, world.alice.id, "Aria") == before
+
+
+async def test_delete_needs_confirmation(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    await sheet(harness, world, world.alice, "create", {"name": "Aria", "system": "dn"})
+    refused = await sheet(harness, world, world.alice, "delete", {"name": "Aria"})
+    assert refused.ephemeral and "confirm: True" in refused.content
+    assert len(await store.sheets.list(world.guild.id, world.alice.id)) == 1
+    deleted = await sheet(harness, world, world.alice, "delete", {"name": "aria", "confirm": True})
+    assert deleted.content == "Deleted the sheet Aria."
+    assert await store.sheets.list(world.guild.id, world.alice.id) == []
+    again = await sheet(harness, world, world.alice, "delete", {"name": "Aria", "confirm": True})
+    assert again.content == "You have no sheet named 'Aria'."
+
+
+async def test_export_then_import_gives_an_equal_sheet(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    store = harness.bot.store
+    await sheet(harness, world, world.alice, "create", {"name": "Aria Vell", "system": "cards"})
+    await sheet(
+        harness, world, world.alice, "set-attribute", {"name": "Aria Vell", "attribute": "Wits", "value": 14}
+    )
+    await sheet(
+        harness, world, world.alice, "set-skill", {"name": "Aria Vell", "skill": "Lockpicking", "rating": 4}
+    )
+    await sheet(
+        harness, world, world.alice, "set-bonus", {"name": "Aria Vell", "bonus": "Spades", "value": 1}
+    )
+    exported = await sheet(harness, world, world.alice, "export", {"name": "Aria Vell"})
+    assert exported.ephemeral
+    [file] = exported.original.attachments
+    assert file.filename == "Aria_Vell.sheet.json"
+    document = json.loads(file.data)
+    assert document["name"] == "Aria Vell" and document["skills"]["Lockpicking"]["rating"] == 4
+    assert "owner_id" not in document and "id" not in document
+    upload = fake.attachment(file.filename, file.data)
+    imported = await sheet(harness, world, world.bob, "import", {"file": upload})
+    assert imported.ephemeral and "Imported Aria Vell (cards)" in imported.content
+    original = await store.sheets.get(world.guild.id, world.alice.id, "Aria Vell")
+    copy = await store.sheets.get(world.guild.id, world.bob.id, "Aria Vell")
+    assert copy.document() == original.document()
+    # importing over an existing sheet needs replace
+    clash = await sheet(harness, world, world.alice, "import", {"file": upload})
+    assert clash.ephemeral and "already have a sheet named" in clash.content
+    replaced = await sheet(harness, world, world.alice, "import", {"file": upload, "replace": True})
+    assert "Imported" in replaced.content
+
+
+async def test_import_refuses_what_is_not_a_sheet_and_stores_nothing(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    store = harness.bot.store
+    valid = json.dumps({"name": "Huge", "system": "dn", "notes": "x" * 10}).encode()
+    cases = {
+        "not JSON": fake.attachment("sheet.json", b"this is not json"),
+        "a list": fake.attachment("sheet.json", b"[1, 2, 3]"),
+        "another object": fake.attachment("sheet.json", b'{"hello": "world"}'),
+        "bad range": fake.attachment(
+            "sheet.json",
+            json.dumps({"name": "X", "system": "sysx", "skills": {"Sword": {"rating": 99}}}).encode(),
+        ),
+        "binary": fake.attachment("sheet.png", b"\x89PNG\r\n\x1a\n\xff\xfe", "image/png"),
+        "too big": fake.attachment("sheet.json", valid[:-1] + b" " * (70 * 1024) + b"}"),
+    }
+    sentences = {}
+    for why, upload in cases.items():
+        answer = await sheet(harness, world, world.bob, "import", {"file": upload})
+        assert answer.ephemeral, why
+        assert answer.public() == [], why
+        assert answer.content.count(".") >= 1 and "\n" not in answer.content, why
+        sentences[why] = answer.content
+    assert "not valid JSON" in sentences["not JSON"]
+    assert "not a character sheet" in sentences["a list"]
+    assert "not a character sheet" in sentences["binary"]
+    assert sentences["bad range"] == "A System X skill runs from 0 to 10, so Sword cannot be 99."
+    assert "at most 65,536" in sentences["too big"]
+    assert sentences["another object"] == "Sheet name: field required."
+    assert await store.sheets.list(world.guild.id, world.bob.id) == []
+    assert harness.take_errors() == []
+
+
+async def test_autocomplete_offers_names_and_entries(harness: Harness, world: World) -> None:
+    for name in ("Aria", "Bram", "Carys"):
+        await sheet(harness, world, world.alice, "create", {"name": name, "system": "rps"})
+    await sheet(harness, world, world.alice, "set-skill", {"name": "Aria", "skill": "Swordplay", "rating": 5})
+    await sheet(harness, world, world.alice, "set-skill", {"name": "Aria", "skill": "Stealth", "rating": 3})
+    await sheet(
+        harness, world, world.alice, "set-attribute", {"name": "Aria", "attribute": "Strength", "value": 9}
+    )
+    names = await harness.autocomplete(
+        world.guild, world.general, world.alice, "sheet use", {"name": "ar"}, "name"
+    )
+    assert [c["value"] for c in names.choices] == ["Aria", "Carys"]  # prefix first, then contains
+    nobody = await harness.autocomplete(
+        world.guild, world.general, world.bob, "sheet use", {"name": ""}, "name"
+    )
+    assert nobody.choices == []  # bob sees none of alice's names
+    skills = await harness.autocomplete(
+        world.guild, world.general, world.alice, "sheet set-skill", {"name": "Aria", "skill": "s"}, "skill"
+    )
+    assert [c["value"] for c in skills.choices] == ["Stealth", "Swordplay"]
+    keys = await harness.autocomplete(
+        world.guild,
+        world.general,
+        world.alice,
+        "sheet remove",
+        {"name": "Aria", "section": "attribute", "key": ""},
+        "key",
+    )
+    assert [c["value"] for c in keys.choices] == ["Strength"]
+    theirs = await harness.autocomplete(
+        world.guild, world.general, world.bob, "sheet show", {"member": world.alice, "name": "b"}, "name"
+    )
+    assert [c["value"] for c in theirs.choices] == ["Bram"]
+
+
+async def test_sheets_in_dms_are_the_players_own_and_apart_from_the_guilds(
+    harness: Harness, world: World
+) -> None:
+    store = harness.bot.store
+    await sheet(harness, world, world.alice, "create", {"name": "Aria", "system": "sysx"})
+    made = await harness.slash(
+        None, None, world.alice, "sheet create", {"name": "Solo", "system": "decision"}
+    )
+    assert "Created Solo" in made.content
+    listed = await harness.slash(None, None, world.alice, "sheet list")
+    assert "Solo" in listed.original.text() and "Aria" not in listed.original.text()
+    assert [s.name for s in await store.sheets.list(0, world.alice.id)] == ["Solo"]  # guild key 0

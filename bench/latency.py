@@ -122,6 +122,18 @@ async def prepare_decision(
     return make
 
 
+async def prepare_rps(
+    fake: FakeDiscord, world: World, bot: BotProcess, n: int
+) -> Callable[[int], InteractionRecord]:
+    await store_sheet(bot, world, "rps", {"Strength": 12})
+    data = fake.build_command_data(world.guild, "rps check", {"skill": "Climb", "visibility": "public"})
+
+    def make(i: int) -> InteractionRecord:
+        return fake.interaction_payload(2, data, user=world.alice, channel=world.general)
+
+    return make
+
+
 HANDS_PER_CHANNEL = 8  # each channel has its own 1-deck shoe; open hands keep their cards out of it
 
 
@@ -181,7 +193,7 @@ def _has_cog(module: str) -> Callable[[], bool]:
 TARGETS: dict[str, Target] = {
     "help": Target(
         "help",
-        "/help system:rps (ephemeral embed; a stand-in while /rps and /cards are not on main)",
+        "/help system:rps (an ephemeral embed, no store access)",
         prepare_help,
         answered_with_message,
         lambda: True,
@@ -192,6 +204,13 @@ TARGETS: dict[str, Target] = {
         prepare_decision,
         answered_publicly,
         _has_cog("cogs.decision"),
+    ),
+    "rps": Target(
+        "rps",
+        "/rps check skill:Climb (stored sheet: Climb 3 + Strength 12) visibility:public, roll logged",
+        prepare_rps,
+        answered_publicly,
+        _has_cog("cogs.rps"),
     ),
     "hit": Target(
         "hit",

@@ -511,3 +511,69 @@ def test_help_refuses_an_unknown_system(table: Table) -> None:
     [leaf] = [leaf for leaf in leaves(table.bot.fake.global_commands) if leaf.path == ("help",)]
     problems = table.bot.run(_run_command(table, leaf, "alice", {"system": ("raw", "nonsense")}, None))
     assert problems == [], "\n".join(problems)
+
+
+async def _import(table: Table, data: bytes, declared_size: int | None) -> list[str]:
+    bot, world = table.bot, table.world
+    fake, harness = bot.fake, bot.harness
+    command = next(c for c in fake.global_commands if c["name"] == "sheet")
+    attachment = fake.attachment("sheet.json", data)
+    payload = attachment.payload()
+    if declared_size is not None:
+        payload["size"] = declared_size  # a lying size: the bot must not trust it
+    options = [
+        {
+            "name": "import",
+            "type": SUB_COMMAND,
+            "options": [{"name": "file", "type": ATTACHMENT, "value": str(attachment.id)}],
+        }
+    ]
+    body = {
+        "id": command["id"],
+        "name": "sheet",
+        "type": 1,
+        "options": options,
+        "guild_id": str(world.guild.id),
+        "resolved": {"attachments": {str(attachment.id): payload}},
+    }
+    record = fake.interaction_payload(2, body, user=world.alice, channel=world.general)
+    before = dump(bot.database)
+    answer = await send_raw(harness, record)
+    problems = only_ephemeral_or_nothing(answer) + _errors_and_state(table, before)
+    if record.callback is None:
+        problems.append("left unanswered")
+    return problems
+
+
+HOSTILE_SHEETS = [
+    ("huge", json.dumps({"name": "Huge", "system": "rps", "notes": "n" * 300_000}).encode()),
+    ("nested lists", ("[" * 50_000 + "]" * 50_000).encode()),
+    ("nested objects", ('{"a":' * 5_000 + "1" + "}" * 5_000).encode()),
+    (
+        "nested inside a sheet",
+        json.dumps({"name": "N", "system": "rps", "notes": "x"}).replace('"x"', "[" * 40 + "]" * 40).encode(),
+    ),
+    ("not utf-8", b"\xff\xfe\x00 definitely not json"),
+    ("empty", b""),
+    ("csv", b"name,system\nAlice,rps\n"),
+    ("a list", b"[]"),
+    ("a string", b'"a sheet"'),
+    ("wrong types", b'{"name": 5, "system": "nope"}'),
+    ("attribute not a number", b'{"name": "A", "system": "rps", "attributes": {"Strength": "very"}}'),
+    (
+        "attribute past 64 bits",
+        b'{"name": "A", "system": "rps", "attributes": {"Strength": 99999999999999999999999}}',
+    ),
+    ("name of 10,000 characters", json.dumps({"name": "A" * 10_000, "system": "rps"}).encode()),
+    ("unknown fields", b'{"name": "A", "system": "rps", "owner_id": 1, "guild_id": 2, "id": 3}'),
+    ("NaN", b'{"name": "A", "system": "rps", "attributes": {"Strength": NaN}}'),
+]
+
+
+@pytest.mark.parametrize(("what", "data"), HOSTILE_SHEETS, ids=[w for w, _ in HOSTILE_SHEETS])
+@pytest.mark.parametrize("declared_size", [None, 100], ids=["true size", "size 100"])
+def test_a_hostile_sheet_file_gets_one_ephemeral_sentence(
+    table: Table, what: str, data: bytes, declared_size: int | None
+) -> None:
+    problems = table.bot.run(_import(table, data, declared_size))
+    assert problems == [], f"{what}:\n" + "\n".join(problems)

@@ -204,3 +204,44 @@ async def _hands(store: Store, world: World) -> list[Any]:
     open_hands = await store.cards.open_hands(world.guild.id, world.general.id)
     finished = await store.cards.recent_hands(world.guild.id, world.general.id, 5)
     return [*open_hands, *finished]
+
+
+# -- RPS-8: one sustained pool, 20 checks ------------------------------------------------------------------
+POOL_CLICKS = 20
+
+
+async def test_twenty_checks_on_one_pool_keep_it_equal_to_the_sum_of_its_logged_checks(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:  # RPS-8, GM-3, GM-4
+    sub = await launch(fake, tmp_path)
+    try:
+        started = await sub.slash(
+            world.guild,
+            world.general,
+            world.gm,
+            "rps sustained start",
+            {"name": "Siege", "goal": 200, "minutes": 10, "member": world.alice, "base": 12},
+        )
+        async with await Store.open(tmp_path / "bot.db") as store:
+            # one GM modifier (+3 to the Base) for the pool's owner: exactly one counted check may carry it
+            await store.modifiers.set(
+                world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", 3, 1, world.gm.id
+            )
+        clicks = await asyncio.gather(
+            *(sub.click(started.original, "Roll next check", world.alice) for _ in range(POOL_CLICKS))
+        )
+        async with await Store.open(tmp_path / "bot.db") as store:
+            [pool] = await store.pools.list(world.guild.id, world.general.id, running_only=False)
+    finally:
+        await stop(sub, fake)
+    counted = [c for c in clicks if not c.ephemeral]
+    assert pool.checks_made == len(pool.checks) == len(counted)
+    assert pool.pool == sum(check.delta for check in pool.checks)  # RPS-8: the pool is its checks' sum
+    logged = [r for r in rows(tmp_path / "bot.db", "rolls") if r["command"] == "rps sustained roll"]
+    assert len(logged) == pool.checks_made
+    assert sorted(json.loads(r["inputs"])["delta"] for r in logged) == sorted(c.delta for c in pool.checks)
+    [modifier] = rows(tmp_path / "bot.db", "pending_modifiers") or [{"uses_left": 0}]
+    with_modifier = [r for r in logged if json.loads(r["inputs"])["base"] == 15]
+    assert (modifier["uses_left"], len(with_modifier)) in ((0, 1), (1, 0)), (
+        "a GM modifier was used up by a check that did not count"
+    )

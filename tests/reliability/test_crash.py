@@ -8,6 +8,7 @@ messages posted before the crash still work.
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,21 @@ async def test_sigkill_mid_burst_loses_nothing_answered_and_half_applies_nothing
             await store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
             for player, name in players:
                 await store.supply.set(world.guild.id, player.id, name, "Rations", 12)
+        pool = await first.slash(
+            world.guild,
+            world.general,
+            world.gm,
+            "rps sustained start",
+            {"name": "Siege", "goal": 500, "minutes": 10, "member": world.bob, "base": 12},
+        )
+        hands = [
+            (
+                await first.slash(
+                    world.guild, channel, world.alice, "cards task", {"difficulty": 2, "level": 3}
+                )
+            ).original
+            for channel in (world.general, world.gm_screen)
+        ]
         hidden = await first.slash(
             world.guild,
             world.general,
@@ -50,10 +66,24 @@ async def test_sigkill_mid_burst_loses_nothing_answered_and_half_applies_nothing
         records: list[InteractionRecord] = []
         for i in range(BURST):
             player = players[i % 2][0]
-            if i % 4 < 2:
+            if i % 5 < 2:
                 data = fake.build_command_data(world.guild, "supply roll", {"item": "Rations"})
-            else:
+            elif i % 5 == 2:
                 data = fake.build_command_data(world.guild, "decision roll", {"stat": i % 5, "target": 12})
+            elif i % 5 == 3:  # a click on the pool's "Roll next check" (its owner, bob)
+                button = pool.original.component("Roll next check")
+                records.append(
+                    fake.interaction_payload(
+                        3,
+                        {"custom_id": button["custom_id"], "component_type": 2},
+                        user=world.bob,
+                        channel=world.general,
+                        message=pool.original,
+                    )
+                )
+                continue
+            else:
+                data = fake.build_command_data(world.guild, "rps check", {"base": 10 + i % 5})
             records.append(fake.interaction_payload(2, data, user=player, channel=world.general))
         await asyncio.gather(*(fake.dispatch("INTERACTION_CREATE", r.payload) for r in records))
         for _ in range(3000):
@@ -69,12 +99,14 @@ async def test_sigkill_mid_burst_loses_nothing_answered_and_half_applies_nothing
     try:
         logged = rows(database, "rolls")
         # nothing answered is lost: every result shown has its roll in the log
-        for command in ("supply roll", "decision roll"):
+        for command in ("supply roll", "decision roll", "rps check"):
             for player, _ in players:
                 shown = [
                     r
                     for r in answered
-                    if r.user.id == player.id and r.payload["data"]["name"] == command.split()[0]
+                    if r.type == 2
+                    and r.user.id == player.id
+                    and r.payload["data"]["name"] == command.split()[0]
                 ]
                 kept = [row for row in logged if row["command"] == command and row["user_id"] == player.id]
                 assert len(kept) >= len(shown), (command, player.username, len(kept), len(shown))
@@ -82,7 +114,20 @@ async def test_sigkill_mid_burst_loses_nothing_answered_and_half_applies_nothing
         for row in rows(database, "supply_dice"):
             mine = [r for r in logged if r["command"] == "supply roll" and r["user_id"] == row["owner_id"]]
             assert supply_chain_problems(mine, 12, row["die"], complete=SUPPLY_STEP_AND_LOG_ATOMIC) == []
-        # the old message's button still works after the restart
+        # nothing half-applied on the pool: it is the sum of its checks, one log entry per check (RPS-8)
+        [siege] = rows(database, "pools")
+        checks = json.loads(siege["checks"])
+        assert siege["pool"] == sum(c["delta"] for c in checks) and siege["checks_made"] == len(checks)
+        pool_logs = [r for r in logged if r["command"] == "rps sustained roll"]
+        assert len(pool_logs) <= len(checks)  # a check may be stored and the crash come before its log entry
+        clicked = [r for r in answered if r.type == 3]
+        assert len(checks) >= len(clicked)
+        # the old messages' buttons still work after the restart
+        for hand in hands:
+            hit = await second.click(hand, "Hit", world.alice)
+            assert not hit.ephemeral or "finished" in hit.content, hit.content
+        rolled = await second.click(pool.original, "Roll next check", world.bob)
+        assert not rolled.ephemeral, rolled.content
         revealed = await second.click(gm_copy, "Reveal", world.gm)
         assert revealed.ephemeral and "Revealed in" in revealed.content
         assert [m for m in revealed.in_channel(world.general) if "Revealed by" in m.content]

@@ -117,3 +117,36 @@ async def test_a_failing_post_to_the_gm_channel_is_retried_and_logged_once(
     assert gm_copy.embed["title"] == "Probe check: success"
     assert len(rolls(probe)) == 1
     assert discord_errors_only(probe) == []
+
+
+@pytest.mark.parametrize(
+    ("status", "after"), [(429, False), (500, False), (500, True)], ids=["429", "500", "500-after-applying"]
+)
+async def test_a_hit_whose_answer_fails_moves_the_hand_once(
+    harness: Harness, world: World, fake: FakeDiscord, status: int, after: bool
+) -> None:  # BJ-4
+    posted = await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 2, "level": 3}
+    )
+    [before] = await harness.bot.store.cards.open_hands(world.guild.id, world.general.id)
+    fake.fail("POST", CALLBACK, status=status, times=1, retry_after=0.05, after=after)
+    component = posted.original.component("Hit")
+    record = fake.interaction_payload(
+        3,
+        {"custom_id": component["custom_id"], "component_type": 2},
+        user=world.alice,
+        channel=world.general,
+        message=posted.original,
+    )
+    await send_raw(harness, record)
+    hand = await harness.bot.store.cards.get_hand(before.id)
+    assert hand.version == before.version + 1  # one card, however often the answer was sent
+    assert len(hand.cards) > len(before.cards)
+    if after:
+        assert {v.problem for v in fake.violations} == {"acknowledged twice"}
+        fake.violations.clear()
+    assert discord_errors_only(harness) == []
+    again = await harness.slash(
+        world.guild, world.general, world.bob, "cards task", {"difficulty": 2, "level": 3}
+    )
+    assert again.original.custom_ids()

@@ -84,6 +84,13 @@ async def _victim_messages(table_bot: BotThread) -> list[str]:
     await h.slash(w.guild, w.general, w.alice, "probe roll", {"visibility": "blind"})
     await h.slash(w.guild, w.general, w.bob, "probe roll", {"visibility": "gm"})
     await h.slash(w.guild, w.general, w.alice, "cards task", {"difficulty": 2, "level": 3})
+    await h.slash(
+        w.guild,
+        w.general,
+        w.gm,
+        "rps sustained start",
+        {"name": "Siege", "goal": 50, "minutes": 10, "base": 12},
+    )
     ids = []
     for message in h.fake.message_log:
         if message.guild_id == w.guild.id or h.fake.channels[message.channel_id].is_dm:
@@ -365,6 +372,7 @@ def test_the_tree_has_options_to_fuzz_and_buttons_to_forge(table: Table) -> None
     commands = leaves(table.bot.fake.global_commands)
     assert [leaf for leaf in commands if leaf.options], commands
     assert any(cid.startswith("bj:") for cid in table.victim_ids), table.victim_ids
+    assert any(cid.startswith("rpspool:") for cid in table.victim_ids), table.victim_ids
 
 
 @pytest.mark.xfail(

@@ -18,6 +18,7 @@ from pydantic import (
 )
 
 from bot.core.cards import Card
+from bot.core.systemx import CHART_MARGINS
 
 System = Literal["sysx", "dn", "rps", "decision", "cards"]
 SYSTEMS: tuple[System, ...] = ("sysx", "dn", "rps", "decision", "cards")
@@ -217,22 +218,7 @@ class GuildSettings(_Frozen):
 # --------------------------------------------------------------------------------------------------------
 # Pending GM modifiers (GM-3)
 
-MARGINS: tuple[str, ...] = (
-    "CF",
-    "F5",
-    "F4",
-    "F3",
-    "F2",
-    "F1",
-    "F0",
-    "S0",
-    "S1",
-    "S2",
-    "S3",
-    "S4",
-    "S5",
-    "CS",
-)
+MARGINS: tuple[str, ...] = tuple(margin.letters() for margin in CHART_MARGINS)
 
 #: The kinds a GM may leave pending per system (GM-3) and the values each accepts: an inclusive int range,
 #: or a tuple of allowed words. SX-6 bounds System X's modifiers; DN-3 the DF; BJ-8 the task difficulty.

@@ -16,11 +16,11 @@ from bot.store.settings import SettingsRepository
 from bot.store.sheets import SheetRepository
 from bot.store.supply import SupplyRepository
 
-DEFAULT_PATH = Path("data") / "bot.sqlite3"
+DEFAULT_PATH = Path("data") / "bot.db"
 
 
 def default_path() -> Path:
-    """``DATABASE_PATH`` from the environment, else ``data/bot.sqlite3``."""
+    """``DATABASE_PATH`` from the environment, else ``data/bot.db`` (the bot passes its settings' path)."""
     return Path(os.environ.get("DATABASE_PATH") or DEFAULT_PATH)
 
 

@@ -30,28 +30,13 @@ from bot.core.systemx import (
     required_margin,
     skill_value,
 )
-from bot.store import AppliedModifier, GuildSettings, Sheet
+from bot.store import MARGINS, AppliedModifier, GuildSettings, Sheet
 from bot.ui.embeds import result_embed, rule_footer
 from bot.ui.reply import UserError
 from bot.ui.rolls import modifier_field
 
 SYSTEM = "sysx"
-REQUIRED_CHOICES: tuple[str, ...] = (
-    "CF",
-    "F5",
-    "F4",
-    "F3",
-    "F2",
-    "F1",
-    "F0",
-    "S0",
-    "S1",
-    "S2",
-    "S3",
-    "S4",
-    "S5",
-    "CS",
-)
+REQUIRED_CHOICES: tuple[str, ...] = MARGINS
 CHART_CACHE_SIZE = 32
 NO_SHEET_HINT = "make one with /sheet create (system System X) or give raw numbers"
 

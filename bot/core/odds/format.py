@@ -1,0 +1,118 @@
+"""Percentages and one-line summaries of odds, for result messages and the /odds command."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import floor
+
+from bot.core.dn import SuccessLevel
+from bot.core.errors import RuleError
+from bot.core.odds.cards import HandDecision, InvoluntaryOdds
+from bot.core.odds.decision import DecisionOdds, SupplyOdds
+from bot.core.odds.dn import DnOdds
+from bot.core.odds.rps import RpsCheckOdds, SustainedOdds
+from bot.core.odds.systemx import CheckOdds
+from bot.core.systemx import Margin, MarginStyle
+
+__all__ = [
+    "cards_summary",
+    "decision_summary",
+    "dn_summary",
+    "hand_decision_summary",
+    "percent",
+    "rps_summary",
+    "supply_summary",
+    "sustained_summary",
+    "systemx_summary",
+]
+
+
+def percent(probability: Fraction | int, digits: int = 0) -> str:
+    """``45%``: rounded half up; ``<1%`` / ``>99%`` when rounding would claim an impossible 0% or 100%."""
+    p = Fraction(probability)
+    if not 0 <= p <= 1:
+        raise RuleError(f"A probability lies between 0 and 1, not {p}.")
+    if not 0 <= digits <= 4:
+        raise RuleError("A percentage shows 0 to 4 decimals.")
+    step = Fraction(1, 10**digits)
+    rounded = floor(p * 100 / step + Fraction(1, 2)) * step
+    if p > 0 and rounded == 0:
+        return f"<{_number(step, digits)}%"
+    if p < 1 and rounded == 100:
+        return f">{_number(100 - step, digits)}%"
+    return f"{_number(rounded, digits)}%"
+
+
+def _number(value: Fraction, digits: int) -> str:
+    return f"{float(value):.{digits}f}"
+
+
+def systemx_summary(
+    odds: CheckOdds, actual: Margin | None = None, style: MarginStyle = MarginStyle.LETTERS
+) -> str:
+    """ "45% to succeed; this S2 or better: 20%" (the second part when the rolled margin is given)."""
+    head = f"{percent(odds.success)} to succeed"
+    if odds.required != odds.required.success(0):
+        head += f" (needs {odds.required.format(style)})"
+    if actual is None:
+        return head
+    return f"{head}; this {actual.format(style)} or better: {percent(odds.distribution.at_least(actual))}"
+
+
+def dn_summary(odds: DnOdds, actual: SuccessLevel | None = None) -> str:
+    """ "60% to succeed; this Special or better: 15%"."""
+    head = f"{percent(odds.success)} to succeed"
+    if actual is None:
+        return head
+    if actual is SuccessLevel.CRITICAL_FAILURE:
+        return f"{head}; a critical failure: {percent(odds.critical_failure)}"
+    if actual is SuccessLevel.FAILURE:
+        return f"{head}; a failure or worse: {percent(1 - odds.success)}"
+    return f"{head}; this {actual.value} or better: {percent(odds.at_least(actual))}"
+
+
+def rps_summary(odds: RpsCheckOdds, actual_sl: int | None = None) -> str:
+    """ "45% to succeed; SL 4 or better: 20%"."""
+    head = f"{percent(odds.success)} to succeed"
+    if actual_sl is None:
+        return head
+    return f"{head}; SL {actual_sl} or better: {percent(odds.at_least(actual_sl))}"
+
+
+def decision_summary(odds: DecisionOdds, actual_total: int | None = None) -> str:
+    """ "58% to succeed; a total of 14 or more: 28%"."""
+    head = f"{percent(odds.success)} to succeed"
+    if actual_total is None:
+        return head
+    return f"{head}; a total of {actual_total} or more: {percent(odds.at_least(actual_total))}"
+
+
+def cards_summary(odds: InvoluntaryOdds, actual_trl: int | None = None) -> str:
+    """ "45% to succeed; TRL 3 or better: 20%" for an involuntary hand from this shoe."""
+    head = f"{percent(odds.success)} to succeed"
+    if actual_trl is None:
+        return head
+    return f"{head}; TRL {actual_trl} or better: {percent(odds.at_least(actual_trl))}"
+
+
+def hand_decision_summary(decision: HandDecision) -> str:
+    """ "Hit 62% (E TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"."""
+    parts = []
+    for option in decision.options:
+        parts.append(
+            f"{option.action.label} {percent(option.success)} (TRL {float(option.expected_trl):.1f})"
+        )
+    return " · ".join(parts) + f" · best: {decision.best.action.label}"
+
+
+def sustained_summary(odds: SustainedOdds) -> str:
+    """ "78% to complete; about 12.3 checks (123 min) left"."""
+    return (
+        f"{percent(odds.complete)} to complete; about {float(odds.expected_checks):.1f} checks "
+        f"({float(odds.expected_minutes):.0f} min) left"
+    )
+
+
+def supply_summary(odds: SupplyOdds) -> str:
+    """ "d8: about 10.7 more rolls until empty"."""
+    return f"{odds.die.label}: about {float(odds.expected_uses):.1f} more rolls until empty"

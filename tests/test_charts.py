@@ -1,0 +1,86 @@
+"""Odds charts (issue 5): each kind renders a real PNG, also from worker threads."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import matplotlib.image
+import pytest
+
+from bot.core import blackjack as bj
+from bot.core import rps
+from bot.core.cards import Card, full_deck
+from bot.core.decision import DiceMode, SupplyDie
+from bot.core.dn import SuccessLevel
+from bot.core.odds import cards, decision, dn, systemx
+from bot.core.odds import rps as rps_odds
+from bot.core.systemx import S2
+from bot.ui import charts
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _hand_decision() -> bytes:
+    root = bj.hit(bj.start_voluntary(1, 4, "Strength", 3), Card.parse("4S"))
+    return charts.hand_decision_chart(cards.voluntary_decision(root, full_deck()[:30]))
+
+
+CHARTS: dict[str, Callable[[], bytes]] = {
+    "systemx": lambda: charts.systemx_chart(systemx.check_distribution(14), required=S2, actual=S2),
+    "systemx combined": lambda: charts.systemx_chart(
+        systemx.combined_distribution([systemx.check_distribution(sv) for sv in (10, 15, 20)])
+    ),
+    "dn": lambda: charts.dn_chart(dn.dn_odds(15), actual=SuccessLevel.SPECIAL),
+    "rps": lambda: charts.rps_chart(rps_odds.check_odds(12), actual_sl=4),
+    "decision": lambda: charts.decision_chart(decision.roll_odds(1, 0, 12, advantage=True), actual_total=13),
+    "trl": lambda: charts.trl_chart(cards.involuntary_odds(full_deck(), 2, 3), actual_trl=2),
+    "hand decision": _hand_decision,
+    "check count": lambda: charts.check_count_chart(
+        rps_odds.check_count_distribution(rps.start_pool(20, 12, 5), cap=60)
+    ),
+    "supply": lambda: charts.supply_chart(decision.supply_odds(SupplyDie.D8)),
+    "contest": lambda: charts.contest_chart(
+        decision.contested_odds([0, 1], [DiceMode.NORMAL, DiceMode.ADVANTAGE]), ["Ann", "Bo"]
+    ),
+}
+
+
+def _assert_png(data: bytes) -> None:
+    assert data.startswith(PNG_MAGIC)
+    assert len(data) > 5_000
+    image = matplotlib.image.imread(io.BytesIO(data), format="png")
+    height, width = image.shape[:2]
+    assert (width, height) == (800, 420)
+    # Discord's dark theme: the corner pixel is the dark background, not white.
+    assert image[0, 0, :3].max() < 0.25
+
+
+@pytest.mark.parametrize("kind", sorted(CHARTS))
+def test_each_chart_is_a_png(kind: str) -> None:
+    _assert_png(CHARTS[kind]())
+
+
+def test_charts_render_in_worker_threads() -> None:
+    # The cogs render off the event loop; Figure objects are independent, so threads may overlap.
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda kind: CHARTS[kind](), ["systemx", "dn", "rps", "decision"] * 2))
+    for data in results:
+        _assert_png(data)
+
+
+def test_highlight_changes_the_picture() -> None:
+    odds = rps_odds.check_odds(12)
+    assert charts.rps_chart(odds, actual_sl=4) != charts.rps_chart(odds)
+
+
+def test_charts_render_in_a_worker_process() -> None:
+    # The odds results pickle, so a ProcessPoolExecutor can render without holding the bot's GIL.
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    odds = rps_odds.check_odds(12)
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        data = pool.submit(partial(charts.rps_chart, odds, actual_sl=4)).result(timeout=60)
+    _assert_png(data)

@@ -1,0 +1,235 @@
+"""Exact card odds (issue 5): involuntary hands and voluntary decisions from the actual shoe."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from bot.core import blackjack as bj
+from bot.core.cards import Card, Suit, full_deck
+from bot.core.errors import IllegalMove, RuleError
+from bot.core.odds import cards as odds
+
+
+def within_sigmas(p: Fraction, hits: int, n: int, sigmas: float = 5.0) -> bool:
+    """True when ``hits`` of ``n`` is within ``sigmas`` binomial standard deviations of p (plus 1/n slack)."""
+    sd = math.sqrt(float(p) * (1 - float(p)) / n)
+    return abs(hits / n - float(p)) <= sigmas * sd + 1 / n
+
+
+C = Card.parse
+SMALL_SHOE = [C(x) for x in ["10S", "AS", "5H", "6H", "10H", "9C", "2D"]]
+ONLY_SUIT_RULE = (None, 0, bj.HandOptions())
+ONLY_CHARACTERISTIC = ("Strength", 3, bj.HandOptions(suit_bonus=False))
+BOTH_RULES = ("Speed", 4, bj.HandOptions())
+NEITHER = ("Strength", 3, bj.HandOptions(suit_bonus=False, characteristic_rule=False))
+
+
+def trl_of(hand: bj.Hand) -> int:
+    """BJ-8 of a hand, ended or stopped because the cards ran out (the odds' documented reading)."""
+    return bj.task_result(hand.total, hand.skill, hand.difficulty, hand.counted_bonus).trl
+
+
+def play_out(hand: bj.Hand, cards: list[Card]) -> bj.Hand:
+    """Deal what the hand needs from the front of ``cards`` until it needs a choice or they run out."""
+    while hand.needs_card and cards:
+        hand = bj.deal(hand, cards.pop(0))
+    return hand
+
+
+def brute_involuntary(shoe: list[Card], skill: int, difficulty: int, setting: tuple) -> dict[int, Fraction]:
+    characteristic, bonus, options = setting
+    counts: Counter[int] = Counter()
+    for order in itertools.permutations(shoe):
+        hand = play_out(bj.start_involuntary(skill, difficulty, characteristic, bonus, options), list(order))
+        counts[trl_of(hand)] += 1
+    total = sum(counts.values())
+    return {t: Fraction(c, total) for t, c in counts.items()}
+
+
+@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER])
+def test_involuntary_matches_every_order_of_a_small_shoe(setting: tuple) -> None:
+    # BJ-2, BJ-3, BJ-5, BJ-6 (suit rule), BJ-8, BJ-9: every order of a 7-card shoe through the real hand.
+    characteristic, bonus, options = setting
+    exact = odds.involuntary_odds(SMALL_SHOE, 2, 3, characteristic, bonus, options)
+    assert dict(exact.trl.outcomes) == brute_involuntary(SMALL_SHOE, 2, 3, setting)
+    assert sum(p for _, p in exact.trl) == 1
+
+
+def test_involuntary_with_both_suit_rules_is_within_a_hair() -> None:
+    # BJ-6 with BJ-9: the one documented approximation (the bonus-suit match after the characteristic's
+    # suit has shown) stays within half a percentage point of the full enumeration.
+    exact = odds.involuntary_odds(SMALL_SHOE, 2, 3, *BOTH_RULES)
+    brute = brute_involuntary(SMALL_SHOE, 2, 3, BOTH_RULES)
+    assert sum(p for _, p in exact.trl) == 1
+    for trl in set(brute) | set(exact.trl.support):
+        assert abs(exact.trl.probability(trl) - brute.get(trl, Fraction(0))) < Fraction(1, 200)
+    assert exact.success == sum((p for t, p in brute.items() if t >= 1), Fraction(0))
+
+
+@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, BOTH_RULES])
+def test_involuntary_one_deck_against_monte_carlo(setting: tuple) -> None:
+    # BJ-3 from a one-deck shoe with cards gone, against seeded deals through blackjack.play_involuntary.
+    characteristic, bonus, options = setting
+    gone = {C(x) for x in ["AS", "10D", "7H", "7C", "2S", "KH"]}
+    shoe = [c for c in full_deck() if c not in gone]
+    exact = odds.involuntary_odds(shoe, 1, 4, characteristic, bonus, options)
+    rng = random.Random(2024)
+    n = 20_000
+    results: Counter[int] = Counter()
+    for _ in range(n):
+        order = shoe[:]
+        rng.shuffle(order)
+        hand = bj.play_involuntary(iter(order), 1, 4, characteristic, bonus, options)
+        results[bj.resolve(hand).trl] += 1
+    for threshold in (-1, 0, 1, 2, 3):
+        assert within_sigmas(
+            exact.at_least(threshold), sum(c for t, c in results.items() if t >= threshold), n
+        )
+
+
+def _policy_value(
+    plan: odds.VoluntaryPlan, root: bj.Hand, remaining: list[Card]
+) -> tuple[Fraction, Fraction]:
+    """Exact (P(success), E[TRL]) of Hit-then-the-plan's-policy, over every order of ``remaining``."""
+    successes = trl_sum = n = 0
+    for order in itertools.permutations(remaining):
+        cards = list(order)
+        hand = play_out(bj.hit(root, cards.pop(0)), cards)
+        while hand.can_stand:
+            action = plan.decide(hand)
+            if action.kind == "stand":
+                hand = bj.stand(hand)
+            elif action.kind == "add":
+                assert action.value is not None
+                hand = bj.add_skill(hand, action.value)
+            else:
+                hand = play_out(bj.hit(hand, cards.pop(0)), cards)
+        t = trl_of(hand)
+        successes += t >= 1
+        trl_sum += t
+        n += 1
+    return Fraction(successes, n), Fraction(trl_sum, n)
+
+
+def _full_information_best(hand: bj.Hand, remaining: tuple[Card, ...]) -> tuple[Fraction, Fraction]:
+    """The best (P, E) a player who sees every suit can reach, by brute-force expectimax over real moves."""
+
+    def after_cards(h: bj.Hand, rest: tuple[Card, ...]) -> tuple[Fraction, Fraction]:
+        if h.needs_card and rest:
+            total_p = total_e = Fraction(0)
+            for i, card in enumerate(rest):
+                p, e = after_cards(bj.deal(h, card), rest[:i] + rest[i + 1 :])
+                total_p += p
+                total_e += e
+            return total_p / len(rest), total_e / len(rest)
+        if h.can_stand:
+            return choose(h, rest)
+        t = trl_of(h)
+        return Fraction(int(t >= 1)), Fraction(t)
+
+    def choose(h: bj.Hand, rest: tuple[Card, ...]) -> tuple[Fraction, Fraction]:
+        options = [after_cards(bj.stand(h), rest)]
+        options += [after_cards(bj.add_skill(h, a), rest) for a in h.allowed_adders]
+        if rest:
+            total_p = total_e = Fraction(0)
+            for i, card in enumerate(rest):
+                p, e = after_cards(bj.hit(h, card), rest[:i] + rest[i + 1 :])
+                total_p += p
+                total_e += e
+            options.append((total_p / len(rest), total_e / len(rest)))
+        return max(options)
+
+    return choose(hand, remaining)
+
+
+@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER])
+@pytest.mark.parametrize(("skill", "difficulty", "face_down"), [(2, 4, "3C"), (0, 2, "KD"), (5, 7, "AH")])
+def test_voluntary_decision_matches_playing_its_policy_on_every_order(
+    setting, skill, difficulty, face_down
+) -> None:
+    # BJ-4, BJ-5, BJ-6, BJ-7, BJ-8: Stand and each adder are certain; Hit is valued by playing the plan's
+    # own choices through the real hand on every order of the remaining cards.
+    characteristic, bonus, options = setting
+    root = bj.hit(bj.start_voluntary(skill, difficulty, characteristic, bonus, options), C(face_down))
+    plan = odds.plan_voluntary(root, SMALL_SHOE)
+    decision = plan.decision
+    stood = trl_of(bj.stand(root))
+    assert decision.stand.success == (stood >= 1) and decision.stand.expected_trl == stood
+    for option in decision.adders:
+        assert option.action.value is not None
+        t = trl_of(bj.add_skill(root, option.action.value))
+        assert (option.success, option.expected_trl) == (Fraction(int(t >= 1)), Fraction(t))
+    assert decision.hit is not None
+    assert (decision.hit.success, decision.hit.expected_trl) == _policy_value(plan, root, SMALL_SHOE)
+    best = max(decision.options, key=lambda o: (o.success, o.expected_trl))
+    assert (decision.best.success, decision.best.expected_trl) == (best.success, best.expected_trl)
+    # A player who also tracks suits can do no worse, and here does no better in P(success).
+    full = _full_information_best(root, tuple(SMALL_SHOE))
+    assert full[0] == decision.best.success
+    assert full >= (decision.best.success, decision.best.expected_trl)
+
+
+def test_voluntary_policy_against_monte_carlo_one_deck() -> None:
+    # BJ-4..BJ-9 with both suit rules: play the plan's choices on shuffled one-deck shoes.
+    root = bj.hit(bj.start_voluntary(1, 4, "Strength", 3), C("4S"))
+    shoe = [c for c in full_deck() if c != C("4S")]
+    plan = odds.plan_voluntary(root, shoe)
+    hit = plan.decision.hit
+    assert hit is not None
+    rng = random.Random(99)
+    n = 6_000
+    successes = 0
+    for _ in range(n):
+        cards = shoe[:]
+        rng.shuffle(cards)
+        hand = play_out(bj.hit(root, cards.pop(0)), cards)
+        while hand.can_stand:
+            action = plan.decide(hand)
+            if action.kind == "stand":
+                hand = bj.stand(hand)
+            elif action.kind == "add":
+                assert action.value is not None
+                hand = bj.add_skill(hand, action.value)
+            else:
+                hand = play_out(bj.hit(hand, cards.pop(0)), cards)
+        successes += bj.resolve(hand).succeeded
+    assert within_sigmas(hit.success, successes, n)
+
+
+def test_adder_on_a_soft_hand_follows_card_total() -> None:
+    # BJ-2 and BJ-7: an adder on a soft total counts the ace as 1 when 11 would pass 21.
+    root = bj.hit(bj.hit(bj.start_voluntary(5, 0), C("AS")), C("6S"))  # soft 17
+    decision = odds.voluntary_decision(root, [c for c in full_deck() if c not in (C("AS"), C("6S"))])
+    add5 = next(o for o in decision.adders if o.action.value == 5)
+    assert add5.expected_trl == trl_of(bj.add_skill(root, 5)) == 12 // 5 + 5
+
+
+def test_decision_needs_a_hand_waiting_for_a_choice() -> None:
+    with pytest.raises(IllegalMove):
+        odds.voluntary_decision(bj.start_voluntary(1, 1), full_deck())
+    with pytest.raises(RuleError):
+        odds.voluntary_decision(bj.start_involuntary(1, 1), full_deck())
+
+
+def test_empty_shoe_offers_no_hit() -> None:
+    root = bj.hit(bj.start_voluntary(1, 1), C("9S"))
+    decision = odds.voluntary_decision(root, [])
+    assert decision.hit is None
+    assert decision.best.action == odds.STAND or decision.best.action.kind == "add"
+
+
+def test_suits_matter_only_through_the_rules() -> None:
+    # BJ-9: without the characteristic rule or bonus, the suit of the cards cannot change the odds.
+    spades = [Card(r, Suit.SPADES) for r in range(1, 14)] * 2
+    hearts = [Card(r, Suit.HEARTS) for r in range(1, 14)] * 2
+    a = odds.involuntary_odds(spades, 2, 3, options=bj.HandOptions(suit_bonus=False))
+    b = odds.involuntary_odds(hearts, 2, 3, options=bj.HandOptions(suit_bonus=False))
+    assert a == b
+    with_bonus = odds.involuntary_odds(spades, 2, 3, "Strength", 5)
+    assert with_bonus.expected_trl > a.expected_trl  # every card is a spade, so the bonus always counts

@@ -1,0 +1,74 @@
+"""Percentages and one-line summaries for result messages (issue 5)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from bot.core import blackjack as bj
+from bot.core import rps
+from bot.core.cards import Card, full_deck
+from bot.core.decision import SupplyDie
+from bot.core.dn import SuccessLevel
+from bot.core.errors import RuleError
+from bot.core.odds import cards, decision, dn, format, systemx
+from bot.core.odds import rps as rps_odds
+from bot.core.odds.distribution import Distribution
+from bot.core.systemx import S2, MarginStyle
+
+
+@pytest.mark.parametrize(
+    ("p", "text"),
+    [
+        (Fraction(0), "0%"),
+        (Fraction(1), "100%"),
+        (Fraction(9, 20), "45%"),
+        (Fraction(1, 200), "1%"),  # half up
+        (Fraction(1, 1000), "<1%"),
+        (Fraction(999, 1000), ">99%"),
+        (Fraction(1, 3), "33%"),
+    ],
+)
+def test_percent(p: Fraction, text: str) -> None:
+    assert format.percent(p) == text
+
+
+def test_percent_with_decimals_and_bad_input() -> None:
+    assert format.percent(Fraction(1, 3), 1) == "33.3%"
+    assert format.percent(Fraction(1, 100000), 1) == "<0.1%"
+    with pytest.raises(RuleError):
+        format.percent(Fraction(3, 2))
+
+
+def test_summaries_read_as_the_issue_asks() -> None:
+    # SX-7: "45% to succeed; this S2 or better: 20%".
+    odds = systemx.check_odds(15)
+    text = format.systemx_summary(odds, S2)
+    expected = (
+        f"{format.percent(odds.success)} to succeed; this S2 or better: {format.percent(odds.at_least(S2))}"
+    )
+    assert text == expected
+    assert "+2 or better" in format.systemx_summary(odds, S2, MarginStyle.SIGNED)
+    assert "needs S2" in format.systemx_summary(systemx.check_odds(15, required=S2))
+    assert "Special or better" in format.dn_summary(dn.dn_odds(15), SuccessLevel.SPECIAL)
+    assert "critical failure" in format.dn_summary(dn.dn_odds(15), SuccessLevel.CRITICAL_FAILURE)
+    assert "SL 4 or better" in format.rps_summary(rps_odds.check_odds(12), 4)
+    assert "a total of 9 or more" in format.decision_summary(decision.roll_odds(0, 0, 8), 9)
+    hand = cards.involuntary_odds(full_deck(), 2, 3)
+    assert "TRL 3 or better" in format.cards_summary(hand, 3)
+    root = bj.hit(bj.start_voluntary(2, 3), Card.parse("9S"))
+    line = format.hand_decision_summary(cards.voluntary_decision(root, full_deck()[1:]))
+    assert line.startswith("Stand ") and "best:" in line
+    assert "to complete" in format.sustained_summary(rps_odds.sustained_odds(rps.start_pool(10, 12, 5)))
+    assert format.supply_summary(decision.supply_odds(SupplyDie.D4)) == "d4: about 1.3 more rolls until empty"
+
+
+def test_distribution_helpers() -> None:
+    d = Distribution.from_counts({3: 1, 1: 2, 2: 1})
+    assert d.support == (1, 2, 3)
+    assert d.at_least(2) == Fraction(1, 2) and d.below(2) == Fraction(1, 2)
+    assert d.expectation(lambda x: x) == Fraction(7, 4)
+    assert d.map(lambda x: x % 2).probability(1) == Fraction(3, 4)
+    with pytest.raises(RuleError):
+        Distribution(((1, Fraction(1, 2)),))

@@ -346,7 +346,10 @@ async def cached_database(sheets: int, hands: int, pools: int, folder: Path) -> 
     """A copy of a populated database (built once per size in the system's temp folder, then copied)."""
     import shutil
 
-    cache = Path(tempfile.gettempdir()) / f"tabletop-bench-{sheets}-{hands}-{pools}.sqlite3"
+    from bot.store import latest_version
+
+    name = f"tabletop-bench-v{latest_version()}-{sheets}-{hands}-{pools}.sqlite3"  # a new schema: rebuild
+    cache = Path(tempfile.gettempdir()) / name
     if not cache.exists():
         building = cache.with_suffix(".building")
         for suffix in ("", "-wal", "-shm"):

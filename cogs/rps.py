@@ -54,6 +54,7 @@ BaseRange = app_commands.Range[int, rps.BASE_MIN, rps.BASE_MAX]
 ModifierRange = app_commands.Range[int, rps.MODIFIER_MIN, rps.MODIFIER_MAX]
 NameText = app_commands.Range[str, 1, 64]
 MAX_PARTIES = 6
+MAX_POOL_LOOKBACK = 500  # the store's most: how far back a pool's hidden checks are looked for
 LOG_LOOKBACK = 200  # how far back /rps retry looks for the roller's last check in the channel
 CHECK_KIND = "check"  # inputs["kind"] of a logged /rps check or retry (what /rps retry may retry)
 PARENT_SUFFIX = re.compile(r"^(?P<skill>.+?)\s*\((?P<parent>[^()]+)\)\s*$")
@@ -216,6 +217,44 @@ async def refresh_pool_message(client: discord.Client, pool: Pool, *, hidden: bo
         log.warning("Could not update the message of sustained action %s: %s", pool.id, err)
 
 
+# --------------------------------------------------------------------------------------------------
+# Issue 7: what a hidden check of a pool leaves visible
+
+
+async def hidden_pool_checks(store: Store, pool: Pool) -> list[RollRecord]:
+    """The pool's checks in the log that are private, gm or blind and not revealed yet."""
+    records = await store.log.last(pool.guild_id, pool.channel_id, MAX_POOL_LOOKBACK)
+    return [
+        r
+        for r in records
+        if r.hidden and r.command == "rps sustained roll" and isinstance(r.inputs, dict)
+        and r.inputs.get("pool_id") == pool.id
+    ]  # fmt: skip
+
+
+async def pool_insider(interaction: discord.Interaction[Any], store: Store, pool: Pool) -> bool:
+    """GMs see a pool whole; its owner too, unless a check they did not see (blind, or hidden by another
+    roller) is still unrevealed: the pool would tell them that check's result."""
+    if await is_gm(interaction, store):
+        return True
+    if interaction.user.id != pool.owner_id:
+        return False
+    hidden = await hidden_pool_checks(store, pool)
+    return all(r.visibility != "blind" and r.user_id == pool.owner_id for r in hidden)
+
+
+async def ended_sentence(interaction: discord.Interaction[Any], store: Store, pool: Pool) -> str:
+    """The refusal for an ended pool: its state, or only "finished" while a hidden check may have ended it."""
+    state: str = pool.state
+    if (
+        state in ("completed", "failed")
+        and not await pool_insider(interaction, store, pool)
+        and await hidden_pool_checks(store, pool)
+    ):
+        state = "finished"
+    return f"The sustained action {pool.name!r} has already {state}"
+
+
 async def roll_pool_check(
     interaction: discord.Interaction[Any], store: Store, pool: Pool, mode: Mode
 ) -> None:
@@ -244,9 +283,8 @@ async def roll_pool_check(
             # another check landed first: re-read and apply this check to the fresh pool once
             pool = await store.pools.get_by_id(pool.id)
             if not pool.running:
-                raise UserError(
-                    f"The sustained action {pool.name!r} has already {pool.state}; this check did not count."
-                ) from None
+                ended = await ended_sentence(interaction, store, pool)
+                raise UserError(f"{ended}; this check did not count.") from None
             if attempt:
                 raise UserError("Another check was made at the same moment; click again.") from None
     embed = check_embed(
@@ -313,7 +351,7 @@ class PoolRollButton(
             await refuse(interaction, "That button does not belong to a sustained action of this channel.")
             return
         if not pool.running:
-            await refuse(interaction, f"The sustained action {pool.name!r} has already {pool.state}.")
+            await refuse(interaction, f"{await ended_sentence(interaction, store, pool)}.")
             return
         if not await owner_or_gm(interaction, store, pool.owner_id):
             return
@@ -817,7 +855,7 @@ class Rps(
         store = self.store
         pool = await self._pool(interaction, name)
         if not pool.running:
-            raise UserError(f"The sustained action {pool.name!r} has already {pool.state}.")
+            raise UserError(f"{await ended_sentence(interaction, store, pool)}.")
         if not await owner_or_gm(interaction, store, pool.owner_id):
             return
         mode = await resolve_mode(interaction, store, visibility)
@@ -830,8 +868,9 @@ class Rps(
     @app_commands.check(guild_channel_check)
     async def sustained_status(self, interaction: discord.Interaction[Any], name: NameText) -> None:
         pool = await self._pool(interaction, name)
-        # the owner and GMs see everything; others what a hidden check would leave on the pool's message
-        insider = interaction.user.id == pool.owner_id or await is_gm(interaction, self.store)
+        # GMs (and the owner, unless a check they did not see is unrevealed) see everything; others what a
+        # hidden check would leave on the pool's message
+        insider = await pool_insider(interaction, self.store, pool)
         await reply(interaction, embed=pool_embed(pool, hidden=not insider), ephemeral=True)
 
     @sustained.command(name="stop", description="GM: stop a running sustained action.")

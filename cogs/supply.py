@@ -7,7 +7,7 @@ so and asks the GM to set it. A roll rolls the stored die and steps it down on 3
 store's atomic ``apply_roll`` with the die it rolled; when someone else's roll changed the die first
 (Conflict) the bot re-reads it and rolls the current die once more, else asks the player to roll again.
 Supply rolls take no GM modifiers (GM-3 lists none for them). The commands are guild-only: supplies are
-set by a guild's GMs.
+set by a guild's GMs. A supply roll is never blind (issue 7): the die's new size is visible to its owner.
 """
 
 from __future__ import annotations
@@ -30,6 +30,12 @@ from bot.ui.visibility import resolve_mode
 
 SYSTEM = "decision"
 Visibility = Literal["public", "private", "gm", "blind"]
+# Issue 7: a blind roll's result must not be inferable by the roller, but a supply die's size is what
+# /supply show, the item autocomplete and the next roll all show; so supply rolls are never blind.
+BLIND_SUPPLY = (
+    "A supply roll cannot be blind: your die's size shows in /supply show and on your next roll; "
+    "roll with visibility gm (you and the GMs) or private instead."
+)
 DIE_CHOICES = [
     app_commands.Choice(name=die.label, value=die.sides) for die in decision.SupplyDie
 ]  # d12, d10, d8, d6, d4, empty (0)
@@ -90,6 +96,8 @@ class Supply(
         assert interaction.guild is not None
         guild_id, owner_id = interaction.guild.id, interaction.user.id
         mode = await resolve_mode(interaction, self.store, visibility)
+        if mode == "blind":
+            raise UserError(BLIND_SUPPLY)
         character = await character_of(self.store, guild_id, interaction.user)
         supply = await self._current(guild_id, owner_id, character, item)
         dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source

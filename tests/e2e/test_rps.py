@@ -580,7 +580,7 @@ async def test_a_racing_check_is_reapplied_to_the_fresh_pool_once(harness: Harne
 async def test_hidden_pool_checks_keep_the_pool_off_the_public_message(
     harness: Harness, world: World
 ) -> None:
-    # issue 7: a blind check leaves no result on the public pool message; the owner still sees it in status
+    # issue 7: a blind check leaves no result on the public pool message nor in its owner's status; GMs see it
     await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
     started = await start_pool(harness, world)
     dice(harness, 2, 3)
@@ -604,7 +604,11 @@ async def test_hidden_pool_checks_keep_the_pool_off_the_public_message(
     status = await harness.slash(
         world.guild, world.general, world.alice, "rps sustained status", {"name": "Pick the lock"}
     )
-    assert "10/12" in fields(status.embed)["Progress"]
+    assert "Progress" not in fields(status.embed)  # issue 7: the owner does not learn a blind result
+    gm_status = await harness.slash(
+        world.guild, world.general, world.gm, "rps sustained status", {"name": "Pick the lock"}
+    )
+    assert "10/12" in fields(gm_status.embed)["Progress"]
 
 
 async def test_a_private_check_tells_the_table_only_that_a_roll_was_made(

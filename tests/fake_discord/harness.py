@@ -311,10 +311,11 @@ class SubprocessBot(Harness):
 
     process: asyncio.subprocess.Process
     log: str = ""
+    log_path: Path | None = None
 
     @classmethod
     async def launch(
-        cls, fake: FakeDiscord, database: Path, *, seed: int = 1234, **env: str
+        cls, fake: FakeDiscord, database: Path, *, seed: int = 1234, log_path: Path | None = None, **env: str
     ) -> SubprocessBot:
         import os
         import sys
@@ -336,26 +337,35 @@ class SubprocessBot(Harness):
             **env,
         }
         fake.connected.clear()
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-c",
-            SUBPROCESS_BOOT,
-            cwd=database.parent,
-            env=clean,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        # a busy DEBUG log would fill a pipe nobody reads until the end: ``log_path`` sends it to a file
+        log_file = log_path.open("ab") if log_path is not None else None
+        try:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-c",
+                SUBPROCESS_BOOT,
+                cwd=database.parent,
+                env=clean,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=log_file if log_file is not None else asyncio.subprocess.PIPE,
+            )
+        finally:
+            if log_file is not None:
+                log_file.close()
         waiter = asyncio.ensure_future(fake.connected.wait())
         exited = asyncio.ensure_future(process.wait())
         done, _ = await asyncio.wait({waiter, exited}, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
         if waiter not in done:
             waiter.cancel()
             stderr = (await process.stderr.read()).decode() if process.stderr and exited in done else ""
+            if log_path is not None:
+                stderr = log_path.read_text(errors="replace")
             raise AssertionError(f"the subprocess bot did not connect: {stderr[-2000:]}")
         exited.cancel()
         sub = cls.__new__(cls)
         sub.fake, sub.errors, sub._seen = fake, ErrorCollector(), {}
         sub.process = process
+        sub.log_path = log_path
         return sub
 
     async def _send(self, record: InteractionRecord) -> Answer:
@@ -384,9 +394,11 @@ class SubprocessBot(Harness):
         await self._collect()
 
     async def _collect(self) -> None:
-        assert self.process.stderr is not None
-        self.log += (await asyncio.wait_for(self.process.stderr.read(), WAIT)).decode()
+        if self.process.stderr is not None:
+            self.log += (await asyncio.wait_for(self.process.stderr.read(), WAIT)).decode()
         await asyncio.wait_for(self.process.wait(), WAIT)
+        if self.log_path is not None:
+            self.log = self.log_path.read_text(errors="replace")
 
     def error_lines(self) -> list[str]:
         """The ERROR lines of the subprocess's log."""

@@ -10,6 +10,7 @@ import asyncio
 import json
 import re
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ from tests.fake_discord.world import (
 
 API = "/api/v10"
 COMMAND_NAME = re.compile(r"^[-_\w]{1,32}$")
+ARRIVED = web.RequestKey("arrived", float)  # time.monotonic() when a REST request reached the fake
 
 # Interaction callback types
 PONG, MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL = (
@@ -82,6 +84,7 @@ class Fault:
     times: int | None  # None = forever
     retry_after: float | None = None
     hits: int = 0
+    after: bool = False  # carry the request out, then answer the error (the response was lost on the way)
 
 
 @dataclass
@@ -103,6 +106,9 @@ class InteractionRecord:
     modal: dict[str, Any] | None = None
     answered: asyncio.Event = field(default_factory=asyncio.Event)
     first_message_index: int = 0
+    # time.monotonic() when the INTERACTION_CREATE frame was written / the first callback request arrived
+    dispatched_at: float | None = None
+    callback_at: float | None = None
 
     @property
     def callback_type(self) -> int | None:
@@ -236,9 +242,15 @@ class FakeDiscord:
         message: str = "Internal Server Error",
         times: int | None = 1,
         retry_after: float | None = None,
+        after: bool = False,
     ) -> Fault:
-        """Answer the next ``times`` matching requests (path without /api/v10) with an error."""
+        """Answer the next ``times`` matching requests (path without /api/v10) with an error.
+
+        ``after``: carry each request out first, then answer the error (as when Discord applied it but the
+        answer was lost), so a client that retries sends it twice.
+        """
         fault = Fault(method.upper(), re.compile(path_regex), status, code, message, times, retry_after)
+        fault.after = after
         self.faults.append(fault)
         return fault
 
@@ -311,14 +323,24 @@ class FakeDiscord:
             await self._dispatch_on(ws, "GUILD_CREATE", guild.payload(bot_member))
         self.connected.set()
 
-    async def _dispatch_on(self, ws: web.WebSocketResponse, event: str, data: dict[str, Any]) -> None:
+    async def _dispatch_on(
+        self,
+        ws: web.WebSocketResponse,
+        event: str,
+        data: dict[str, Any],
+        record: InteractionRecord | None = None,
+    ) -> None:
         self._seq += 1
-        await ws.send_json({"op": 0, "t": event, "s": self._seq, "d": data})
+        text = json.dumps({"op": 0, "t": event, "s": self._seq, "d": data})
+        if record is not None:  # stamped after encoding, right before the write (for latency benchmarks)
+            record.dispatched_at = time.monotonic()
+        await ws.send_str(text)
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         """Send a gateway event to the connected bot."""
         await asyncio.wait_for(self.connected.wait(), 30)
-        await self._dispatch_on(self._sockets[-1], event, data)
+        record = self.interactions.get(data.get("token", "")) if event == "INTERACTION_CREATE" else None
+        await self._dispatch_on(self._sockets[-1], event, data, record)
 
     # -- REST -------------------------------------------------------------------------------------------
     async def _attachment(self, request: web.Request) -> web.Response:
@@ -328,6 +350,7 @@ class FakeDiscord:
         return web.Response(body=att.data, headers={"Content-Type": att.content_type})
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
+        arrived = time.monotonic()
         path = "/" + request.match_info["tail"]
         method = request.method
         try:
@@ -336,6 +359,7 @@ class FakeDiscord:
             self.violations.append(Violation(method, path, f"unreadable body: {err}"))
             return _json({"message": "400: Bad Request", "code": 50109}, status=400)
         self.requests.append((method, path, body))
+        request[ARRIVED] = arrived
         for hook in self.request_hooks:
             await hook(method, path, body)
         problems = validator().check(method, path, body)
@@ -345,13 +369,15 @@ class FakeDiscord:
             errors = {"_errors": [{"code": "BASE_TYPE_INVALID", "message": str(p)} for p in problems]}
             return _json({"message": "Invalid Form Body", "code": 50035, "errors": errors}, 400)
         fault = self._fault_for(method, path)
-        if fault is not None:
+        if fault is not None and not fault.after:
             return _fault_response(fault)
         try:
             handler, params = self._route(method, path)
             result = await handler(request, body, files, *params)
         except FakeHTTPError as err:
             return _json({"message": err.message, "code": err.code}, err.status, err.headers)
+        if fault is not None:
+            return _fault_response(fault)
         if result is None:
             return web.Response(status=204)
         return _json(result)
@@ -538,6 +564,8 @@ class FakeDiscord:
         self, _r: Any, body: Any, files: Any, interaction_id: str, token: str
     ) -> dict[str, Any]:
         record = self._record(token)
+        if record.callback_at is None:
+            record.callback_at = _r[ARRIVED]
         record.callbacks += 1
         if record.callbacks > 1:
             self.violations.append(

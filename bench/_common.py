@@ -1,0 +1,387 @@
+"""Shared by the bench scripts: the fake Discord, bots as subprocesses, timed interactions, stored data.
+
+Nothing here is a test: the scripts print numbers (and PASS/FAIL against the targets of issue 6).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import math
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.fake_discord import server as fake_server  # noqa: E402
+from tests.fake_discord.harness import World, standard_world  # noqa: E402
+from tests.fake_discord.server import FakeDiscord, InteractionRecord  # noqa: E402
+
+TOKEN = "MTEx.bench-token.not-a-real-one-5e4d3c2b1a"
+WAIT = 60.0
+
+
+# -- the machine --------------------------------------------------------------------------------------------
+def machine() -> str:
+    """One line: cores, CPU model, Python, platform (for the README's figures)."""
+    model = "unknown CPU"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return f"{os.cpu_count()} cores, {model}, Python {platform.python_version()}, {platform.system()}"
+
+
+def rerun(script: str, argv: Sequence[str]) -> str:
+    """The command that reruns this measurement."""
+    return f"rerun: python bench/{script} {' '.join(argv)}".rstrip()
+
+
+# -- the fake -----------------------------------------------------------------------------------------------
+class _NoChecks:
+    def check(self, method: str, path: str, body: Any) -> list[Any]:
+        return []
+
+
+def schema_checks(enabled: bool) -> None:
+    """Turn the fake's OpenAPI validation of every request body on or off (off: the fake costs less)."""
+    if enabled:
+        fake_server.validator = _original_validator
+    else:
+        fake_server.validator = lambda: _NoChecks()  # type: ignore[assignment,return-value]
+
+
+_original_validator = fake_server.validator
+
+
+async def open_fake(extra_guilds: int = 0) -> tuple[FakeDiscord, World]:
+    """A started fake Discord with the usual table, plus ``extra_guilds`` guilds of a few members each."""
+    fake = FakeDiscord()
+    await fake.start()
+    world = standard_world(fake)
+    for n in range(extra_guilds):
+        guild = fake.add_guild(f"Guild {n}")
+        fake.add_channel(guild, "dice")
+        fake.add_role(guild, "GM")
+        for m in range(3):
+            fake.add_member(guild, fake.add_user(f"player-{n}-{m}"))
+    return fake, world
+
+
+# -- bots as subprocesses ----------------------------------------------------------------------------------
+@dataclass
+class BotProcess:
+    """A bot child process (the real one via `python -m bot`, or bench/bare_bot.py)."""
+
+    kind: str
+    process: asyncio.subprocess.Process
+    spawned: float  # time.monotonic() just before the process was created
+    connected: float  # time.monotonic() when the fake had sent READY and every GUILD_CREATE
+    log_path: Path
+    database: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def status_kb(self, key: str) -> int:
+        """A value of /proc/<pid>/status in kB (VmRSS: resident now, VmHWM: resident peak)."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+        raise KeyError(key)
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the process used so far (from /proc/<pid>/stat)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def error_lines(self) -> list[str]:
+        """ERROR (and worse) lines the bot logged, and tracebacks."""
+        return [
+            line
+            for line in self.log().splitlines()
+            if " ERROR " in line or " CRITICAL " in line or line.startswith("Traceback")
+        ]
+
+    async def stop(self) -> None:
+        """SIGTERM, then wait (SIGKILL if it hangs)."""
+        if self.process.returncode is None:
+            self.process.terminate()
+            try:
+                await asyncio.wait_for(self.process.wait(), WAIT)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+
+
+def bot_env(
+    fake: FakeDiscord, database: Path, *, seed: int = 1234, log_level: str = "INFO"
+) -> dict[str, str]:
+    """The environment of a bot subprocess: ours only, none of the caller's DISCORD_* settings."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DISCORD_", "DEV_GUILD", "DICE_", "DATABASE_"))
+    }
+    env |= {
+        "PYTHONPATH": str(ROOT),
+        "DISCORD_TOKEN": TOKEN,
+        "DISCORD_API_BASE": fake.api_base,
+        "DATABASE_PATH": str(database),
+        "DICE_SEED": str(seed),
+        "LOG_LEVEL": log_level,
+    }
+    return env
+
+
+async def launch(
+    kind: str, fake: FakeDiscord, database: Path, *, log_level: str = "INFO", profile: Path | None = None
+) -> BotProcess:
+    """Start ``kind`` ("tabletop": python -m bot; "bare": bench/bare_bot.py); wait until it connected."""
+    if kind == "tabletop":
+        argv = [sys.executable, "-m", "bot"]
+        if profile is not None:  # cProfile writes the file when the bot exits on SIGTERM
+            argv = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "bot"]
+    elif kind == "bare":
+        argv = [sys.executable, str(ROOT / "bench" / "bare_bot.py")]
+    else:
+        raise ValueError(kind)
+    log_path = database.parent / f"{kind}-{int(time.time() * 1000)}.log"
+    fake.connected.clear()
+    with log_path.open("wb") as log_file:
+        spawned = time.monotonic()
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=database.parent,
+            env=bot_env(fake, database, log_level=log_level),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+        )
+    waiter = asyncio.ensure_future(fake.connected.wait())
+    exited = asyncio.ensure_future(process.wait())
+    done, _ = await asyncio.wait({waiter, exited}, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
+    exited.cancel()
+    if waiter not in done:
+        waiter.cancel()
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        raise RuntimeError(f"the {kind} bot did not connect:\n{log_path.read_text()[-3000:]}")
+    return BotProcess(kind, process, spawned, time.monotonic(), log_path, database)
+
+
+# -- timed interactions ------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    """The latencies (dispatch written -> callback arrived) of one burst, and what went wrong."""
+
+    label: str
+    n: int
+    concurrency: int
+    latencies: list[float] = field(default_factory=list)  # seconds
+    wall: float = 0.0
+    errors: list[str] = field(default_factory=list)
+    bot_cpu: float = 0.0  # CPU seconds the bot process used during the burst
+    fake_cpu: float = 0.0  # CPU seconds this process (the fake and the load) used during the burst
+
+    def quantile(self, q: float) -> float:
+        """The q-quantile of the latencies in ms (nearest rank)."""
+        ordered = sorted(self.latencies)
+        if not ordered:
+            return float("nan")
+        index = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
+        return ordered[index] * 1000
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.latencies) * 1000 if self.latencies else float("nan")
+
+    @property
+    def throughput(self) -> float:
+        """Answered interactions per second over the whole burst."""
+        return len(self.latencies) / self.wall if self.wall else 0.0
+
+    def share(self, cpu: float) -> float:
+        """CPU seconds as a share of one core over the burst."""
+        return cpu / self.wall if self.wall else 0.0
+
+    def row(self) -> str:
+        return (
+            f"{self.label:<34} {self.median:8.2f} {self.quantile(0.9):8.2f} {self.quantile(0.99):8.2f} "
+            f"{max(self.latencies, default=0) * 1000:8.2f} {self.throughput:10.0f} {len(self.errors):7d} "
+            f"{self.share(self.bot_cpu):6.0%} {self.share(self.fake_cpu):6.0%}"
+        )
+
+
+HEADER = (
+    f"{'':<34} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'answers/s':>10} {'errors':>7} "
+    f"{'botCPU':>6} {'fakeCPU':>6}"
+)
+
+Check = Callable[[InteractionRecord], str | None]  # None when the answer is what was expected
+
+
+async def fire(
+    fake: FakeDiscord,
+    records: Sequence[InteractionRecord],
+    concurrency: int,
+    label: str,
+    check: Check,
+    bot: BotProcess | None = None,
+) -> Run:
+    """Send every record, at most ``concurrency`` unanswered at once; time each from dispatch to callback."""
+    run = Run(label, len(records), concurrency)
+    order = iter(records)
+
+    async def worker() -> None:
+        for record in order:
+            await fake.dispatch("INTERACTION_CREATE", record.payload)
+            try:
+                await asyncio.wait_for(record.answered.wait(), WAIT)
+            except TimeoutError:
+                run.errors.append(f"unanswered: {record.payload['data']}")
+                continue
+            problem = check(record)
+            if problem is not None:
+                run.errors.append(problem)
+            if record.dispatched_at is not None and record.callback_at is not None:
+                run.latencies.append(record.callback_at - record.dispatched_at)
+
+    bot_cpu = bot.cpu_seconds() if bot else 0.0
+    fake_cpu = time.process_time()
+    start = time.monotonic()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    run.wall = time.monotonic() - start
+    run.fake_cpu = time.process_time() - fake_cpu
+    run.bot_cpu = bot.cpu_seconds() - bot_cpu if bot else 0.0
+    return run
+
+
+# -- stored data (startup and memory) ----------------------------------------------------------------------
+async def populate(
+    database: Path,
+    *,
+    sheets: int,
+    hands: int,
+    pools: int,
+    guild_id: int = 1,
+    channels: int = 100,
+    progress: Callable[[str], None] = print,
+) -> None:
+    """Store ``sheets`` sheets, ``hands`` open hands and ``pools`` running pools through the store API."""
+    from bot.core import blackjack
+    from bot.core.cards import Shoe
+    from bot.store import Skill, Store
+
+    rng = random.Random(6)
+    started = time.monotonic()
+    store = await Store.open(database)
+    try:
+        systems = ("sysx", "dn", "rps", "decision", "cards")
+        attributes = {
+            "sysx": ("Strength", 12),
+            "dn": ("Strength", 12),
+            "rps": ("Strength", 12),
+            "decision": ("Strength", 3),
+            "cards": ("Strength", 12),
+        }
+        for n in range(sheets):
+            system = systems[n % 5]
+            word, value = attributes[system]
+            await store.sheets.create(
+                {
+                    "guild_id": guild_id,
+                    "owner_id": 10_000 + n % 1000,
+                    "name": f"Character {n}",
+                    "system": system,
+                    "attributes": {word: value, "Dexterity": value},
+                    "skills": {"Climb": Skill(rating=3, attribute=word)},
+                }
+            )
+        for n in range(hands):
+            channel = 5_000 + n % channels
+            hand = blackjack.start_voluntary(3, 2)
+            shoe = Shoe.fresh(rng, 1)
+            while hand.needs_card:
+                card, shoe = shoe.draw(rng)
+                hand = blackjack.deal(hand, card)
+            await store.cards.create_hand(
+                guild_id, channel, 10_000 + n % 1000, hand.to_dict(), state="in_progress", cards=hand.played
+            )
+        for n in range(pools):
+            await store.pools.start(
+                guild_id,
+                5_000 + n % channels,
+                10_000 + n % 1000,
+                f"Pool {n}",
+                goal=50,
+                base=12,
+                time_per_check=10,
+            )
+    finally:
+        await store.close()
+    progress(
+        f"stored {sheets} sheets, {hands} open hands, {pools} pools in {time.monotonic() - started:.1f} s"
+    )
+
+
+async def cached_database(sheets: int, hands: int, pools: int, folder: Path) -> Path:
+    """A copy of a populated database (built once per size in the system's temp folder, then copied)."""
+    import shutil
+
+    from bot.store import latest_version
+
+    name = f"tabletop-bench-v{latest_version()}-{sheets}-{hands}-{pools}.sqlite3"  # a new schema: rebuild
+    cache = Path(tempfile.gettempdir()) / name
+    if not cache.exists():
+        building = cache.with_suffix(".building")
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(building) + suffix).unlink(missing_ok=True)
+        await populate(building, sheets=sheets, hands=hands, pools=pools)
+        await _checkpoint(building)
+        building.rename(cache)
+    target = folder / "bot.db"
+    shutil.copyfile(cache, target)
+    return target
+
+
+async def _checkpoint(path: Path) -> None:
+    from bot.store import Store
+
+    store = await Store.open(path)
+    await store.close()  # closing the last connection checkpoints the WAL into the file
+
+
+def each(n: int, make: Callable[[int], InteractionRecord]) -> list[InteractionRecord]:
+    """``make(i)`` for i in 0..n-1 (built before timing starts)."""
+    return [make(i) for i in range(n)]
+
+
+async def gather_limited(jobs: Sequence[Callable[[], Awaitable[Any]]], limit: int) -> list[Any]:
+    """Run the jobs with at most ``limit`` at once (set-up steps through the bot)."""
+    counter = itertools.count()
+    results: list[Any] = [None] * len(jobs)
+
+    async def worker() -> None:
+        while (i := next(counter)) < len(jobs):
+            results[i] = await jobs[i]()
+
+    await asyncio.gather(*(worker() for _ in range(limit)))
+    return results

@@ -28,6 +28,7 @@ from bot.core.dice import Dice
 from bot.core.errors import require_range
 from bot.store import AppliedModifier, Conflict, Pool, PoolCheck, RollRecord, Sheet, Store
 from bot.ui.embeds import NO_MENTIONS, clip
+from bot.ui.odds import add_odds, resisted_cached, rps_line, sustained_line, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.reply import ErrorReportingItem, TableView, UserError, refuse, reply
 from bot.ui.rolls import guild_key, publish, take_modifiers
@@ -257,6 +258,8 @@ async def roll_pool_check(
         extra_fields=pool_progress_fields(updated, change),
         rules=["RPS-8"],
     )
+    # the chance this check had, then the pool's future as it stands after it (RPS-8)
+    add_odds(embed, f"{rps_line(build.base, check.sl)}\nPool now: {sustained_line(updated)}")
     await publish(
         interaction,
         store,
@@ -462,6 +465,8 @@ class Rps(
             rules=["RPS-9"] if retry_of else [],
             author=f"for {who.display_name}" if who.id != interaction.user.id else None,
         )
+        if result.dice is not None:  # a forgone check (RPS-6) had no chance to take
+            add_odds(embed, rps_line(build.base, result.sl))
         await publish(
             interaction,
             self.store,
@@ -590,6 +595,9 @@ class Rps(
             parties.append(rps.ResistedParty(name, builds[name].base, (dice.d10(), dice.d10())))
         result = rps.resisted(parties, reroll=lambda party: (dice.d10(), dice.d10()))
         embed = resisted_embed(result, builds, applied_all)
+        names = [name for name, _, _ in specs]
+        odds = resisted_cached(tuple(builds[name].base for name in names))
+        add_odds(embed, win_line(names, odds, result.winner))
         await publish(
             interaction,
             store,

@@ -7,8 +7,8 @@ Single-check odds are pure functions of small inputs and cached here (`functools
 odds depend on the shoe and take tens of milliseconds, so cogs run them in a worker thread
 (`asyncio.to_thread`).
 
-/odds: `odds_embed` builds the table; charts are rendered by `render_chart` (a module-level function, so
-it runs in a ``ProcessPoolExecutor``: matplotlib is imported in the worker, never in the bot's process).
+/odds: `odds_embed` builds the table; charts are rendered by `bot.ui.chart_worker.render_chart` (so
+it runs in a ``ProcessPoolExecutor``: see `bot.ui.chart_worker`; matplotlib is never imported in the bot).
 """
 
 from __future__ import annotations
@@ -357,22 +357,6 @@ def chart_file(png: bytes) -> discord.File:
     import io
 
     return discord.File(io.BytesIO(png), filename=CHART_FILENAME)
-
-
-def render_chart(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
-    """Run ``bot.ui.charts.<name>`` (in a worker process: matplotlib is imported there, not in the bot)."""
-    from bot.ui import charts
-
-    function = getattr(charts, name)
-    png: bytes = function(*args, **kwargs)
-    return png
-
-
-def warm_up() -> bool:
-    """Import the chart module in a worker ahead of the first /odds (matplotlib takes a while to load)."""
-    from bot.ui import charts
-
-    return bool(charts.__name__)
 
 
 def supply_rows(odds: SupplyOdds, limit: int = 20) -> list[Row]:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any, Literal
 
@@ -323,7 +324,10 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
 
         result = decision.contested(parties, reroll)
         embed = contest_embed(result, labels)
-        odds = contested_cached(tuple(p.modifier for p in parties), tuple(p.mode for p in parties))
+        # up to ~0.2 s for six parties: off the event loop
+        odds = await asyncio.to_thread(
+            contested_cached, tuple(p.modifier for p in parties), tuple(p.mode for p in parties)
+        )
         add_odds(embed, win_line([p.name for p in parties], odds, result.winner))
         await publish(
             interaction,

@@ -36,7 +36,7 @@ from bot.core.decision import DiceMode, SupplyDie
 from bot.core.dn import non_skill_dn, skill_dn
 from bot.core.errors import require_range
 from bot.core.odds import percent
-from bot.core.odds.rps import check_count_distribution, sustained_odds
+from bot.core.odds.rps import MAX_GOAL, check_count_distribution, sustained_odds
 from bot.core.odds.systemx import combined_distribution, opposed_distribution
 from bot.core.systemx import S0, parse_chart, required_margin
 from bot.store import Sheet, Store
@@ -525,7 +525,7 @@ class Odds(
             for other in others:
                 require_range(other, rps.BASE_MIN, rps.BASE_MAX, "An RPS Base")
             bases = (total, *others)
-            odds = resisted_cached(bases)
+            odds = await asyncio.to_thread(resisted_cached, bases)
             names = ["you"] + [f"party {i} (Base {b})" for i, b in enumerate(others, start=2)]
             rows = [Row(name, p) for name, p in zip(names, odds.win, strict=True)]
             embed = odds_embed(
@@ -625,7 +625,8 @@ class Odds(
         if contested:
             others = _numbers(contested, "modifiers of the other parties", low=1, high=5)
             own_total = value + sum(modifiers)
-            odds = contested_cached((own_total, *others), (mode, *([DiceMode.NORMAL] * len(others))))
+            modes = (mode, *([DiceMode.NORMAL] * len(others)))
+            odds = await asyncio.to_thread(contested_cached, (own_total, *others), modes)
             names = ["you"] + [f"party {i} ({m:+d})" for i, m in enumerate(others, start=2)]
             embed = odds_embed(
                 f"Odds: contest of {len(names)}",
@@ -836,8 +837,12 @@ class Odds(
         running = core_pool(stored)
         if running is None:
             raise UserError(f"The sustained action {stored.name!r} has already {stored.state}.")
-        odds = sustained_odds(running)
-        counts = check_count_distribution(running, POOL_CHECKS_AHEAD)
+        if running.goal > MAX_GOAL:
+            raise UserError(f"Odds are computed for Goals up to {MAX_GOAL}, not {running.goal}.")
+        await defer(interaction, ephemeral=not public)
+        # tens of ms at Goal 50, seconds near Goal 1000: in a worker thread
+        odds = await asyncio.to_thread(sustained_odds, running)
+        counts = await asyncio.to_thread(check_count_distribution, running, POOL_CHECKS_AHEAD)
         rows = []
         for n in (1, 2, 3, 5, 10, 20, 50, POOL_CHECKS_AHEAD):
             rows.append(

@@ -65,6 +65,9 @@ from bot.ui.embeds import DESCRIPTION_MAX, FIELD_VALUE_MAX, NEUTRAL, clip, fit, 
 ODDS_FIELD = "Odds"
 CACHE_SIZE = 1024
 CHART_FILENAME = "odds.png"
+# A pool's odds take ~25 ms at Goal 50 and ~150 ms at Goal 200 (and seconds near 1000): a roll's line
+# shows them up to this Goal; /odds pool answers up to the engine's limit.
+LINE_MAX_GOAL = 200
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -213,10 +216,15 @@ def core_pool(pool: Pool) -> rps_rules.SustainedPool | None:
 
 
 def sustained_line(pool: Pool) -> str:
-    """RPS-8 from the pool as it stands now: P(complete), expected checks and time left."""
+    """RPS-8 from the pool as it stands now: P(complete), expected checks and time left.
+
+    Up to ~150 ms for a big Goal: call it in a worker thread.
+    """
     running = core_pool(pool)
     if running is None:
         return f"the action has {pool.state}"
+    if running.goal > LINE_MAX_GOAL:
+        return f"odds are shown here for Goals up to {LINE_MAX_GOAL}; ask /odds pool"
     odds = sustained_odds(running)
     return (
         f"{percent(odds.complete)} to complete, {percent(odds.fail)} to fail; about "
@@ -326,8 +334,12 @@ def table(rows: Sequence[Row], *, head: str, cumulative: str = "or better") -> s
 
 
 def distribution_rows(distribution: Distribution[Any], label: Any = str) -> list[Row]:
-    """Rows of a distribution, best first, with P(this or better)."""
-    return [Row(label(o), p, distribution.at_least(o)) for o, p in reversed(distribution.outcomes)]
+    """Rows of a distribution, best first, with P(this or better) summed in one pass."""
+    rows, better = [], Fraction(0)
+    for outcome, p in reversed(distribution.outcomes):
+        better += p
+        rows.append(Row(label(outcome), p, better))
+    return rows
 
 
 def odds_embed(

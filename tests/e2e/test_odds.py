@@ -329,3 +329,23 @@ async def test_a_killed_bot_leaves_no_chart_worker_behind(
     finally:
         await bot.kill()  # reads the bot's stderr to its end: a worker still holding it would hang here
     assert bot.error_lines() == []
+
+
+async def test_a_pool_check_shows_the_pool_odds_and_never_fails_on_a_huge_goal(
+    harness: Harness, world: World
+) -> None:  # RPS-8
+    values = {"name": "Build the wall", "goal": 5000, "minutes": 60, "member": world.alice, "base": 15}
+    started = await harness.slash(world.guild, world.general, world.gm, "rps sustained start", values)
+    rolled = await harness.click(started.original, "Roll next check", world.alice)
+    assert "ask /odds pool" in field(rolled.embed, "Odds")
+    small = {"name": "Pick the lock", "goal": 12, "minutes": 10, "member": world.alice, "base": 15}
+    started = await harness.slash(world.guild, world.general, world.gm, "rps sustained start", small)
+    rolled = await harness.click(started.original, "Roll next check", world.alice)
+    stored = await harness.bot.store.pools.get(world.guild.id, world.general.id, "Pick the lock")
+    if stored.running:
+        pool = rps_rules.SustainedPool(
+            goal=12, base=15, minutes_per_check=10, pool=stored.pool, checks=stored.checks_made
+        )
+        assert f"{percent(sustained_odds(pool).complete)} to complete" in field(rolled.embed, "Odds")
+    else:
+        assert f"the action has {stored.state}" in field(rolled.embed, "Odds")

@@ -389,6 +389,8 @@ class FakeDiscord:
         ``attachments`` entry with id n and its filename; an embed's ``attachment://name`` is uploaded."""
         method, path = request.method, request.path
         payload = body if isinstance(body, dict) else {}
+        if isinstance(payload.get("data"), dict) and "type" in payload:  # an interaction callback
+            payload = payload["data"]
         described = {str(a.get("id")): a for a in payload.get("attachments") or [] if isinstance(a, dict)}
         uploaded = set()
         for name, (filename, data) in zip(names, files, strict=True):

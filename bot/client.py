@@ -33,6 +33,7 @@ COGS: tuple[str, ...] = (
     "cogs.sheets",
     "cogs.gm",
     "cogs.log",
+    "cogs.odds",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

@@ -23,6 +23,7 @@ Decisions (where the rules are silent):
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -60,8 +61,9 @@ from bot.ui.cards import (
     shoe_embed,
 )
 from bot.ui.embeds import NO_MENTIONS
-from bot.ui.permissions import gm_only, owner_or_gm
-from bot.ui.reply import ErrorReportingItem, UserError, refuse, reply
+from bot.ui.odds import add_odds, hand_decision, hand_decision_line, involuntary_line
+from bot.ui.permissions import NOT_GM, gm_only, is_gm, owner_or_gm
+from bot.ui.reply import ErrorReportingItem, UserError, defer, refuse, reply
 from bot.ui.rolls import publish, take_modifiers
 from bot.ui.visibility import Mode, default_notice, resolve_mode
 
@@ -149,17 +151,27 @@ def _owner_embed(record: HandRecord, hand: Hand) -> discord.Embed:
     return _embed(record, hand)
 
 
-def hand_view(hand_id: int, hand: Hand) -> discord.ui.View | None:
-    """Hit, Stand, Peek and (when the skill allows one) Add skill; None once the hand has ended."""
+def hand_view(hand_id: int, hand: Hand, *, odds: bool = True) -> discord.ui.View | None:
+    """Hit, Stand, Peek, Odds (not on a blind hand) and (when the skill allows one) Add skill.
+
+    None once the hand has ended.
+    """
     if hand.is_over:
         return None
     view = discord.ui.View(timeout=None)
     view.add_item(HitButton(hand_id))
     view.add_item(StandButton(hand_id))
     view.add_item(PeekButton(hand_id))
+    if odds:
+        view.add_item(OddsButton(hand_id))
     if hand.can_add_skill:
         view.add_item(AddSkillSelect(hand_id, adder_options(hand)))
     return view
+
+
+def _view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
+    # a blind hand's odds would tell its owner the task's difficulty: no Odds button on it
+    return hand_view(record.id, hand, odds=_mode(hand_meta(record.data)) != "blind")
 
 
 def _record_for_log(record: HandRecord, hand: Hand, command: str) -> RollRecord:
@@ -252,23 +264,35 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     else:
         await refuse(interaction, BUSY)
         return
-    await _show(interaction, updated, moved)
+    odds_line = None
+    if moved.is_over:
+        # the chance each move had just before the last one (the player knew the face-down card)
+        decision = await asyncio.to_thread(hand_decision, hand, shoe.remaining)
+        odds_line = f"Before the last move: {hand_decision_line(decision)}"
+    await _show(interaction, updated, moved, odds_line)
 
 
-async def _show(interaction: discord.Interaction[Any], record: HandRecord, hand: Hand) -> None:
-    """Edit the hand's message to the new state; at the end, log the roll and tell the GMs when asked to."""
+async def _show(
+    interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, odds_line: str | None = None
+) -> None:
+    """Edit the hand's message to the new state; at the end, log the roll and tell the GMs when asked to.
+
+    ``odds_line`` (the chance of each move before the last one) goes with the result: on the owner's
+    message unless the hand is blind, and on the GMs' copy.
+    """
     if not hand.is_over:
         await interaction.response.edit_message(
-            embed=_owner_embed(record, hand), view=hand_view(record.id, hand), allowed_mentions=NO_MENTIONS
+            embed=_owner_embed(record, hand), view=_view(record, hand), allowed_mentions=NO_MENTIONS
         )
         return
     store = _store(interaction)
     mode = _mode(hand_meta(record.data))
     log_id = await store.log.add(_record_for_log(record, hand, "cards task"))
-    full = _embed(record, hand)
-    await interaction.response.edit_message(
-        embed=_owner_embed(record, hand), view=None, allowed_mentions=NO_MENTIONS
-    )
+    full = add_odds(_embed(record, hand), odds_line)
+    owner = _owner_embed(record, hand)
+    if mode != "blind":
+        add_odds(owner, odds_line)
+    await interaction.response.edit_message(embed=owner, view=None, allowed_mentions=NO_MENTIONS)
     if mode in ("gm", "blind") and record.guild_id is not None:
         problems = await send_to_gms(
             interaction.client,
@@ -400,7 +424,64 @@ class PeekButton(
         if record.finished:
             await _finished(interaction, record)
             return
-        await refuse(interaction, peek_text(Hand.from_dict(record.data)))
+        hand = Hand.from_dict(record.data)
+        text = peek_text(hand)
+        if _mode(hand_meta(record.data)) != "blind" or await is_gm(interaction, _store(interaction)):
+            text += f"\nOdds: {await _decision_line(interaction, record, hand)}"
+        await refuse(interaction, text)
+
+
+async def _decision_line(interaction: discord.Interaction[Any], record: HandRecord, hand: Hand) -> str:
+    """Stand, each adder and Hit from the hand as it stands and the channel's shoe as it is now."""
+    store = _store(interaction)
+    settings = await store.settings.get(record.guild_id or 0)
+    shoe, _ = await store.cards.get_shoe(
+        record.guild_id, record.channel_id, settings.decks_per_shoe, interaction.client.rng
+    )
+    decision = await asyncio.to_thread(hand_decision, hand, shoe.remaining)
+    return hand_decision_line(decision)
+
+
+class OddsButton(
+    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bj:(?P<hand_id>\d+):odds"
+):
+    """The chance of Stand, each adder and Hit (with the best move), ephemerally, for the owner or a GM.
+
+    It depends on the face-down card, so it is never shown publicly; a blind hand's owner is refused (the
+    odds would tell them the task's difficulty).
+    """
+
+    def __init__(self, hand_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Odds", style=discord.ButtonStyle.secondary, custom_id=f"bj:{hand_id}:odds", emoji="🎯"
+            )
+        )
+        self.hand_id = hand_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> OddsButton:
+        return cls(int(match["hand_id"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        record = await _load(interaction, self.hand_id)
+        if record is None:
+            return
+        if record.finished:
+            await _finished(interaction, record)
+            return
+        store = _store(interaction)
+        if _mode(hand_meta(record.data)) == "blind" and not await is_gm(interaction, store):
+            await refuse(interaction, f"A blind hand's odds are for the GM only. {NOT_GM}")
+            return
+        await defer(interaction, ephemeral=True)
+        hand = Hand.from_dict(record.data)
+        line = await _decision_line(interaction, record, hand)
+        await reply(
+            interaction, f"Odds for hand #{record.id} (total {hand.running_total}): {line}", ephemeral=True
+        )
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
@@ -408,6 +489,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     StandButton,
     AddSkillSelect,
     PeekButton,
+    OddsButton,
 )
 
 
@@ -509,11 +591,11 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             "asked_difficulty": difficulty,
             "modifiers": [m.model_dump(mode="json") for m in applied],
         }
-        record, hand = await self._deal(
+        record, hand, before = await self._deal(
             interaction, guild_id, channel_id, hand, meta, settings.decks_per_shoe
         )
         if hand.is_over:
-            await self._publish_involuntary(interaction, record, hand, shown)
+            await self._publish_involuntary(interaction, record, hand, shown, before)
             return
         await self._post_hand(interaction, record, hand, shown)
 
@@ -557,8 +639,11 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         hand: Hand,
         meta: dict[str, Any],
         decks: int,
-    ) -> tuple[HandRecord, Hand]:
-        """Deal the new hand's first cards; store it with the shoe, again if another draw came first."""
+    ) -> tuple[HandRecord, Hand, Shoe]:
+        """Deal the new hand's first cards; store it with the shoe, again if another draw came first.
+
+        Returns the stored hand, the dealt hand and the shoe as it was before dealing (for the odds).
+        """
         rng = self.bot.rng
         for _ in range(SHOE_RETRIES):
             shoe, version = await self.store.cards.get_shoe(guild_id, channel_id, decks, rng)
@@ -575,19 +660,21 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                     shoe_version=version,
                     finished=dealt.is_over,
                 )
-                return record, dealt
+                return record, dealt, shoe
             except Conflict:
                 continue
         raise UserError(BUSY)
 
     async def _publish_involuntary(
-        self, interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, shown: Mode
+        self, interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, shown: Mode, before: Shoe
     ) -> None:
         entry = _record_for_log(record, hand, "cards task")
+        # BJ-3 from the shoe this hand was dealt from (tens of ms: off the event loop)
+        line, _ = await asyncio.to_thread(involuntary_line, before.remaining, hand, resolve(hand).trl)
         await publish(
             interaction,
             self.store,
-            _embed(record, hand),
+            add_odds(_embed(record, hand), line),
             mode=shown,
             system=SYSTEM,
             command="cards task",
@@ -601,7 +688,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     async def _post_hand(
         self, interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, shown: Mode
     ) -> None:
-        view = hand_view(record.id, hand)
+        view = _view(record, hand)
         if shown == "public":
             message = await reply(interaction, embed=_owner_embed(record, hand), view=view)
         else:

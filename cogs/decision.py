@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any, Literal
 
@@ -31,6 +32,7 @@ from bot.ui.decision import (
     decision_roll_embed,
     percent_embed,
 )
+from bot.ui.odds import add_odds, contested_cached, decision_line, percent_line, win_line
 from bot.ui.reply import UserError
 from bot.ui.rolls import guild_key, has_modifier, modifier_total, publish, take_modifiers
 from bot.ui.visibility import resolve_mode
@@ -190,6 +192,17 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             player_advantage=advantage,
             player_disadvantage=disadvantage,
         )
+        add_odds(
+            embed,
+            decision_line(
+                result.stat,
+                result.modifiers,
+                result.target,
+                advantage=with_advantage,
+                disadvantage=with_disadvantage,
+                actual_total=result.total,
+            ),
+        )
         await publish(
             interaction,
             self.store,
@@ -311,6 +324,11 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
 
         result = decision.contested(parties, reroll)
         embed = contest_embed(result, labels)
+        # up to ~0.2 s for six parties: off the event loop
+        odds = await asyncio.to_thread(
+            contested_cached, tuple(p.modifier for p in parties), tuple(p.mode for p in parties)
+        )
+        add_odds(embed, win_line([p.name for p in parties], odds, result.winner))
         await publish(
             interaction,
             self.store,
@@ -414,7 +432,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         await publish(
             interaction,
             self.store,
-            percent_embed(result, roller=character),
+            add_odds(percent_embed(result, roller=character), percent_line(chance)),
             mode=mode,
             system=SYSTEM,
             command="decision percent",

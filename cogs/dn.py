@@ -22,6 +22,7 @@ from bot.ui.dn import (
     skill_choices,
     skill_use,
 )
+from bot.ui.odds import add_odds, dn_line
 from bot.ui.reply import UserError
 from bot.ui.rolls import guild_key, publish, take_modifiers
 from bot.ui.sysx import list_choices, split_list
@@ -79,6 +80,7 @@ class DifficultyNumber(
             applied=applied,
             sheet_name=sheet_name,
         )
+        add_odds(embed, dn_line(dn, result.level))
         outcome = result.level.value
         await publish(
             interaction,

@@ -13,6 +13,7 @@ GM-3: pending `difficulty` modifiers add to the Base of the roller's next check(
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ from bot.core.dice import Dice
 from bot.core.errors import require_range
 from bot.store import AppliedModifier, Conflict, Pool, PoolCheck, RollRecord, Sheet, Store
 from bot.ui.embeds import NO_MENTIONS, clip
+from bot.ui.odds import add_odds, resisted_cached, rps_line, sustained_line, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.reply import ErrorReportingItem, TableView, UserError, refuse, reply
 from bot.ui.rolls import guild_key, publish, take_modifiers
@@ -295,6 +297,9 @@ async def roll_pool_check(
         extra_fields=pool_progress_fields(updated, change),
         rules=["RPS-8"],
     )
+    # the chance this check had, then the pool's future as it stands after it (RPS-8)
+    pool_line = await asyncio.to_thread(sustained_line, updated)
+    add_odds(embed, f"{rps_line(build.base, check.sl)}\nPool now: {pool_line}")
     await publish(
         interaction,
         store,
@@ -500,6 +505,8 @@ class Rps(
             rules=["RPS-9"] if retry_of else [],
             author=f"for {who.display_name}" if who.id != interaction.user.id else None,
         )
+        if result.dice is not None:  # a forgone check (RPS-6) had no chance to take
+            add_odds(embed, rps_line(build.base, result.sl))
         await publish(
             interaction,
             self.store,
@@ -628,6 +635,10 @@ class Rps(
             parties.append(rps.ResistedParty(name, builds[name].base, (dice.d10(), dice.d10())))
         result = rps.resisted(parties, reroll=lambda party: (dice.d10(), dice.d10()))
         embed = resisted_embed(result, builds, applied_all)
+        names = [name for name, _, _ in specs]
+        # up to ~0.3 s for six parties: off the event loop
+        odds = await asyncio.to_thread(resisted_cached, tuple(builds[name].base for name in names))
+        add_odds(embed, win_line(names, odds, result.winner))
         await publish(
             interaction,
             store,

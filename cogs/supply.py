@@ -23,6 +23,7 @@ from bot.core.dice import Dice
 from bot.store import Conflict, NotFound, Store, SupplyDie
 from bot.store.models import name_key
 from bot.ui.decision import supply_list_embed, supply_roll_embed, supply_set_embed
+from bot.ui.odds import add_odds, supply_line
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
 from bot.ui.rolls import publish
@@ -120,6 +121,7 @@ class Supply(
                 ) from None
         assert after.die == result.new_die.sides
         embed = supply_roll_embed(result, character=after.character, item=after.item)
+        add_odds(embed, supply_line(result.die, result.new_die))
         await publish(
             interaction,
             self.store,

@@ -26,6 +26,15 @@ from bot.core.systemx import (
     wound_cap,
 )
 from bot.store import AppliedModifier, GuildSettings, Sheet, Store
+from bot.ui.odds import (
+    add_odds,
+    flat_line,
+    sysx_check,
+    sysx_check_line,
+    sysx_combined_line,
+    sysx_opposed_line,
+    sysx_synergy_line,
+)
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
 from bot.ui.rolls import guild_key, publish, take_modifiers
@@ -196,6 +205,19 @@ class SystemX(
             applied=applied,
             custom_chart=custom,
         )
+        add_odds(
+            embed,
+            sysx_check_line(
+                source.sv,
+                roll_modifier=result.roll_modifier,
+                sv_modifier=result.sv_modifier,
+                wounds=source.wounds,
+                required=result.required,
+                chart=chart,
+                style=style,
+                actual=result.margin,
+            ),
+        )
         verdict = "success" if result.succeeded else "failure"
         await publish(
             interaction,
@@ -274,6 +296,11 @@ class SystemX(
             applied=applied,
             custom_chart=custom,
         )
+        actor_odds = sysx_check(
+            actor_source.sv, gm.roll, gm.sv, actor_source.wounds, actor_result.required, chart
+        )
+        target_odds = sysx_check(target_source.sv, 0, 0, target_source.wounds, S0, chart)
+        add_odds(embed, sysx_opposed_line(actor_odds, target_odds, final, style))
         await publish(
             interaction,
             self.store,
@@ -392,6 +419,10 @@ class SystemX(
             rows.append((member.mention, source, result, applied))
         outcome = combined([row[2].margin for row in rows])
         embed = combined_embed(rows, outcome, style, custom_chart=custom)
+        actor_odds = [
+            sysx_check(r.sv, r.roll_modifier, r.sv_modifier, r.wounds, S0, chart) for _, _, r, _ in rows
+        ]
+        add_odds(embed, sysx_combined_line(actor_odds, outcome.margin, style))
         await publish(
             interaction,
             self.store,
@@ -476,6 +507,10 @@ class SystemX(
             applied=applied,
             custom_chart=custom,
         )
+        add_odds(
+            embed,
+            sysx_synergy_line(steps, required=need, chart=chart, style=style, actual=outcome.margin),
+        )
         verdict = "success" if outcome.succeeded else "failure"
         await publish(
             interaction,
@@ -515,6 +550,7 @@ class SystemX(
         natural = self._roll()
         result = flat(natural, value)
         embed = flat_embed(result, roller=interaction.user.mention)
+        add_odds(embed, flat_line(value))
         happened = "happens" if result.happened else "does not happen"
         await publish(
             interaction,

@@ -390,13 +390,16 @@ class FakeDiscord:
             reader = await request.multipart()
             body: Any = None
             files: list[tuple[str, bytes]] = []
+            names: list[str] = []
             while (part := await reader.next()) is not None:
                 assert not hasattr(part, "next") or part.name  # no nested multipart
                 data = await part.read()  # type: ignore[union-attr]
                 if part.name == "payload_json":
                     body = json.loads(data)
                 else:
+                    names.append(part.name or "")
                     files.append((part.filename or part.name or "file", bytes(data)))  # type: ignore[union-attr]
+            self._check_uploads(request, body, names, files)
             return body, files
         raw = await request.read()
         if not raw:
@@ -404,6 +407,37 @@ class FakeDiscord:
         if not ctype.startswith("application/json"):
             raise ValueError(f"content type {ctype!r}")
         return json.loads(raw), []
+
+    def _check_uploads(
+        self, request: web.Request, body: Any, names: list[str], files: list[tuple[str, bytes]]
+    ) -> None:
+        """Real Discord's multipart rules: each file part is ``files[n]``, not empty, and described by an
+        ``attachments`` entry with id n and its filename; an embed's ``attachment://name`` is uploaded."""
+        method, path = request.method, request.path
+        payload = body if isinstance(body, dict) else {}
+        if isinstance(payload.get("data"), dict) and "type" in payload:  # an interaction callback
+            payload = payload["data"]
+        described = {str(a.get("id")): a for a in payload.get("attachments") or [] if isinstance(a, dict)}
+        uploaded = set()
+        for name, (filename, data) in zip(names, files, strict=True):
+            matched = re.fullmatch(r"files\[(\d+)\]", name)
+            if matched is None:
+                self.violations.append(Violation(method, path, f"file part named {name!r}, not files[n]"))
+                continue
+            entry = described.get(matched[1])
+            if entry is None or entry.get("filename") != filename:
+                self.violations.append(
+                    Violation(method, path, f"{name} ({filename!r}) has no matching attachments entry")
+                )
+            if not data:
+                self.violations.append(Violation(method, path, f"{name} ({filename!r}) is empty"))
+            uploaded.add(filename)
+        uploaded |= {str(a.get("filename")) for a in described.values()}  # kept ones count too
+        for embed in payload.get("embeds") or []:
+            for key in ("image", "thumbnail"):
+                url = str((embed.get(key) or {}).get("url") or "")
+                if url.startswith("attachment://") and url.removeprefix("attachment://") not in uploaded:
+                    self.violations.append(Violation(method, path, f"embed {key} {url} was not uploaded"))
 
     def _extra_checks(self, method: str, path: str, body: Any) -> list[Violation]:
         """Rules real Discord enforces that the OpenAPI schemas do not spell out."""

@@ -1,0 +1,393 @@
+"""Odds on Discord (issue 5): the "chance it had" line of every roll result, and the /odds answers.
+
+Roll results: a system cog computes the line with the exact inputs its roll used (after GM modifiers,
+wounds, the guild's chart) and adds it with `add_odds` to the result embed *before* `publish`, so the
+line goes exactly where the result goes (a blind roller, a hidden roll's public notice get nothing).
+Single-check odds are pure functions of small inputs and cached here (`functools.lru_cache`); the cards
+odds depend on the shoe and take tens of milliseconds, so cogs run them in a worker thread
+(`asyncio.to_thread`).
+
+/odds: `odds_embed` builds the table; charts are rendered by `bot.ui.chart_worker.render_chart` (so
+it runs in a ``ProcessPoolExecutor``: see `bot.ui.chart_worker`; matplotlib is never imported in the bot).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import discord
+
+from bot.core import decision as dd_rules
+from bot.core import rps as rps_rules
+from bot.core.blackjack import Hand
+from bot.core.cards import Card
+from bot.core.decision import DiceMode, SupplyDie
+from bot.core.dn import SuccessLevel
+from bot.core.odds import (
+    cards_summary,
+    decision_summary,
+    dn_summary,
+    hand_decision_summary,
+    percent,
+    rps_summary,
+    supply_summary,
+    systemx_summary,
+)
+from bot.core.odds.cards import HandDecision, InvoluntaryOdds, involuntary_odds, voluntary_decision
+from bot.core.odds.contest import ContestOdds
+from bot.core.odds.decision import (
+    DecisionOdds,
+    SupplyOdds,
+    contested_odds,
+    percent_chance,
+    roll_odds,
+    supply_odds,
+)
+from bot.core.odds.distribution import Distribution
+from bot.core.odds.dn import DnOdds, dn_odds
+from bot.core.odds.rps import RpsCheckOdds, SustainedOdds, check_odds, resisted_odds, sustained_odds
+from bot.core.odds.systemx import (
+    CheckOdds,
+    combined_distribution,
+    flat_chance,
+    opposed_distribution,
+    synergy_distribution,
+)
+from bot.core.odds.systemx import check_odds as sx_check_odds
+from bot.core.systemx import S0, Margin, MarginStyle, RollChart, SkillCheck
+from bot.store import Pool
+from bot.ui.embeds import DESCRIPTION_MAX, FIELD_VALUE_MAX, NEUTRAL, clip, fit, result_embed
+
+ODDS_FIELD = "Odds"
+CACHE_SIZE = 1024
+CHART_FILENAME = "odds.png"
+# A pool's odds take ~25 ms at Goal 50 and ~150 ms at Goal 200 (and seconds near 1000): a roll's line
+# shows them up to this Goal; /odds pool answers up to the engine's limit.
+LINE_MAX_GOAL = 200
+
+
+# ---------------------------------------------------------------------------------------------------
+# The odds line of a roll result
+
+
+def add_odds(embed: discord.Embed, line: str | None) -> discord.Embed:
+    """Add the "Odds" field (the chance the roll had) to a result embed; nothing when ``line`` is None."""
+    if line:
+        embed.add_field(name=ODDS_FIELD, value=clip(line, FIELD_VALUE_MAX), inline=False)
+        fit(embed)
+    return embed
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def sysx_check(
+    sv: int,
+    roll_modifier: int,
+    sv_modifier: int,
+    wounds: tuple[int, int] | None,
+    required: Margin,
+    chart: RollChart | None,
+) -> CheckOdds:
+    """SX-2..SX-7: one check's odds (cached on its inputs)."""
+    return sx_check_odds(
+        sv,
+        roll_modifier=roll_modifier,
+        sv_modifier=sv_modifier,
+        wounds=wounds,
+        required=required,
+        chart=chart,
+    )
+
+
+def sysx_check_line(
+    sv: int,
+    *,
+    roll_modifier: int,
+    sv_modifier: int,
+    wounds: tuple[int, int] | None,
+    required: Margin,
+    chart: RollChart | None,
+    style: MarginStyle,
+    actual: Margin | None,
+) -> str:
+    """ "45% to succeed; this S2 or better: 20%" for a System X check."""
+    odds = sysx_check(sv, roll_modifier, sv_modifier, wounds, required, chart)
+    return systemx_summary(odds, actual, style)
+
+
+def _final_line(distribution: Distribution[Margin], actual: Margin, style: MarginStyle, what: str) -> str:
+    success = distribution.at_least(S0)
+    return (
+        f"{percent(success)} {what}; this {actual.format(style)} or better: "
+        f"{percent(distribution.at_least(actual))}"
+    )
+
+
+def sysx_opposed_line(actor: CheckOdds, target: CheckOdds, actual: Margin, style: MarginStyle) -> str:
+    """SX-8: the actor's chance of a successful final margin, and of this one or better."""
+    final = opposed_distribution(actor.distribution, target.distribution)
+    return _final_line(final, actual, style, "for the actor to succeed")
+
+
+def sysx_combined_line(actors: Sequence[CheckOdds], actual: Margin, style: MarginStyle) -> str:
+    """SX-9: the chance the combined margin succeeds, and of this one or better."""
+    final = combined_distribution([a.distribution for a in actors])
+    return _final_line(final, actual, style, "to succeed together")
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _synergy(steps: tuple[SkillCheck, ...], chart: RollChart | None) -> Distribution[Margin]:
+    return synergy_distribution(steps, chart=chart)
+
+
+def sysx_synergy_line(
+    steps: Sequence[SkillCheck],
+    *,
+    required: Margin,
+    chart: RollChart | None,
+    style: MarginStyle,
+    actual: Margin,
+) -> str:
+    """SX-10: the chain's chance to reach the required margin, and of this final margin or better."""
+    final = _synergy(tuple(steps), chart)
+    head = f"{percent(final.at_least(required))} to succeed"
+    if required != S0:
+        head += f" (needs {required.format(style)})"
+    return f"{head}; this {actual.format(style)} or better: {percent(final.at_least(actual))}"
+
+
+def flat_line(value: int) -> str:
+    """SX-11: the chance the event happens."""
+    return f"{percent(flat_chance(value))} to happen"
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def dn_cached(dn: int) -> DnOdds:
+    """DN-4/DN-5 odds for one DN (cached)."""
+    return dn_odds(dn)
+
+
+def dn_line(dn: int, actual: SuccessLevel | None) -> str:
+    """ "60% to succeed; this Special or better: 15%"."""
+    return dn_summary(dn_cached(dn), actual)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def rps_cached(base: int) -> RpsCheckOdds:
+    """RPS-2..RPS-5 odds for one Base (cached)."""
+    return check_odds(base)
+
+
+def rps_line(base: int, actual_sl: int | None) -> str:
+    """ "45% to succeed; SL 4 or better: 20%"."""
+    return rps_summary(rps_cached(base), actual_sl)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def resisted_cached(bases: tuple[int, ...]) -> ContestOdds:
+    """RPS-7 odds for the parties' Bases (cached)."""
+    return resisted_odds(bases)
+
+
+def win_line(names: Sequence[str], odds: ContestOdds, winner: str | None = None) -> str:
+    """ "Chance to win: Ann 62% · Bo 38%" (the winner's chance named when given)."""
+    parts = " · ".join(f"{name} {percent(p)}" for name, p in zip(names, odds.win, strict=True))
+    text = f"Chance to win: {parts}"
+    if winner is not None and winner in names:
+        text += f"; {winner} had {percent(odds.win[list(names).index(winner)])}"
+    return text
+
+
+def core_pool(pool: Pool) -> rps_rules.SustainedPool | None:
+    """The stored pool as the core's running SustainedPool; None once it has ended (or was stopped)."""
+    if not pool.running:
+        return None
+    return rps_rules.SustainedPool(
+        goal=pool.goal,
+        base=pool.base,
+        minutes_per_check=pool.time_per_check,
+        no_loss=pool.no_loss,
+        pool=pool.pool,
+        checks=pool.checks_made,
+    )
+
+
+def sustained_line(pool: Pool) -> str:
+    """RPS-8 from the pool as it stands now: P(complete), expected checks and time left.
+
+    Up to ~150 ms for a big Goal: call it in a worker thread.
+    """
+    running = core_pool(pool)
+    if running is None:
+        return f"the action has {pool.state}"
+    if running.goal > LINE_MAX_GOAL:
+        return f"odds are shown here for Goals up to {LINE_MAX_GOAL}; ask /odds pool"
+    odds = sustained_odds(running)
+    return (
+        f"{percent(odds.complete)} to complete, {percent(odds.fail)} to fail; about "
+        f"{float(odds.expected_checks):.1f} checks ({float(odds.expected_minutes):.0f} {pool.time_unit}) left"
+    )
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def decision_cached(
+    stat: int, modifiers: tuple[int, ...], target: int, advantage: bool, disadvantage: bool
+) -> DecisionOdds:
+    """DD-1/DD-2 odds (cached)."""
+    return roll_odds(stat, modifiers, target, advantage=advantage, disadvantage=disadvantage)
+
+
+def decision_line(
+    stat: int,
+    modifiers: Sequence[int],
+    target: int,
+    *,
+    advantage: bool,
+    disadvantage: bool,
+    actual_total: int | None,
+) -> str:
+    """ "58% to succeed; a total of 14 or more: 28%"."""
+    odds = decision_cached(stat, tuple(modifiers), target, advantage, disadvantage)
+    return decision_summary(odds, actual_total)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def contested_cached(modifiers: tuple[int, ...], modes: tuple[DiceMode, ...]) -> ContestOdds:
+    """DD-5 odds (cached)."""
+    return contested_odds(modifiers, modes)
+
+
+def percent_line(chance: int) -> str:
+    """DD-8: the chance of the d100 roll."""
+    return f"{percent(percent_chance(chance))} to succeed"
+
+
+def step_chance(die: SupplyDie) -> Fraction:
+    """DD-7: P(one roll of this die steps it down), read off the rule."""
+    if die is SupplyDie.EMPTY:
+        return Fraction(0)
+    return Fraction(
+        sum(dd_rules.supply_roll(die, f).stepped_down for f in range(1, die.sides + 1)), die.sides
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def supply_cached(die: SupplyDie) -> SupplyOdds:
+    """DD-7 odds from a die (cached)."""
+    return supply_odds(die)
+
+
+def supply_line(rolled: SupplyDie, now: SupplyDie) -> str:
+    """This roll's chance to step down, and the rolls the item has left from its new die."""
+    head = f"{percent(step_chance(rolled))} to step down on this roll"
+    if now is SupplyDie.EMPTY:
+        return f"{head}; the item is empty now"
+    return f"{head}; {supply_summary(supply_cached(now))}"
+
+
+def involuntary_line(shoe: Sequence[Card], hand: Hand, actual_trl: int | None) -> tuple[str, InvoluntaryOdds]:
+    """BJ-3 from the shoe the hand was dealt from (slow: call it in a worker thread)."""
+    odds = involuntary_odds(
+        shoe, hand.skill, hand.difficulty, hand.characteristic, hand.characteristic_bonus, hand.options
+    )
+    return cards_summary(odds, actual_trl), odds
+
+
+def hand_decision(hand: Hand, shoe: Sequence[Card]) -> HandDecision:
+    """BJ-4/BJ-7: Stand, each adder and Hit from here (slow: call it in a worker thread)."""
+    return voluntary_decision(hand, shoe)
+
+
+def hand_decision_line(decision: HandDecision) -> str:
+    """ "Hit 62% (TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"."""
+    return hand_decision_summary(decision)
+
+
+# ---------------------------------------------------------------------------------------------------
+# /odds tables
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of an odds table: a label, P(exactly), P(this or better)."""
+
+    label: str
+    probability: Fraction
+    at_least: Fraction | None = None
+
+
+def table(rows: Sequence[Row], *, head: str, cumulative: str = "or better") -> str:
+    """A monospace table (a code block) within an embed description's limit."""
+    width = max([len(head), *(len(r.label) for r in rows)])
+    lines = [f"{head:<{width}}  {'chance':>7}  {cumulative:>9}"]
+    for row in rows:
+        better = percent(row.at_least, 1) if row.at_least is not None else ""
+        lines.append(f"{row.label:<{width}}  {percent(row.probability, 1):>7}  {better:>9}")
+    text = "\n".join(lines)
+    while len(text) + 8 > DESCRIPTION_MAX - 200 and len(lines) > 2:
+        lines.pop(len(lines) // 2)
+        text = "\n".join(lines)
+    return f"```\n{text}\n```"
+
+
+def distribution_rows(distribution: Distribution[Any], label: Any = str) -> list[Row]:
+    """Rows of a distribution, best first, with P(this or better) summed in one pass."""
+    rows, better = [], Fraction(0)
+    for outcome, p in reversed(distribution.outcomes):
+        better += p
+        rows.append(Row(label(outcome), p, better))
+    return rows
+
+
+def odds_embed(
+    title: str,
+    *,
+    headline: str,
+    rows_text: str = "",
+    fields: Sequence[tuple[str, str]] = (),
+    footer: str = "",
+    chart: bool = True,
+) -> discord.Embed:
+    """The /odds answer: the headline, the table, extra fields; the chart shown as the embed's image."""
+    description = f"**{headline}**"
+    if rows_text:
+        description += f"\n{rows_text}"
+    embed = result_embed(
+        title, description=clip(description, DESCRIPTION_MAX), fields=fields, inline=False, footer=footer
+    )
+    embed.colour = NEUTRAL
+    if chart:
+        embed.set_image(url=f"attachment://{CHART_FILENAME}")
+    return embed
+
+
+def chart_file(png: bytes) -> discord.File:
+    """The chart as an upload named like the embed's image."""
+    import io
+
+    return discord.File(io.BytesIO(png), filename=CHART_FILENAME)
+
+
+def supply_rows(odds: SupplyOdds, limit: int = 20) -> list[Row]:
+    """P(the item runs out on exactly the n-th roll from now) and P(it lasts at least n rolls)."""
+    shown = min(limit, odds.cap)
+    return [Row(str(n), odds.uses[n - 1], odds.at_least(n)) for n in range(1, shown + 1)]
+
+
+def pool_fields(odds: SustainedOdds, unit: str) -> list[tuple[str, str]]:
+    """Expected checks and time left, P(complete) and P(fail) of a pool as it stands."""
+    return [
+        ("Complete", percent(odds.complete, 1)),
+        ("Fail", percent(odds.fail, 1)),
+        ("Checks left (expected)", f"{float(odds.expected_checks):.1f}"),
+        ("Time left (expected)", f"{float(odds.expected_minutes):.0f} {unit}"),
+        ("Checks in all (expected)", f"{float(odds.expected_total_checks):.1f}"),
+    ]
+
+
+def mode_of(advantage: bool, disadvantage: bool) -> DiceMode:
+    """The dice a roll uses (DD-2)."""
+    return dd_rules.dice_mode(advantage, disadvantage)

@@ -1,0 +1,883 @@
+"""`/odds`: exact chances before a roll, one subcommand per system, as a table and a chart (issue 5).
+
+Options mirror the roll commands (sheet-aware: a skill from your active sheet, or raw numbers).
+Decisions:
+- Pending GM modifiers are not applied (nor revealed): /odds answers for the numbers given; the roll
+  itself shows the chance it had with the GM's modifiers in its result.
+- Answers are ephemeral unless ``public`` is set; a voluntary hand's odds (they depend on its face-down
+  card) and a sustained pool's (for its owner or a GM) are always ephemeral.
+- Charts render in a ``ProcessPoolExecutor(2)`` made in ``cog_load`` (rendering holds the GIL for tens
+  of milliseconds; a process keeps the event loop free) and shut down in ``cog_unload``. The reply is
+  deferred first, as the first chart of a fresh worker may take longer than Discord's 3 seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.core import decision as dd
+from bot.core import rps
+from bot.core.blackjack import CHARACTERISTIC_SUITS, DIFFICULTY_NAMES, SKILL_NAMES, Hand, HandOptions
+from bot.core.blackjack import start_involuntary as bj_start_involuntary
+from bot.core.decision import DiceMode, SupplyDie
+from bot.core.dn import non_skill_dn, skill_dn
+from bot.core.errors import require_range
+from bot.core.odds import percent
+from bot.core.odds.rps import MAX_GOAL, check_count_distribution, sustained_odds
+from bot.core.odds.systemx import combined_distribution, opposed_distribution
+from bot.core.systemx import S0, parse_chart, required_margin
+from bot.store import Sheet, Store
+from bot.ui import dn as dn_ui
+from bot.ui import sysx as sx_ui
+from bot.ui.chart_worker import render_chart, watch_parent
+from bot.ui.embeds import FIELD_VALUE_MAX, clip
+from bot.ui.odds import (
+    Row,
+    chart_file,
+    contested_cached,
+    core_pool,
+    decision_cached,
+    distribution_rows,
+    dn_cached,
+    hand_decision,
+    hand_decision_line,
+    involuntary_line,
+    odds_embed,
+    pool_fields,
+    resisted_cached,
+    rps_cached,
+    step_chance,
+    supply_cached,
+    supply_rows,
+    sysx_check,
+    table,
+    win_line,
+)
+from bot.ui.permissions import NOT_GM, is_gm
+from bot.ui.reply import UserError, defer, reply
+from bot.ui.rolls import guild_key
+from bot.ui.rps import DIFFICULTY_CHOICES
+
+log = logging.getLogger(__name__)
+
+CHART_FILE = Path(__file__).resolve().parents[1] / "data" / "systemx_roll_chart.csv"
+WORKERS = 2
+PUBLIC_HELP = "Show the answer to the channel (default: only you)."
+SV = app_commands.Range[int, -60, 60]
+RuleModifier = app_commands.Range[int, -10, 10]
+NameText = app_commands.Range[str, 1, 64]
+ListText = app_commands.Range[str, 1, 400]
+BaseRange = app_commands.Range[int, rps.BASE_MIN, rps.BASE_MAX]
+REQUIRED = [app_commands.Choice(name=m, value=m) for m in sx_ui.REQUIRED_CHOICES]
+TARGETS = [
+    app_commands.Choice(name=f"{name.strip(chr(34))} ({value})", value=value)
+    for name, value in dd.TARGET_NUMBERS.items()
+]
+BJ_SKILLS = [app_commands.Choice(name=f"{i} {name}", value=i) for i, name in enumerate(SKILL_NAMES)]
+BJ_DIFFICULTIES = [
+    app_commands.Choice(name=f"{i} {name}", value=i) for i, name in enumerate(DIFFICULTY_NAMES)
+]
+BJ_CHARACTERISTICS = [
+    app_commands.Choice(name=f"{name} ({suit.symbol})", value=name)
+    for name, suit in CHARACTERISTIC_SUITS.items()
+]
+COMPLEXITY = [app_commands.Choice(name=name, value=value) for name, value in dn_ui.COMPLEXITY_CHOICES]
+POOL_CHECKS_AHEAD = 100
+
+
+@dataclass
+class OddsAnswer:
+    """What an /odds subcommand answers: the table embed and the chart to render for it."""
+
+    embed: discord.Embed
+    chart: str  # a function of bot.ui.charts
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def _choices(pairs: list[tuple[str, str]]) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=name, value=value) for name, value in pairs]
+
+
+def _matching(names: Sequence[str], current: str) -> list[app_commands.Choice[str]]:
+    key = current.strip().casefold()
+    found = sorted(
+        (n for n in names if key in n.casefold()), key=lambda n: (not n.casefold().startswith(key), n)
+    )
+    return [app_commands.Choice(name=n[:100], value=n[:100]) for n in found[:25]]
+
+
+def _as_int(text: str) -> int | None:
+    stripped = text.strip()
+    body = stripped[1:] if stripped[:1] in "+-" else stripped
+    return int(stripped) if body.isdigit() and len(body) <= 3 else None
+
+
+def _numbers(text: str, what: str, *, low: int, high: int) -> list[int]:
+    entries = sx_ui.split_list(text, low=low, high=high, what=what)
+    values = [_as_int(e) for e in entries]
+    if any(v is None for v in values):
+        raise UserError(f"List {what} as whole numbers separated by commas, like 12, 9.")
+    return [v for v in values if v is not None]
+
+
+def rps_base(sheet: Sheet | None, skill: str | None, parent: str | None, attribute: str | None,
+             base: int | None, modifiers: list[int]) -> tuple[str, int]:  # fmt: skip
+    """RPS-1: what is checked and its Base, from a sheet skill (+ parent), a sheet attribute or a raw Base."""
+    given = [v for v in (skill, attribute, base) if v is not None]
+    if len(given) != 1:
+        raise UserError("Give exactly one of skill, attribute or base.")
+    if base is not None:
+        if parent is not None:
+            raise UserError("A parent attribute goes with a skill, not with a raw base.")
+        total = require_range(
+            base + rps.total_modifiers(modifiers), rps.BASE_MIN, rps.BASE_MAX, "An RPS Base"
+        )
+        return f"Base {base}", total
+    if sheet is None:
+        raise UserError("You have no active RPS sheet here; create one with /sheet create or give a base.")
+    if skill is not None:
+        found = sheet.skill(skill)
+        if found is None:
+            raise UserError(f"Your sheet {sheet.name} has no skill named {skill.strip()!r}.")
+        name, stored = found
+        if stored.attribute is None:
+            raise UserError(f"{name} on {sheet.name} has no parent attribute; set one with /sheet set-skill.")
+        parent_name = rps.Skill(name, stored.rating, stored.attribute, tuple(stored.alternates)).parent(
+            parent
+        )
+        attr = sheet.attribute(parent_name)
+        if attr is None:
+            raise UserError(f"Your sheet {sheet.name} has no attribute {parent_name!r} for {name}.")
+        return f"{name} ({attr[0]})", rps.skill_base(stored.rating, attr[1], modifiers)
+    if parent is not None:
+        raise UserError("A parent attribute goes with a skill; pick the skill too.")
+    assert attribute is not None
+    attr = sheet.attribute(attribute)
+    if attr is None:
+        raise UserError(f"Your sheet {sheet.name} has no attribute named {attribute.strip()!r}.")
+    return f"{attr[0]} x 2", rps.attribute_base(attr[1], modifiers)
+
+
+def sheet_stat(sheet: Sheet, name: str) -> tuple[str, int]:
+    """A decision-dice stat by name: an attribute, else a skill's rating."""
+    found = sheet.attribute(name)
+    if found is not None:
+        return found
+    skill = sheet.skill(name)
+    if skill is not None:
+        return skill[0], skill[1].rating
+    raise UserError(f"{sheet.name}'s sheet has no stat named {name.strip()!r}.")
+
+
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+class Odds(
+    commands.GroupCog, group_name="odds", group_description="Exact chances before you roll, with a chart."
+):
+    """`/odds sysx | dn | rps | decision | supply | cards | pool`."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.charts = sx_ui.ChartBook(parse_chart(CHART_FILE.read_text(encoding="utf-8")))
+        self.executor: ProcessPoolExecutor | None = None
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.bot.store
+        return store
+
+    # -- the chart workers -------------------------------------------------------------------------
+    def _new_executor(self) -> ProcessPoolExecutor:
+        # fork: a worker is the bot's direct child, so it can see the bot die (a fork server's workers
+        # keep the server alive and outlive a killed bot); `watch_parent` resets the inherited signals.
+        context = multiprocessing.get_context("fork")
+        return ProcessPoolExecutor(WORKERS, mp_context=context, initializer=watch_parent)
+
+    async def cog_load(self) -> None:
+        # the workers (and the fork server) start with the first chart, not with the bot: startup stays
+        # fast and a bot that never draws a chart never runs them
+        self.executor = self._new_executor()
+
+    async def cog_unload(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = None
+
+    async def render(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
+        """A chart's PNG from a worker process, without blocking the event loop."""
+        loop = asyncio.get_running_loop()
+        for attempt in range(2):
+            if self.executor is None:
+                self.executor = self._new_executor()
+            try:
+                return await loop.run_in_executor(self.executor, render_chart, name, args, kwargs)
+            except BrokenProcessPool:
+                # a worker died (killed, out of memory): start fresh workers and try once more
+                log.warning("The chart workers broke; starting new ones.")
+                self.executor.shutdown(wait=False, cancel_futures=True)
+                self.executor = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _answer(
+        self, interaction: discord.Interaction[Any], answer: OddsAnswer, *, public: bool
+    ) -> None:
+        await defer(interaction, ephemeral=not public)
+        png = await self.render(answer.chart, answer.args, answer.kwargs)
+        await reply(interaction, embed=answer.embed, files=[chart_file(png)], ephemeral=not public)
+
+    # -- /odds sysx --------------------------------------------------------------------------------
+    async def _sx_source(
+        self,
+        interaction: discord.Interaction[Any],
+        who: discord.abc.User,
+        skill: str | None,
+        sv: int | None,
+        attribute: int | None = None,
+        rating: int | None = None,
+    ) -> sx_ui.SkillSource:
+        raw = sx_ui.from_numbers(sv, attribute, rating)
+        if skill is not None and skill.strip():
+            if raw is not None:
+                raise UserError("Give either a skill from the sheet or raw numbers, not both.")
+            sheet = await self.store.sheets.active(guild_key(interaction), who.id, sx_ui.SYSTEM)
+            if sheet is None:
+                owner = "You have" if who.id == interaction.user.id else f"{who.mention} has"
+                raise UserError(f"{owner} no active System X sheet here; {sx_ui.NO_SHEET_HINT}.")
+            return sx_ui.from_sheet(sheet, skill)
+        if raw is None:
+            raise UserError(
+                "Name a skill from the System X sheet, or give an SV (or an attribute and a rating)."
+            )
+        return raw
+
+    @app_commands.command(
+        name="sysx", description="System X: a check's margins; opposed or combined (SX-2..SX-9)."
+    )
+    @app_commands.describe(
+        skill="A skill from your active System X sheet.",
+        sv="Or a raw Skill Value.",
+        attribute="Or a raw attribute (1-20), with skill_rating.",
+        skill_rating="Or a raw skill rating (0-10), with attribute.",
+        roll_modifier="Roll modifier (-10..10).",
+        sv_modifier="SV modifier (-10..10).",
+        required="Required margin (default S0).",
+        against="Opposed: the target member (their sheet skill in against_skill, or against_sv).",
+        against_skill="Opposed: a skill from the target's sheet.",
+        against_sv="Opposed: the target's raw Skill Value.",
+        combined="Combined: the other actors' SVs (or skills of your sheet), separated by commas.",
+        public=PUBLIC_HELP,
+    )
+    @app_commands.choices(required=REQUIRED)
+    async def sysx(
+        self,
+        interaction: discord.Interaction[Any],
+        skill: str | None = None,
+        sv: SV | None = None,
+        attribute: app_commands.Range[int, 1, 20] | None = None,
+        skill_rating: app_commands.Range[int, 0, 10] | None = None,
+        roll_modifier: RuleModifier = 0,
+        sv_modifier: RuleModifier = 0,
+        required: str | None = None,
+        against: discord.Member | None = None,
+        against_skill: str | None = None,
+        against_sv: SV | None = None,
+        combined: ListText | None = None,
+        public: bool = False,
+    ) -> None:
+        settings = (
+            await self.store.settings.get(interaction.guild.id) if interaction.guild is not None else None
+        )
+        chart, custom = self.charts.chart(settings)
+        style = sx_ui.margin_style(settings)
+        source = await self._sx_source(interaction, interaction.user, skill, sv, attribute, skill_rating)
+        need = required_margin(required) if required is not None else S0
+        own = sysx_check(source.sv, roll_modifier, sv_modifier, source.wounds, need, chart)
+        opposed = against is not None or against_sv is not None or against_skill is not None
+        if opposed and combined:
+            raise UserError("Ask for an opposed check or a combined one, not both.")
+        mods = ", ".join(
+            part
+            for part in (
+                f"roll {roll_modifier:+d}" if roll_modifier else "",
+                f"SV {sv_modifier:+d}" if sv_modifier else "",
+                f"wounds {source.wounds[0]}/{source.wounds[1]}" if source.wounds else "",
+            )
+            if part
+        )
+        inputs = f"{source.breakdown}" + (f"; {mods}" if mods else "")
+        footer = "Rules: SX-2..SX-7 · " + ("the guild's own roll chart" if custom else "the bot's roll chart")
+        if opposed:
+            if against_skill is not None and against is None:
+                raise UserError("against_skill needs the member in against.")
+            target = await self._sx_source(
+                interaction, against or interaction.user, against_skill, against_sv
+            )
+            other = sysx_check(target.sv, 0, 0, target.wounds, S0, chart)
+            final = opposed_distribution(own.distribution, other.distribution)
+            embed = odds_embed(
+                f"Odds: {source.label} opposed by {target.label}",
+                headline=f"{percent(final.at_least(S0))} for the actor to succeed (SX-8)",
+                rows_text=table(distribution_rows(final, lambda m: m.format(style)), head="final margin"),
+                fields=[("Actor", inputs), ("Target", target.breakdown)],
+                footer=footer.replace("SX-7", "SX-8"),
+            )
+            await self._answer(
+                interaction,
+                OddsAnswer(
+                    embed, "systemx_chart", (final,), {"style": style, "title": "Opposed: final margin"}
+                ),
+                public=public,
+            )
+            return
+        if combined:
+            sources = [source]
+            for entry in sx_ui.split_list(combined, low=1, high=5, what="other actors"):
+                number = _as_int(entry)
+                if number is not None:
+                    found = sx_ui.from_numbers(number, None, None)
+                    assert found is not None
+                    sources.append(found)
+                else:
+                    sources.append(await self._sx_source(interaction, interaction.user, entry, None))
+            actors = [own] + [sysx_check(s.sv, 0, 0, s.wounds, S0, chart) for s in sources[1:]]
+            final = combined_distribution([a.distribution for a in actors])
+            embed = odds_embed(
+                f"Odds: combined check of {len(actors)}",
+                headline=f"{percent(final.at_least(S0))} to succeed together (SX-9)",
+                rows_text=table(distribution_rows(final, lambda m: m.format(style)), head="combined margin"),
+                fields=[("Actors", clip("\n".join(s.breakdown for s in sources), FIELD_VALUE_MAX))],
+                footer=footer.replace("SX-7", "SX-9"),
+            )
+            await self._answer(
+                interaction,
+                OddsAnswer(embed, "systemx_chart", (final,), {"style": style, "title": "Combined: margin"}),
+                public=public,
+            )
+            return
+        embed = odds_embed(
+            f"Odds: {source.label}",
+            headline=f"{percent(own.success)} to succeed"
+            + (f" (needs {need.format(style)})" if need != S0 else ""),
+            rows_text=table(distribution_rows(own.distribution, lambda m: m.format(style)), head="margin"),
+            fields=[
+                ("Inputs", inputs),
+                (
+                    "Criticals",
+                    f"CS {percent(own.critical_success, 1)} · CF {percent(own.critical_failure, 1)}",
+                ),
+            ],
+            footer=footer,
+        )
+        await self._answer(
+            interaction,
+            OddsAnswer(
+                embed,
+                "systemx_chart",
+                (own.distribution,),
+                {"required": need, "style": style, "title": f"System X: {source.label}"},
+            ),
+            public=public,
+        )
+
+    @sysx.autocomplete("skill")
+    async def _sysx_skill(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, sx_ui.SYSTEM)
+        return _choices(sx_ui.skill_choices(sheet, current))
+
+    @sysx.autocomplete("against_skill")
+    async def _sysx_against_skill(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        member_id = getattr(getattr(interaction.namespace, "against", None), "id", None)
+        if not isinstance(member_id, int):
+            return []
+        sheet = await self.store.sheets.active(guild_key(interaction), member_id, sx_ui.SYSTEM)
+        return _choices(sx_ui.skill_choices(sheet, current))
+
+    # -- /odds dn ----------------------------------------------------------------------------------
+    @app_commands.command(
+        name="dn", description="Difficulty Number: each success level's chance (DN-1..DN-5)."
+    )
+    @app_commands.describe(
+        skill="A skill from your active Difficulty Number sheet.",
+        characteristics="Characteristics averaged for natural ability, by commas (default: the skill's own).",
+        df="Difficulty Factor, -10 (hard) to +5 (easy).",
+        dn="Or the Difficulty Number itself.",
+        characteristic="Or a characteristic (1-30) for a use without a skill.",
+        complexity="Complexity factor for the characteristic (default x1).",
+        public=PUBLIC_HELP,
+    )
+    @app_commands.choices(complexity=COMPLEXITY)
+    async def dn(
+        self,
+        interaction: discord.Interaction[Any],
+        skill: str | None = None,
+        characteristics: ListText | None = None,
+        df: app_commands.Range[int, -10, 5] = 0,
+        dn: app_commands.Range[int, -10, 65] | None = None,
+        characteristic: app_commands.Range[int, 1, 30] | None = None,
+        complexity: str = "1",
+        public: bool = False,
+    ) -> None:
+        if sum(x is not None for x in (skill, dn, characteristic)) != 1:
+            raise UserError("Give exactly one of skill, dn or characteristic.")
+        if dn is not None and df:
+            raise UserError("A DN given directly already includes its DF.")
+        if skill is not None:
+            sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, dn_ui.SYSTEM)
+            if sheet is None:
+                raise UserError(f"You have no active Difficulty Number sheet here; {dn_ui.NO_SHEET_HINT}.")
+            named = (
+                sx_ui.split_list(characteristics, low=1, high=10, what="characteristics")
+                if characteristics
+                else []
+            )
+            use = dn_ui.skill_use(sheet, skill, named)
+            total = skill_dn(use.level, [v for _, v in use.characteristics], df)
+            what = (
+                f"skill {use.skill} {use.level} + natural ability {use.ability_text()} + DF {df:+d} = {total}"
+            )
+            title = use.skill
+        elif characteristic is not None:
+            factor = dn_ui.parse_complexity(complexity)
+            total = non_skill_dn(characteristic, factor, df)
+            what = f"characteristic {characteristic} {factor.label}, rounded down, + DF {df:+d} = {total}"
+            title = "a characteristic"
+        else:
+            assert dn is not None
+            total, what, title = dn, f"{dn} (given)", f"DN {dn}"
+        odds = dn_cached(total)
+        rows = [Row(level.value, p, odds.at_least(level)) for level, p in reversed(odds.levels)]
+        embed = odds_embed(
+            f"Odds: {title}",
+            headline=f"{percent(odds.success)} to succeed at DN {total}",
+            rows_text=table(rows, head="level"),
+            fields=[("DN", what), ("Critical failure", percent(odds.critical_failure, 1))],
+            footer="Rules: DN-1..DN-5",
+        )
+        await self._answer(interaction, OddsAnswer(embed, "dn_chart", (odds,)), public=public)
+
+    @dn.autocomplete("skill")
+    async def _dn_skill(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, dn_ui.SYSTEM)
+        return _choices(dn_ui.skill_choices(sheet, current))
+
+    # -- /odds rps ---------------------------------------------------------------------------------
+    @app_commands.command(
+        name="rps", description="RPS: the Success Level's chances; resisted actions (RPS-2..RPS-7)."
+    )
+    @app_commands.describe(
+        skill="A skill from your active RPS sheet.",
+        parent="The skill's parent attribute, or one of its alternates.",
+        attribute="Or an attribute of your sheet (Base = 2 x attribute).",
+        base="Or a raw Base.",
+        difficulty="The task's difficulty (RPS-1).",
+        modifier="Any other modifier to the Base.",
+        resisted="Resisted: the other parties' Bases, separated by commas (RPS-7).",
+        public=PUBLIC_HELP,
+    )
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
+    async def rps_odds(
+        self,
+        interaction: discord.Interaction[Any],
+        skill: NameText | None = None,
+        parent: NameText | None = None,
+        attribute: NameText | None = None,
+        base: BaseRange | None = None,
+        difficulty: app_commands.Choice[int] | None = None,
+        modifier: app_commands.Range[int, rps.MODIFIER_MIN, rps.MODIFIER_MAX] = 0,
+        resisted: ListText | None = None,
+        public: bool = False,
+    ) -> None:
+        sheet = (
+            await self.store.sheets.active(guild_key(interaction), interaction.user.id, "rps")
+            if base is None
+            else None
+        )
+        mods = [m for m in ((difficulty.value if difficulty else 0), modifier) if m]
+        what, total = rps_base(sheet, skill, parent, attribute, base, mods)
+        inputs = (
+            f"{what}"
+            + (f", modifiers {', '.join(f'{m:+d}' for m in mods)}" if mods else "")
+            + f" → Base {total}"
+        )
+        if resisted:
+            others = _numbers(resisted, "Bases of the other parties", low=1, high=5)
+            for other in others:
+                require_range(other, rps.BASE_MIN, rps.BASE_MAX, "An RPS Base")
+            bases = (total, *others)
+            odds = await asyncio.to_thread(resisted_cached, bases)
+            names = ["you"] + [f"party {i} (Base {b})" for i, b in enumerate(others, start=2)]
+            rows = [Row(name, p) for name, p in zip(names, odds.win, strict=True)]
+            embed = odds_embed(
+                f"Odds: resisted action, {len(bases)} parties",
+                headline=f"{percent(odds.win[0])} for you to win (ties re-roll, RPS-7)",
+                rows_text=table(rows, head="party", cumulative=""),
+                fields=[("You", inputs), ("Summary", win_line(names, odds))],
+                footer="Rules: RPS-1..RPS-7",
+            )
+            title = {"title": "Resisted: who wins"}
+            await self._answer(
+                interaction, OddsAnswer(embed, "contest_chart", (odds, names), title), public=public
+            )
+            return
+        check = rps_cached(total)
+        embed = odds_embed(
+            f"Odds: {what}",
+            headline=f"{percent(check.success)} to succeed at Base {total}",
+            rows_text=table(distribution_rows(check.distribution, lambda sl: f"SL {sl}"), head="SL"),
+            fields=[
+                ("Inputs", inputs),
+                (
+                    "Also",
+                    f"near miss (SL 0) {percent(check.near_miss, 1)} · "
+                    f"critical {percent(check.critical_success, 1)} · fumble {percent(check.fumble, 1)}",
+                ),
+            ],
+            footer="Rules: RPS-1..RPS-5",
+        )
+        await self._answer(interaction, OddsAnswer(embed, "rps_chart", (check,)), public=public)
+
+    @rps_odds.autocomplete("skill")
+    async def _rps_skill(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, "rps")
+        return _matching(list(sheet.skills) if sheet else [], current)
+
+    @rps_odds.autocomplete("attribute")
+    async def _rps_attribute(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, "rps")
+        return _matching(list(sheet.attributes) if sheet else [], current)
+
+    # -- /odds decision ----------------------------------------------------------------------------
+    @app_commands.command(
+        name="decision", description="Decision dice: totals against a target; contests (DD-1..DD-5)."
+    )
+    @app_commands.describe(
+        stat_name="A stat from your active decision sheet.",
+        stat="Or a raw stat (-20..20).",
+        target="A named target number (DD-4).",
+        target_number="Or a raw target number 2..30.",
+        modifier="Any other modifier (-50..50).",
+        bonus="A bonus; negative counts 0 (DD-3).",
+        penalty="A penalty; positive counts 0 (DD-3).",
+        advantage="Roll 3d6 (DD-2).",
+        disadvantage="Roll 1d6 (DD-2).",
+        contested="Contested: the other parties' modifiers (2d6 each), separated by commas (DD-5).",
+        public=PUBLIC_HELP,
+    )
+    @app_commands.choices(target=TARGETS)
+    async def decision_odds(
+        self,
+        interaction: discord.Interaction[Any],
+        stat_name: str | None = None,
+        stat: app_commands.Range[int, -20, 20] | None = None,
+        target: int | None = None,
+        target_number: app_commands.Range[int, 2, 30] | None = None,
+        modifier: app_commands.Range[int, -50, 50] = 0,
+        bonus: app_commands.Range[int, -50, 50] | None = None,
+        penalty: app_commands.Range[int, -50, 50] | None = None,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        contested: ListText | None = None,
+        public: bool = False,
+    ) -> None:
+        if stat_name is not None and stat is not None:
+            raise UserError("Give either a stat from your sheet (stat_name) or a raw stat, not both.")
+        value, label = (stat or 0), (f"stat {stat:+d}" if stat is not None else "stat +0")
+        if stat_name is not None:
+            sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, "decision")
+            if sheet is None:
+                raise UserError(
+                    "You have no active decision-dice sheet: make one with /sheet create, or give a stat."
+                )
+            name, value = sheet_stat(sheet, stat_name)
+            label = f"{name} {value:+d}"
+        modifiers = [modifier]
+        if bonus is not None:
+            modifiers.append(dd.bonus(bonus))
+        if penalty is not None:
+            modifiers.append(dd.penalty(penalty))
+        mode = dd.dice_mode(advantage, disadvantage)
+        inputs = f"{label}, modifiers {sum(modifiers):+d}, {mode.label}"
+        if contested:
+            others = _numbers(contested, "modifiers of the other parties", low=1, high=5)
+            own_total = value + sum(modifiers)
+            modes = (mode, *([DiceMode.NORMAL] * len(others)))
+            odds = await asyncio.to_thread(contested_cached, (own_total, *others), modes)
+            names = ["you"] + [f"party {i} ({m:+d})" for i, m in enumerate(others, start=2)]
+            embed = odds_embed(
+                f"Odds: contest of {len(names)}",
+                headline=f"{percent(odds.win[0])} for you to win (ties re-roll, DD-5)",
+                rows_text=table(
+                    [Row(n, p) for n, p in zip(names, odds.win, strict=True)], head="party", cumulative=""
+                ),
+                fields=[("You", inputs), ("Summary", win_line(names, odds))],
+                footer="Rules: DD-1..DD-5",
+            )
+            title = {"title": "Contest: who wins"}
+            await self._answer(
+                interaction, OddsAnswer(embed, "contest_chart", (odds, names), title), public=public
+            )
+            return
+        if target is not None and target_number is not None and target != target_number:
+            raise UserError("Give either a named target or a target_number, not two different targets.")
+        goal = target if target is not None else target_number
+        if goal is None:
+            raise UserError("Choose a target: a named one or a target_number 2..30 (or contested).")
+        odds_roll = decision_cached(value, tuple(modifiers), dd.target_number(goal), advantage, disadvantage)
+        embed = odds_embed(
+            f"Odds: decision roll vs {odds_roll.target}",
+            headline=f"{percent(odds_roll.success)} to reach {odds_roll.target}",
+            rows_text=table(distribution_rows(odds_roll.distribution), head="total", cumulative="or more"),
+            fields=[("Inputs", inputs)],
+            footer="Rules: DD-1..DD-4",
+        )
+        await self._answer(interaction, OddsAnswer(embed, "decision_chart", (odds_roll,)), public=public)
+
+    @decision_odds.autocomplete("stat_name")
+    async def _decision_stat(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, "decision")
+        names = [*sheet.attributes, *sheet.skills] if sheet else []
+        return _matching(names, current)
+
+    # -- /odds supply ------------------------------------------------------------------------------
+    @app_commands.command(name="supply", description="Supply die: rolls left until the item is empty (DD-7).")
+    @app_commands.describe(item="One of your character's supplies.", public=PUBLIC_HELP)
+    @app_commands.guild_only()
+    async def supply(
+        self, interaction: discord.Interaction[Any], item: NameText, public: bool = False
+    ) -> None:
+        assert interaction.guild is not None
+        guild_id, owner_id = interaction.guild.id, interaction.user.id
+        character = await self._character(guild_id, interaction.user)
+        stored = await self.store.supply.get(guild_id, owner_id, character, item)
+        die = SupplyDie(stored.die)
+        if die is SupplyDie.EMPTY:
+            raise UserError(f"{character}'s {stored.item} is empty (DD-7): no rolls are left.")
+        odds = supply_cached(die)
+        sizes = " · ".join(f"{d.label}: {float(e):.1f}" for d, e in odds.expected_by_die)
+        embed = odds_embed(
+            f"Odds: {character}'s {stored.item} ({die.label})",
+            headline=f"about {float(odds.expected_uses):.1f} more rolls until empty",
+            rows_text=table(supply_rows(odds), head="rolls", cumulative="lasts"),
+            fields=[
+                ("Next roll", f"{percent(step_chance(die))} to step down"),
+                ("Expected rolls on each die", sizes),
+            ],
+            footer="Rules: DD-7 · 'lasts' = P(the item lasts at least that many rolls)",
+        )
+        await self._answer(interaction, OddsAnswer(embed, "supply_chart", (odds,)), public=public)
+
+    async def _character(self, guild_id: int, member: discord.abc.User) -> str:
+        sheet = await self.store.sheets.active(guild_id, member.id, "decision")
+        return sheet.name if sheet is not None else member.display_name
+
+    @supply.autocomplete("item")
+    async def _supply_item(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild is None:
+            return []
+        character = await self._character(interaction.guild.id, interaction.user)
+        supplies = await self.store.supply.list(interaction.guild.id, interaction.user.id, character)
+        return _matching([s.item for s in supplies], current)
+
+    # -- /odds cards -------------------------------------------------------------------------------
+    @app_commands.command(
+        name="cards", description="Cards: a task from this channel's shoe, or your hand in play."
+    )
+    @app_commands.describe(
+        difficulty="The task's difficulty (BJ-8), for an involuntary hand's odds.",
+        level="Your skill level (BJ-8); or pick a skill from your sheet.",
+        skill="A skill from your active cards sheet.",
+        characteristic="The task's characteristic (BJ-9).",
+        bonus="The characteristic bonus (default: your sheet's).",
+        hand="Or a voluntary hand in play (its number): each move's chance (owner or GM; only you see it).",
+        public=PUBLIC_HELP,
+    )
+    @app_commands.choices(difficulty=BJ_DIFFICULTIES, level=BJ_SKILLS)
+    @app_commands.choices(characteristic=BJ_CHARACTERISTICS)
+    @app_commands.guild_only()
+    async def cards(
+        self,
+        interaction: discord.Interaction[Any],
+        difficulty: int | None = None,
+        level: int | None = None,
+        skill: NameText | None = None,
+        characteristic: str | None = None,
+        bonus: app_commands.Range[int, -10, 10] | None = None,
+        hand: app_commands.Range[int, 1, 2**53 - 1] | None = None,
+        public: bool = False,
+    ) -> None:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            raise app_commands.NoPrivateMessage()
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        settings = await self.store.settings.get(guild_id)
+        if hand is not None:
+            if difficulty is not None or level is not None or skill is not None or characteristic is not None:
+                raise UserError("Give either a hand in play or a task (difficulty and skill), not both.")
+            await self._hand_odds(interaction, hand, settings.decks_per_shoe)
+            return
+        if difficulty is None:
+            raise UserError("Give the task's difficulty (or a hand in play).")
+        sheet = await self.store.sheets.active(guild_id, interaction.user.id, "cards")
+        if (level is None) == (skill is None):
+            raise UserError("Give either a skill level or a skill from your active cards sheet.")
+        if skill is not None:
+            if sheet is None:
+                raise UserError("You have no active cards sheet; give a skill level instead.")
+            found = sheet.skill(skill)
+            if found is None:
+                raise UserError(f"Your sheet {sheet.name!r} has no skill {skill.strip()!r}.")
+            level = found[1].rating
+        assert level is not None
+        if characteristic is None and bonus is not None:
+            raise UserError("A characteristic bonus needs the characteristic it belongs to.")
+        char_bonus = (
+            bonus if bonus is not None else (sheet.bonus(characteristic) if sheet and characteristic else 0)
+        )
+        options = HandOptions(
+            adder_scheme=settings.adder_scheme,
+            suit_bonus=settings.bj_suit_bonus,
+            characteristic_rule=settings.bj_characteristic_bonus,
+            fumble_flags=settings.bj_fumble_flags,
+        )
+        task = bj_start_involuntary(level, difficulty, characteristic, char_bonus, options)
+        shoe, _ = await self.store.cards.get_shoe(guild_id, channel_id, settings.decks_per_shoe, self.bot.rng)
+        await defer(interaction, ephemeral=not public)
+        line, odds = await asyncio.to_thread(involuntary_line, shoe.remaining, task, None)
+        embed = odds_embed(
+            f"Odds: involuntary hand, {SKILL_NAMES[level]} vs {DIFFICULTY_NAMES[difficulty]}",
+            headline=f"{line} (this channel's shoe: {len(shoe.remaining)} cards left)",
+            rows_text=table(distribution_rows(odds.trl, lambda t: f"TRL {t}"), head="TRL"),
+            fields=[("Expected TRL", f"{float(odds.expected_trl):.2f}")],
+            footer="Rules: BJ-2..BJ-10 · drawn from the cards left in this channel's shoe",
+        )
+        await self._answer(interaction, OddsAnswer(embed, "trl_chart", (odds,)), public=public)
+
+    async def _hand_odds(self, interaction: discord.Interaction[Any], hand_id: int, decks: int) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        record = await self.store.cards.get_hand(hand_id)
+        if record.guild_id != interaction.guild_id or record.channel_id != interaction.channel_id:
+            raise UserError(f"There is no hand {hand_id} in this channel.")
+        gm = await is_gm(interaction, self.store)
+        if record.owner_id != interaction.user.id and not gm:
+            raise UserError(
+                "Only the hand's player (or a GM) can see its odds: they depend on the face-down card."
+            )
+        if record.finished:
+            raise UserError(f"Hand #{record.id} is over.")
+        table_meta = record.data.get("table") if isinstance(record.data, dict) else None
+        if isinstance(table_meta, dict) and table_meta.get("visibility") == "blind" and not gm:
+            raise UserError(f"A blind hand's odds are for the GM only. {NOT_GM}")
+        played = Hand.from_dict(record.data)
+        shoe, _ = await self.store.cards.get_shoe(record.guild_id, record.channel_id, decks, self.bot.rng)
+        await defer(interaction, ephemeral=True)
+        decision = await asyncio.to_thread(hand_decision, played, shoe.remaining)
+        rows = [
+            Row(f"{o.action.label}{' (best)' if o == decision.best else ''}", o.success)
+            for o in decision.options
+        ]
+        expected = " · ".join(f"{o.action.label} {float(o.expected_trl):.2f}" for o in decision.options)
+        embed = odds_embed(
+            f"Odds: your hand #{record.id} (total {decision.total})",
+            headline=f"best: {decision.best.action.label} ({percent(decision.best.success)} to succeed)",
+            rows_text=table(rows, head="move", cumulative=""),
+            fields=[("Expected TRL", expected), ("In one line", hand_decision_line(decision))],
+            footer="Rules: BJ-4, BJ-7 · Hit assumes the best play afterwards · only you see this",
+        )
+        await self._answer(interaction, OddsAnswer(embed, "hand_decision_chart", (decision,)), public=False)
+
+    @cards.autocomplete("skill")
+    async def _cards_skill(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, "cards")
+        return _matching(list(sheet.skills) if sheet else [], current)
+
+    # -- /odds pool --------------------------------------------------------------------------------
+    @app_commands.command(
+        name="pool", description="A sustained action as it stands: checks and time left (RPS-8)."
+    )
+    @app_commands.describe(name="The sustained action (owner or GM).", public=PUBLIC_HELP)
+    @app_commands.guild_only()
+    async def pool(self, interaction: discord.Interaction[Any], name: NameText, public: bool = False) -> None:
+        if interaction.guild is None or interaction.channel_id is None:
+            raise app_commands.NoPrivateMessage()
+        stored = await self.store.pools.get(interaction.guild.id, interaction.channel_id, name)
+        if stored.owner_id != interaction.user.id and not await is_gm(interaction, self.store):
+            raise UserError("Only the action's owner or a GM can see its odds (they show the pool).")
+        running = core_pool(stored)
+        if running is None:
+            raise UserError(f"The sustained action {stored.name!r} has already {stored.state}.")
+        if running.goal > MAX_GOAL:
+            raise UserError(f"Odds are computed for Goals up to {MAX_GOAL}, not {running.goal}.")
+        await defer(interaction, ephemeral=not public)
+        # tens of ms at Goal 50, seconds near Goal 1000: in a worker thread
+        odds = await asyncio.to_thread(sustained_odds, running)
+        counts = await asyncio.to_thread(check_count_distribution, running, POOL_CHECKS_AHEAD)
+        rows = []
+        for n in (1, 2, 3, 5, 10, 20, 50, POOL_CHECKS_AHEAD):
+            rows.append(
+                Row(
+                    f"within {n}",
+                    sum(counts.complete[:n], start=Fraction(0)),
+                    sum(counts.fail[:n], start=Fraction(0)),
+                )
+            )
+        embed = odds_embed(
+            f"Odds: sustained action {stored.name}",
+            headline=f"{percent(odds.complete)} to complete; about {float(odds.expected_checks):.1f} checks "
+            f"({float(odds.expected_minutes):.0f} {stored.time_unit}) left",
+            rows_text=table(rows, head="checks", cumulative="fail"),
+            fields=[
+                (
+                    "Now",
+                    f"pool {stored.pool} of Goal {stored.goal}, Base {stored.base}, "
+                    f"{stored.checks_made} checks",
+                ),
+                *pool_fields(odds, stored.time_unit),
+            ],
+            footer="Rules: RPS-8 · 'chance' = completes within that many checks, 'fail' = fails within them",
+        )
+        await self._answer(interaction, OddsAnswer(embed, "check_count_chart", (counts,)), public=public)
+
+    @pool.autocomplete("name")
+    async def _pool_name(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild is None or interaction.channel_id is None:
+            return []
+        pools = await self.store.pools.list(interaction.guild.id, interaction.channel_id, running_only=True)
+        return _matching([p.name for p in reversed(pools)], current)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Odds(bot))

@@ -1,0 +1,351 @@
+"""Issue 5 in the bot: /odds answers (table + PNG chart), the odds line of roll results, the cards Odds
+button, and odds that follow the result (a blind roller never sees them).
+
+Expected numbers come from the odds engine (bot.core.odds) with the same inputs the bot used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+from bot.core import rps as rps_rules
+from bot.core import systemx as sx
+from bot.core.blackjack import Hand, HandOptions
+from bot.core.decision import DiceMode, SupplyDie
+from bot.core.dice import Dice
+from bot.core.odds import percent, rps_summary, systemx_summary
+from bot.core.odds.cards import involuntary_odds, voluntary_decision
+from bot.core.odds.decision import contested_odds, roll_odds, supply_odds
+from bot.core.odds.dn import dn_odds
+from bot.core.odds.rps import check_odds as rps_check_odds
+from bot.core.odds.rps import resisted_odds, sustained_odds
+from bot.core.odds.systemx import check_odds, combined_distribution, opposed_distribution
+from tests.e2e.test_cards import hand_id_of, shoe_of, stack_shoe
+from tests.fake_discord.harness import Answer, Harness, SubprocessBot, World
+from tests.fake_discord.server import FakeDiscord
+from tests.fake_discord.world import FakeMessage
+
+SEED = 1234
+PNG = b"\x89PNG\r\n\x1a\n"
+CHART = sx.RollChart.model()  # equals the frozen data file (tests/test_systemx.py)
+
+
+def field(embed: dict[str, Any], name: str) -> str:
+    for item in embed.get("fields", []):
+        if item["name"] == name:
+            return str(item["value"])
+    raise AssertionError(f"no field {name!r} in {[f['name'] for f in embed.get('fields', [])]}")
+
+
+def has_field(embed: dict[str, Any], name: str) -> bool:
+    return any(item["name"] == name for item in embed.get("fields", []))
+
+
+def chart_of(message: FakeMessage) -> bytes:
+    """The one PNG attached to an /odds answer, referenced by its embed's image."""
+    [attachment] = message.attachments
+    assert attachment.filename == "odds.png"
+    assert message.embeds[0]["image"]["url"] == "attachment://odds.png"
+    assert attachment.data.startswith(PNG) and len(attachment.data) > 2000
+    return attachment.data
+
+
+async def odds(
+    harness: Harness, world: World, path: str, options: dict[str, Any], user: Any = None
+) -> Answer:
+    return await harness.slash(world.guild, world.general, user or world.alice, f"odds {path}", options)
+
+
+def answered(answer: Answer, *, ephemeral: bool = True) -> dict[str, Any]:
+    """The /odds answer's embed, after checking it is one message with a chart, ephemeral by default."""
+    assert answer.ephemeral is ephemeral
+    chart_of(answer.original)
+    embed = answer.original.embeds[0]
+    assert "```" in embed["description"]  # the table
+    return embed
+
+
+# --------------------------------------------------------------------------------------------------
+# /odds per system
+
+
+async def test_odds_sysx_check_opposed_and_combined(
+    harness: Harness, world: World
+) -> None:  # SX-7, SX-8, SX-9
+    embed = answered(await odds(harness, world, "sysx", {"sv": 12, "roll_modifier": 2, "required": "S2"}))
+    expected = check_odds(12, roll_modifier=2, required="S2", chart=CHART)
+    assert embed["description"].startswith(f"**{percent(expected.success)} to succeed")
+    for margin, p in expected.distribution:
+        assert f"{percent(p, 1)}" in embed["description"], margin
+
+    embed = answered(await odds(harness, world, "sysx", {"sv": 14, "against_sv": 10}))
+    final = opposed_distribution(
+        check_odds(14, chart=CHART).distribution, check_odds(10, chart=CHART).distribution
+    )
+    assert embed["description"].startswith(f"**{percent(final.at_least(sx.S0))} for the actor to succeed")
+
+    embed = answered(await odds(harness, world, "sysx", {"sv": 14, "combined": "10, 8"}))
+    together = combined_distribution([check_odds(sv, chart=CHART).distribution for sv in (14, 10, 8)])
+    assert embed["description"].startswith(f"**{percent(together.at_least(sx.S0))} to succeed together")
+
+
+async def test_odds_sysx_reads_the_sheet_with_its_wounds(
+    harness: Harness, world: World
+) -> None:  # SX-1, SX-2
+    await harness.bot.store.sheets.create(
+        {
+            "guild_id": world.guild.id,
+            "owner_id": world.alice.id,
+            "name": "Ayla",
+            "system": "sysx",
+            "attributes": {"Agility": 12},
+            "skills": {"Climb": {"rating": 4, "attribute": "Agility"}},
+            "wounds": {"current": 2, "maximum": 10},
+        }
+    )
+    embed = answered(await odds(harness, world, "sysx", {"skill": "Climb"}))
+    expected = check_odds(16, wounds=(2, 10), chart=CHART)
+    assert embed["description"].startswith(f"**{percent(expected.success)} to succeed")
+    assert "wounds 2/10" in field(embed, "Inputs")
+
+
+async def test_odds_dn(harness: Harness, world: World) -> None:  # DN-4, DN-5
+    embed = answered(await odds(harness, world, "dn", {"dn": 12}))
+    expected = dn_odds(12)
+    assert embed["description"].startswith(f"**{percent(expected.success)} to succeed at DN 12")
+    assert field(embed, "Critical failure") == percent(expected.critical_failure, 1)
+
+
+async def test_odds_rps_check_and_resisted(harness: Harness, world: World) -> None:  # RPS-2..RPS-7
+    embed = answered(await odds(harness, world, "rps", {"base": 14, "modifier": -2}))
+    expected = rps_check_odds(12)
+    assert embed["description"].startswith(f"**{percent(expected.success)} to succeed at Base 12")
+    assert f"fumble {percent(expected.fumble, 1)}" in field(embed, "Also")
+
+    embed = answered(await odds(harness, world, "rps", {"base": 14, "resisted": "12, 10"}))
+    contest = resisted_odds([14, 12, 10])
+    assert embed["description"].startswith(f"**{percent(contest.win[0])} for you to win")
+    assert f"party 3 (Base 10) {percent(contest.win[2])}" in field(embed, "Summary")
+
+
+async def test_odds_decision_roll_and_contested(harness: Harness, world: World) -> None:  # DD-1, DD-2, DD-5
+    embed = answered(
+        await odds(
+            harness, world, "decision", {"stat": 2, "target_number": 9, "modifier": 1, "advantage": True}
+        )
+    )
+    expected = roll_odds(2, [1], 9, advantage=True)
+    assert embed["description"].startswith(f"**{percent(expected.success)} to reach 9")
+
+    embed = answered(await odds(harness, world, "decision", {"stat": 1, "contested": "0, 2"}))
+    contest = contested_odds([1, 0, 2], [DiceMode.NORMAL] * 3)
+    assert embed["description"].startswith(f"**{percent(contest.win[0])} for you to win")
+
+
+async def test_odds_supply_item(harness: Harness, world: World) -> None:  # DD-7
+    await harness.slash(
+        world.guild,
+        world.general,
+        world.gm,
+        "supply set",
+        {"member": world.alice, "item": "Torches", "die": 8},
+    )
+    embed = answered(await odds(harness, world, "supply", {"item": "Torches"}))
+    expected = supply_odds(SupplyDie.D8)
+    assert embed["description"].startswith(
+        f"**about {float(expected.expected_uses):.1f} more rolls until empty"
+    )
+
+
+async def test_odds_cards_involuntary_from_this_channels_shoe(harness: Harness, world: World) -> None:  # BJ-3
+    store = harness.bot.store
+    await stack_shoe(store, world.general, ["KS", "6H", "9D", "2C"])
+    shoe = await shoe_of(store, world.general)
+    answer = await odds(harness, world, "cards", {"difficulty": 3, "level": 5, "public": True})
+    embed = answered(answer, ephemeral=False)
+    settings = await store.settings.get(world.guild.id)
+    options = HandOptions(
+        adder_scheme=settings.adder_scheme,
+        suit_bonus=settings.bj_suit_bonus,
+        characteristic_rule=settings.bj_characteristic_bonus,
+        fumble_flags=settings.bj_fumble_flags,
+    )
+    expected = involuntary_odds(shoe.remaining, 5, 3, options=options)
+    assert embed["description"].startswith(f"**{percent(expected.success)} to succeed")
+    assert field(embed, "Expected TRL") == f"{float(expected.expected_trl):.2f}"
+    assert await shoe_of(store, world.general) == shoe  # asking draws nothing
+
+
+async def voluntary_hand(harness: Harness, world: World, **options: Any) -> Answer:
+    await stack_shoe(harness.bot.store, world.general, ["7S", "5H", "4D", "9C"])
+    return await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 3, "level": 5, **options}
+    )
+
+
+async def test_odds_cards_hand_for_its_owner_only(harness: Harness, world: World) -> None:  # BJ-4, GM-4
+    dealt = await voluntary_hand(harness, world)
+    hand_id = hand_id_of(dealt.original)
+    record = await harness.bot.store.cards.get_hand(hand_id)
+    shoe = await shoe_of(harness.bot.store, world.general)
+    expected = voluntary_decision(Hand.from_dict(record.data), shoe.remaining)
+    own = await odds(harness, world, "cards", {"hand": hand_id, "public": True})
+    embed = answered(own, ephemeral=True)  # the face-down card's odds are never public
+    assert f"best: {expected.best.action.label} ({percent(expected.best.success)}" in embed["description"]
+    assert own.public() == []
+    stranger = await odds(harness, world, "cards", {"hand": hand_id}, user=world.bob)
+    assert stranger.ephemeral and "Only the hand's player" in stranger.content
+    assert stranger.original.attachments == []
+
+
+async def test_odds_pool_on_a_running_pool(harness: Harness, world: World) -> None:  # RPS-8
+    values = {"name": "Pick the lock", "goal": 12, "minutes": 10, "member": world.alice, "base": 15}
+    started = await harness.slash(world.guild, world.general, world.gm, "rps sustained start", values)
+    await harness.click(started.original, "Roll next check", world.alice)
+    stored = await harness.bot.store.pools.get(world.guild.id, world.general.id, "Pick the lock")
+    pool = rps_rules.SustainedPool(
+        goal=12, base=15, minutes_per_check=10, pool=stored.pool, checks=stored.checks_made
+    )
+    expected = sustained_odds(pool)
+    embed = answered(await odds(harness, world, "pool", {"name": "Pick the lock"}))
+    assert embed["description"].startswith(
+        f"**{percent(expected.complete)} to complete; about {float(expected.expected_checks):.1f} checks"
+    )
+    assert field(embed, "Fail") == percent(expected.fail, 1)
+    assert field(embed, "Checks left (expected)") == f"{float(expected.expected_checks):.1f}"
+    outsider = await odds(harness, world, "pool", {"name": "Pick the lock"}, user=world.bob)
+    assert outsider.ephemeral and "owner or a GM" in outsider.content
+
+
+# --------------------------------------------------------------------------------------------------
+# The odds line of roll results
+
+
+async def test_sysx_check_result_shows_the_chance_it_had(harness: Harness, world: World) -> None:  # SX-7
+    answer = await harness.slash(
+        world.guild, world.general, world.alice, "sysx check", {"sv": 12, "roll_modifier": 1}
+    )
+    natural = Dice(random.Random(SEED)).d20()
+    result = sx.check(CHART, 12, natural, roll_modifier=1)
+    expected = systemx_summary(
+        check_odds(12, roll_modifier=1, chart=CHART), result.margin, sx.MarginStyle.SIGNED
+    )
+    assert field(answer.embed, "Odds") == expected
+    assert "% to succeed; this " in expected
+
+
+async def test_rps_check_result_shows_the_chance_it_had(harness: Harness, world: World) -> None:  # RPS-3
+    answer = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 13})
+    dice = Dice(random.Random(SEED))
+    result = rps_rules.check(13, dice.d10(), dice.d10())
+    assert field(answer.embed, "Odds") == rps_summary(rps_check_odds(13), result.sl)
+
+
+async def test_a_blind_roller_never_sees_the_odds(harness: Harness, world: World) -> None:  # issue 7
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    answer = await harness.slash(
+        world.guild, world.general, world.alice, "sysx check", {"sv": 12, "visibility": "blind"}
+    )
+    assert answer.ephemeral and answer.content == "Your roll went to the GM."
+    [gm_copy] = answer.in_channel(world.gm_screen)
+    assert has_field(gm_copy.embed, "Odds")  # the GMs see the result, and its odds
+    for message in answer.messages:
+        if message.channel_id != world.gm_screen.id:
+            assert "%" not in message.text() and "Odds" not in message.text()
+
+
+async def test_a_private_rolls_notice_has_no_odds(harness: Harness, world: World) -> None:  # issue 7
+    answer = await harness.slash(
+        world.guild, world.general, world.alice, "rps check", {"base": 13, "visibility": "private"}
+    )
+    assert answer.ephemeral and has_field(answer.embed, "Odds")
+    [notice] = answer.public()
+    assert notice.embeds == [] and "%" not in notice.text()
+
+
+# --------------------------------------------------------------------------------------------------
+# The cards Odds button
+
+
+async def test_cards_odds_button_for_the_owner_and_refused_for_a_stranger(
+    harness: Harness, world: World
+) -> None:  # BJ-4, GM-4
+    dealt = await voluntary_hand(harness, world)
+    message = dealt.original
+    hand_id = hand_id_of(message)
+    assert f"bj:{hand_id}:odds" in message.custom_ids()
+    record = await harness.bot.store.cards.get_hand(hand_id)
+    shoe = await shoe_of(harness.bot.store, world.general)
+    expected = voluntary_decision(Hand.from_dict(record.data), shoe.remaining)
+    edits = message.edits
+    own = await harness.click(message, "Odds", world.alice)
+    assert own.ephemeral and f"best: {expected.best.action.label}" in own.content
+    assert f"Stand {percent(expected.stand.success)}" in own.content
+    assert own.public() == [] and message.edits == edits
+    stranger = await harness.click(message, "Odds", world.bob)
+    assert stranger.ephemeral and "Only the player who started this" in stranger.content
+    assert "best:" not in stranger.text()
+    peek = await harness.click(message, "Peek", world.alice)
+    assert peek.ephemeral and f"best: {expected.best.action.label}" in peek.content
+
+
+async def test_a_blind_hand_has_no_odds_button(harness: Harness, world: World) -> None:  # issue 7
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    dealt = await voluntary_hand(harness, world, visibility="blind")
+    message = dealt.original
+    assert not any(c.endswith(":odds") for c in message.custom_ids())
+    peek = await harness.click(message, "Peek", world.alice)
+    assert peek.ephemeral and "best:" not in peek.content and "%" not in peek.content
+
+
+async def test_a_finished_voluntary_hand_shows_the_odds_of_its_last_move(
+    harness: Harness, world: World
+) -> None:  # BJ-4
+    dealt = await voluntary_hand(harness, world)
+    message = dealt.original
+    record = await harness.bot.store.cards.get_hand(hand_id_of(message))
+    shoe = await shoe_of(harness.bot.store, world.general)
+    expected = voluntary_decision(Hand.from_dict(record.data), shoe.remaining)
+    await harness.click(message, "Stand", world.alice)
+    line = field(message.embed, "Odds")
+    assert line.startswith("Before the last move: ") and f"best: {expected.best.action.label}" in line
+
+
+async def test_a_killed_bot_leaves_no_chart_worker_behind(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    """The chart workers (and their fork server) exit with the bot, even when it is killed outright."""
+    bot = await SubprocessBot.launch(fake, tmp_path / "bot.db")
+    try:
+        answer = await bot.slash(world.guild, world.general, world.alice, "odds rps", {"base": 12})
+        for _ in range(300):  # the deferred reply is filled once the first worker has drawn the chart
+            if answer.original.attachments:
+                break
+            await asyncio.sleep(0.1)
+        chart_of(answer.original)
+    finally:
+        await bot.kill()  # reads the bot's stderr to its end: a worker still holding it would hang here
+    assert bot.error_lines() == []
+
+
+async def test_a_pool_check_shows_the_pool_odds_and_never_fails_on_a_huge_goal(
+    harness: Harness, world: World
+) -> None:  # RPS-8
+    values = {"name": "Build the wall", "goal": 5000, "minutes": 60, "member": world.alice, "base": 15}
+    started = await harness.slash(world.guild, world.general, world.gm, "rps sustained start", values)
+    rolled = await harness.click(started.original, "Roll next check", world.alice)
+    assert "ask /odds pool" in field(rolled.embed, "Odds")
+    small = {"name": "Pick the lock", "goal": 12, "minutes": 10, "member": world.alice, "base": 15}
+    started = await harness.slash(world.guild, world.general, world.gm, "rps sustained start", small)
+    rolled = await harness.click(started.original, "Roll next check", world.alice)
+    stored = await harness.bot.store.pools.get(world.guild.id, world.general.id, "Pick the lock")
+    if stored.running:
+        pool = rps_rules.SustainedPool(
+            goal=12, base=15, minutes_per_check=10, pool=stored.pool, checks=stored.checks_made
+        )
+        assert f"{percent(sustained_odds(pool).complete)} to complete" in field(rolled.embed, "Odds")
+    else:
+        assert f"the action has {stored.state}" in field(rolled.embed, "Odds")

@@ -31,7 +31,7 @@ MODE_LABELS: dict[Mode, str] = {
 }
 BLIND_ROLLER_TEXT = "Your roll went to the GM."
 CANNOT_DM = 50007
-CANNOT_REVEAL = "There is no hidden roll here that you can reveal (only a GM of its channel can)."
+CANNOT_REVEAL = "Only a GM of the roll's channel can reveal it."
 
 
 @dataclass

@@ -491,6 +491,44 @@ def test_nobody_outside_the_guild_can_reveal_its_hidden_roll(table: Table, who: 
     assert problems == [], "\n".join(problems)
 
 
+async def _reveal_refusals(table: Table) -> list[str]:
+    """The answers to a Reveal click on a real roll by outsiders and on ids that name no roll."""
+    reveal = await _fresh_hidden_roll(table)
+    h, w, rival, fake = table.bot.harness, table.world, table.rival, table.bot.fake
+    texts = []
+    for custom_id, user, channel in [
+        (reveal, rival.manager, rival.channel),
+        (reveal, w.stranger, fake.dm_channel(w.stranger)),
+        (reveal, w.bob, w.general),
+        ("reveal:987654321987", rival.manager, rival.channel),
+        ("reveal:987654321987", w.manager, w.gm_screen),
+        ("reveal:987654321987", w.stranger, fake.dm_channel(w.stranger)),
+    ]:
+        message = FakeMessage(
+            id=snowflake(),
+            channel_id=channel.id,
+            guild_id=channel.guild_id,
+            author=fake.bot_user,
+            content="forged",
+            components=[
+                {"type": 1, "components": [{"type": 2, "style": 1, "label": "R", "custom_id": custom_id}]}
+            ],
+        )
+        fake.messages[message.id] = message
+        record = fake.interaction_payload(
+            3, {"custom_id": custom_id, "component_type": 2}, user=user, channel=channel, message=message
+        )
+        answer = await send_raw(h, record)
+        assert answer.public() == []
+        texts.append(answer.content)
+    return texts
+
+
+def test_reveal_says_the_same_for_an_unknown_roll_and_someone_elses(table: Table) -> None:  # GM-1
+    texts = table.bot.run(_reveal_refusals(table))
+    assert len(set(texts)) == 1 and "Only a GM" in texts[0], texts
+
+
 @pytest.mark.parametrize(
     "custom_id",
     [
@@ -499,6 +537,7 @@ def test_nobody_outside_the_guild_can_reveal_its_hidden_roll(table: Table, who: 
         "bj:9223372036854775808:hit",
         "rpspool:9223372036854775808:roll",
         "rr:9223372036854775808",
+        "rr:9999999999999999999",
         "reveal:0",
         "reveal:-1",
     ],

@@ -43,9 +43,8 @@ from tests.reliability.conftest import BotThread, dump, only_ephemeral_or_nothin
 
 pytestmark = pytest.mark.slow
 
-# probe: the test-only cog fails on purpose (loaded for its hidden rolls only); help: an unknown system is
-# an open finding pinned by test_help_refuses_an_unknown_system below
-SKIP_COMMANDS = {"probe", "help"}
+# probe: the test-only cog fails on purpose (loaded for its hidden rolls only)
+SKIP_COMMANDS = {"probe"}
 DISCORD_INT = 2**53  # Discord's integer options lie in -2^53..2^53
 FUZZ = settings(
     max_examples=300,
@@ -375,12 +374,6 @@ def test_the_tree_has_options_to_fuzz_and_buttons_to_forge(table: Table) -> None
     assert any(cid.startswith("rpspool:") for cid in table.victim_ids), table.victim_ids
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open finding: discord.py enforces no declared range, length or choice and the cogs trust them "
-    "(found: /help system, /dn raw dn=-11, /sysx check roll_modifier=-11 are accepted and logged); needs one "
-    "guard on the tree that refuses such values before any command runs",
-)
 @FUZZ
 @given(data=st.data())
 def test_out_of_range_options_get_a_refusal_or_nothing(table: Table, data: st.DataObject) -> None:
@@ -392,12 +385,6 @@ def test_out_of_range_options_get_a_refusal_or_nothing(table: Table, data: st.Da
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open finding: discord.py builds the Namespace from raw option values before any hook of the bot "
-    "(int(None) for a member option raises in a task nobody awaits); needs a CommandTree that checks each "
-    "option against its declared type before calling super()._call",
-)
 @FUZZ
 @given(data=st.data())
 def test_wrongly_typed_options_get_a_refusal_or_nothing(table: Table, data: st.DataObject) -> None:
@@ -547,10 +534,6 @@ def test_a_custom_id_past_64_bits_is_refused(table: Table, custom_id: str) -> No
     assert problems == [], "\n".join(problems)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open finding: cogs/help.py indexes SYSTEMS with the raw option (discord.py checks no choices)",
-)
 def test_help_refuses_an_unknown_system(table: Table) -> None:
     [leaf] = [leaf for leaf in leaves(table.bot.fake.global_commands) if leaf.path == ("help",)]
     problems = table.bot.run(_run_command(table, leaf, "alice", {"system": ("raw", "nonsense")}, None))

@@ -132,7 +132,9 @@ def options_problem(
         if option.get("type") != parameter.type.value or "value" not in option:
             return f"{name} must be {_KIND_WORDS.get(parameter.type, 'something else')}."
         if autocomplete and option.get("focused"):
-            if isinstance(value, bool) or not isinstance(value, str | int | float):
+            numeric = parameter.type in (Kind.integer, Kind.number)
+            typed_so_far = isinstance(value, str) or (numeric and isinstance(value, int | float))
+            if isinstance(value, bool) or not typed_so_far:
                 return f"{name} must be {_KIND_WORDS.get(parameter.type, 'something else')}."
             continue
         if type_problem(parameter.type, value, resolved):

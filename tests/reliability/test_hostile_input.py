@@ -604,3 +604,53 @@ def test_a_hostile_sheet_file_gets_one_ephemeral_sentence(
 ) -> None:
     problems = table.bot.run(_import(table, data, declared_size))
     assert problems == [], f"{what}:\n" + "\n".join(problems)
+
+
+# -- the tree's guard (bot/ui/options.py): one ephemeral sentence naming the option ------------------------
+async def _answer_to(table: Table, path: tuple[str, ...], values: dict[str, Any]) -> tuple[str, list[str]]:
+    """Run ``path`` with the required options at their lowest valid value, then ``values`` (raw) on top."""
+    bot = table.bot
+    [leaf] = [leaf for leaf in leaves(bot.fake.global_commands) if leaf.path == path]
+    plans: dict[str, tuple[str, Any]] = {}
+    for option in leaf.options:
+        if option.get("required"):
+            if option.get("choices"):
+                plans[option["name"]] = raw(option["choices"][0]["value"])
+            elif option["type"] == INTEGER:
+                plans[option["name"]] = raw(option.get("min_value", 1))
+            elif option["type"] == USER:
+                plans[option["name"]] = ("user", "bob")
+            else:
+                plans[option["name"]] = raw("x")
+    plans |= {name: raw(value) for name, value in values.items()}
+    first = len(bot.fake.message_log)
+    problems = await _run_command(table, leaf, "manager", plans, None)
+    texts = [m.text() for m in bot.fake.message_log[first:] if m.ephemeral]
+    return " ".join(texts), problems
+
+
+@pytest.mark.parametrize(
+    ("path", "values", "sentence"),
+    [
+        (("sysx", "check"), {"roll_modifier": -11}, "roll_modifier must be between -10 and 10."),
+        (("sysx", "check"), {"roll_modifier": "3"}, "roll_modifier must be a whole number."),
+        (("sysx", "check"), {"roll_modifier": 2.5}, "roll_modifier must be a whole number."),
+        (("sysx", "check"), {"roll_modifier": True}, "roll_modifier must be a whole number."),
+        (("gm", "channel", "add"), {"member": None}, "member must be a user."),
+        (("gm", "channel", "add"), {"member": "123"}, "member must be a user."),  # not in resolved
+    ],
+)
+def test_the_tree_refuses_an_option_breaking_its_declaration(
+    table: Table, path: tuple[str, ...], values: dict[str, Any], sentence: str
+) -> None:
+    text, problems = table.bot.run(_answer_to(table, path, values))
+    assert problems == [] and text == sentence, (text, problems)
+
+
+def test_a_missing_required_option_is_named(table: Table) -> None:
+    bot = table.bot
+    [leaf] = [leaf for leaf in leaves(bot.fake.global_commands) if leaf.path == ("gm", "channel", "add")]
+    first = len(bot.fake.message_log)
+    problems = table.bot.run(_run_command(table, leaf, "manager", {}, None))
+    texts = [m.text() for m in bot.fake.message_log[first:] if m.ephemeral]
+    assert problems == [] and texts == ["member is required."], (texts, problems)

@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot.settings import Settings
 from bot.store import Store
+from bot.ui.options import TableTree
 from bot.ui.visibility import RevealButton
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,7 @@ class TabletopBot(commands.Bot):
             intents=intents(),
             help_command=None,
             allowed_mentions=discord.AllowedMentions.none(),
+            tree_cls=options.pop("tree_cls", TableTree),
             **options,
         )
         self.settings = settings

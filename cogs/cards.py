@@ -63,7 +63,7 @@ from bot.ui.cards import (
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.odds import add_odds, hand_decision, hand_decision_line, involuntary_line
 from bot.ui.permissions import NOT_GM, gm_only, is_gm, owner_or_gm
-from bot.ui.reply import ErrorReportingItem, UserError, defer, refuse, reply
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, defer, refuse, reply
 from bot.ui.rolls import publish, take_modifiers
 from bot.ui.visibility import Mode, default_notice, resolve_mode
 
@@ -318,7 +318,9 @@ def _stand(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
 
 
 class HitButton(
-    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bj:(?P<hand_id>\d+):hit"
+    ErrorReportingItem,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"bj:(?P<hand_id>{ID_PATTERN}):hit",
 ):
     """Draw one card (BJ-4), and any bonus cards a 21 earns (BJ-6)."""
 
@@ -339,7 +341,9 @@ class HitButton(
 
 
 class StandButton(
-    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bj:(?P<hand_id>\d+):stand"
+    ErrorReportingItem,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"bj:(?P<hand_id>{ID_PATTERN}):stand",
 ):
     """Keep the total and end the hand (BJ-4)."""
 
@@ -362,7 +366,9 @@ class StandButton(
 
 
 class AddSkillSelect(
-    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"bj:(?P<hand_id>\d+):add"
+    ErrorReportingItem,
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=rf"bj:(?P<hand_id>{ID_PATTERN}):add",
 ):
     """Add one value of the skill's adder set; the hand ends (BJ-7)."""
 
@@ -399,7 +405,9 @@ class AddSkillSelect(
 
 
 class PeekButton(
-    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bj:(?P<hand_id>\d+):peek"
+    ErrorReportingItem,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"bj:(?P<hand_id>{ID_PATTERN}):peek",
 ):
     """Show the face-down card and the running total, ephemerally, to the owner or a GM (BJ-4)."""
 
@@ -443,7 +451,9 @@ async def _decision_line(interaction: discord.Interaction[Any], record: HandReco
 
 
 class OddsButton(
-    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bj:(?P<hand_id>\d+):odds"
+    ErrorReportingItem,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"bj:(?P<hand_id>{ID_PATTERN}):odds",
 ):
     """The chance of Stand, each adder and Hit (with the best move), ephemerally, for the owner or a GM.
 

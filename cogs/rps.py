@@ -31,7 +31,7 @@ from bot.store import AppliedModifier, Conflict, Pool, PoolCheck, RollRecord, Sh
 from bot.ui.embeds import NO_MENTIONS, clip
 from bot.ui.odds import add_odds, resisted_cached, rps_line, sustained_line, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
-from bot.ui.reply import ErrorReportingItem, TableView, UserError, refuse, reply
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, TableView, UserError, refuse, reply
 from bot.ui.rolls import guild_key, publish, take_modifiers
 from bot.ui.rps import (
     DIFFICULTY_CHOICES,
@@ -328,7 +328,7 @@ async def roll_pool_check(
 class PoolRollButton(
     ErrorReportingItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"rpspool:(?P<pool_id>\d+):roll",
+    template=rf"rpspool:(?P<pool_id>{ID_PATTERN}):roll",
 ):
     """ "Roll next check" on a sustained action's message: its owner or a GM (GM-4), after restarts too."""
 

@@ -18,7 +18,7 @@ import discord
 from bot.store import MODIFIER_KINDS, SYSTEMS, GuildSettings, PendingModifier, Store
 from bot.store.models import SYSTEM_NAMES
 from bot.ui.embeds import NO_MENTIONS, clip, info_embed
-from bot.ui.reply import ErrorReportingItem, refuse, reply
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, refuse, reply
 
 REQUEST_PREFIX = "roll_request:"
 BLIND_PREFIX = "blind_request:"
@@ -148,7 +148,9 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
 
 
 class RequestRollButton(
-    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"rr:(?P<request_id>\d+)"
+    ErrorReportingItem,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"rr:(?P<request_id>{ID_PATTERN})",
 ):
     """On a GM's request: the named player accepts, and their next roll of that system goes blind."""
 

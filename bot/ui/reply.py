@@ -21,6 +21,10 @@ from bot.ui.embeds import CONTENT_MAX, NO_MENTIONS, clip
 
 log = logging.getLogger("bot.errors")
 
+#: The id in a DynamicItem's custom_id (``template=rf"bj:(?P<hand_id>{ID_PATTERN}):hit"``): a positive number
+#: below 9 * 10**18 (snowflakes, used as request ids, have 19 digits), so a forged id never overflows
+#: SQLite's 64-bit integers: it matches no item and is ignored like any unknown id.
+ID_PATTERN = r"(?:[1-9][0-9]{0,17}|[1-8][0-9]{18})"
 _DEFERRED = "tabletop_deferred_ephemeral"  # interaction.extras key: how the response was deferred
 _ORIGINAL_USED = "tabletop_original_used"
 

@@ -13,11 +13,11 @@ from typing import Any, Literal
 
 import discord
 
-from bot.store import Store
+from bot.store import NotFound, RollRecord, Store
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.gm import take_blind_request
-from bot.ui.permissions import NOT_GM, is_gm
-from bot.ui.reply import ErrorReportingItem, UserError, refuse, reply
+from bot.ui.permissions import is_gm
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, refuse, reply
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ MODE_LABELS: dict[Mode, str] = {
 }
 BLIND_ROLLER_TEXT = "Your roll went to the GM."
 CANNOT_DM = 50007
+CANNOT_REVEAL = "Only a GM of the roll's channel can reveal it."
 
 
 @dataclass
@@ -174,6 +175,21 @@ async def _send_to_gms(
             done.problems.append(f"I could not DM <@{user_id}> ({reason}).")
 
 
+async def may_reveal(interaction: discord.Interaction[Any], store: Store, record: RollRecord) -> bool:
+    """GM-1 for the roll's own channel: in its guild, a GM there; in a DM, a GM its copy was sent to.
+
+    A DM copy goes to the roll channel's GMs (`_send_to_gms`), so a DM click counts only from one of them;
+    nobody's rights in another guild count.
+    """
+    if record.guild_id is None:
+        return False  # hidden rolls happen only in guilds
+    if interaction.guild is not None:
+        return interaction.guild.id == record.guild_id and await is_gm(
+            interaction, store, channel_id=record.channel_id
+        )
+    return interaction.user.id in await store.gm.list_channel_gms(record.guild_id, record.channel_id)
+
+
 def _view(view: discord.ui.View | None) -> dict[str, Any]:
     return {"view": view} if view is not None else {}
 
@@ -186,7 +202,9 @@ def reveal_view(log_id: int) -> discord.ui.View:
 
 
 class RevealButton(
-    ErrorReportingItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"reveal:(?P<log_id>\d+)"
+    ErrorReportingItem,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"reveal:(?P<log_id>{ID_PATTERN})",
 ):
     """On a GM copy: post the full result publicly with "revealed by", once."""
 
@@ -204,12 +222,13 @@ class RevealButton(
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         store: Store = interaction.client.store
-        record = await store.log.get(self.log_id)
-        # In a DM only the GM it was sent to can click; in a guild channel check GM-1 for the roll's channel.
-        if interaction.guild is not None and not await is_gm(
-            interaction, store, channel_id=record.channel_id
-        ):
-            await refuse(interaction, NOT_GM)
+        try:
+            record = await store.log.get(self.log_id)
+        except NotFound:
+            record = None
+        if record is None or not await may_reveal(interaction, store, record):
+            # one sentence for "no such roll" and "not yours", so ids cannot be probed
+            await refuse(interaction, CANNOT_REVEAL)
             return
         if not await store.log.mark_revealed(self.log_id, interaction.user.id):
             await refuse(interaction, "That roll was already revealed.")

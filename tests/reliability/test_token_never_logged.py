@@ -49,7 +49,11 @@ async def busy_session(sub: SubprocessBot, fake: FakeDiscord, world: World) -> N
     fake.fail("PATCH", r"/messages/@original$", status=401, code=50001, message="Missing Access", times=None)
     await sub.slash(guild, general, world.alice, "help")
     fake.faults.clear()
-    # an unexpected error with a traceback (an unknown choice reaches /help: a known open finding)
+    # an unexpected error with a traceback: Discord refuses the answer once (a 403 is not retried)
+    fake.fail("POST", r"/callback$", status=403, code=50001, message="Missing Access", times=1)
+    await sub.slash(guild, general, world.alice, "help", {"system": "rps"})
+    fake.faults.clear()
+    # a forged unknown choice: the tree refuses it
     data = fake.build_command_data(guild, "help", {})
     data["options"] = [{"name": "system", "type": 3, "value": "nonsense"}]
     await send_raw_subprocess(sub, fake.interaction_payload(2, data, user=world.alice, channel=general))

@@ -1,0 +1,202 @@
+"""The command tree's guard: every option of an incoming command is checked against what the command declared.
+
+Discord enforces the declared types, ranges, lengths and choices before it sends a command, but discord.py
+checks none of them on what arrives, and it builds its Namespace from the raw values (``int(None)`` for a
+member option raises in a task nobody awaits). A forged or buggy payload must neither reach a cog nor go
+unanswered: `TableTree` refuses it with one ephemeral sentence naming the option, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.enums import AppCommandOptionType as Kind
+
+from bot.ui.reply import refuse
+
+log = logging.getLogger(__name__)
+
+DISCORD_INT = 2**53  # Discord's integer options lie in -2^53..2^53
+SNOWFLAKE = re.compile(r"[1-9][0-9]{0,19}")
+UNREADABLE = "That command came with options I cannot read; please run it again."
+NAME_MAX = 40  # option names in a refusal are clipped: a forged name may be anything
+
+_KIND_WORDS: dict[Kind, str] = {
+    Kind.string: "text",
+    Kind.integer: "a whole number",
+    Kind.boolean: "true or false",
+    Kind.number: "a number",
+    Kind.user: "a user",
+    Kind.channel: "a channel",
+    Kind.role: "a role",
+    Kind.mentionable: "a user or a role",
+    Kind.attachment: "a file",
+}
+#: Where each snowflake-typed option's value must appear in the interaction's ``resolved`` data.
+_RESOLVED: dict[Kind, tuple[str, ...]] = {
+    Kind.user: ("users",),
+    Kind.channel: ("channels",),
+    Kind.role: ("roles",),
+    Kind.mentionable: ("users", "roles"),
+    Kind.attachment: ("attachments",),
+}
+
+
+def _name(option: Any) -> str:
+    text = option if isinstance(option, str) else repr(option)
+    return text if len(text) <= NAME_MAX else text[: NAME_MAX - 1] + "…"
+
+
+def _number(value: object) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def type_problem(kind: Kind, value: Any, resolved: dict[str, Any]) -> bool:
+    """True when ``value`` is not what Discord sends for an option of ``kind`` (resolved ids included)."""
+    if kind is Kind.string:
+        return not isinstance(value, str)
+    if kind is Kind.boolean:
+        return not isinstance(value, bool)
+    if kind is Kind.integer:
+        return (
+            not isinstance(value, int) or isinstance(value, bool) or not -DISCORD_INT <= value <= DISCORD_INT
+        )
+    if kind is Kind.number:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return True
+        return not math.isfinite(value) or not -DISCORD_INT <= value <= DISCORD_INT
+    if kind in _RESOLVED:
+        if not isinstance(value, str) or SNOWFLAKE.fullmatch(value) is None:
+            return True
+        return not any(value in (resolved.get(key) or {}) for key in _RESOLVED[kind])
+    return True  # a kind no command here declares
+
+
+def value_problem(parameter: app_commands.Parameter, value: Any) -> str | None:
+    """The sentence refusing a well-typed ``value`` outside the parameter's range, length or choices."""
+    name = parameter.display_name
+    low, high = parameter.min_value, parameter.max_value
+    if parameter.choices and not parameter.autocomplete:
+        allowed = [choice.value for choice in parameter.choices]
+        if value not in allowed:
+            names = ", ".join(choice.name for choice in parameter.choices)
+            return f"{name} must be one of: {names}."
+    if parameter.type is Kind.string:
+        size = len(value)
+        if (low is not None and size < low) or (high is not None and size > high):
+            if low is not None and high is not None:
+                return f"{name} must be {low} to {high} characters long."
+            if high is not None:
+                return f"{name} must be at most {high} characters long."
+            return f"{name} must be at least {low} characters long."
+    numeric = parameter.type in (Kind.integer, Kind.number)
+    if numeric and ((low is not None and value < low) or (high is not None and value > high)):
+        if low is not None and high is not None:
+            return f"{name} must be between {_number(low)} and {_number(high)}."
+        if high is not None:
+            return f"{name} must be at most {_number(high)}."
+        return f"{name} must be at least {_number(low)}."
+    return None
+
+
+def options_problem(
+    command: app_commands.Command[Any, ..., Any],
+    options: list[Any],
+    resolved: dict[str, Any],
+    *,
+    autocomplete: bool,
+) -> str | None:
+    """One sentence naming the first option that breaks what ``command`` declares, or None when all fit.
+
+    For an autocomplete request the focused option is what the user typed so far (text, unchecked) and the
+    others are checked for their type only, as Discord sends them before they are complete.
+    """
+    declared = {parameter.display_name: parameter for parameter in command.parameters}
+    given: set[str] = set()
+    for option in options:
+        if not isinstance(option, dict):
+            return UNREADABLE
+        name = option.get("name")
+        parameter = declared.get(name) if isinstance(name, str) else None
+        if parameter is None:
+            return f"{_name(name)} is not an option of /{command.qualified_name}."
+        if name in given:
+            return f"{name} was given twice."
+        given.add(parameter.display_name)
+        value = option.get("value")
+        if option.get("type") != parameter.type.value or "value" not in option:
+            return f"{name} must be {_KIND_WORDS.get(parameter.type, 'something else')}."
+        if autocomplete and option.get("focused"):
+            numeric = parameter.type in (Kind.integer, Kind.number)
+            typed_so_far = isinstance(value, str) or (numeric and isinstance(value, int | float))
+            if isinstance(value, bool) or not typed_so_far:
+                return f"{name} must be {_KIND_WORDS.get(parameter.type, 'something else')}."
+            continue
+        if type_problem(parameter.type, value, resolved):
+            return f"{name} must be {_KIND_WORDS.get(parameter.type, 'something else')}."
+        if not autocomplete:
+            problem = value_problem(parameter, value)
+            if problem is not None:
+                return problem
+    if not autocomplete:
+        for parameter in command.parameters:
+            if parameter.required and parameter.display_name not in given:
+                return f"{parameter.display_name} is required."
+    return None
+
+
+class TableTree(app_commands.CommandTree[Any]):
+    """A CommandTree that refuses any command whose options break their declaration (see the module doc)."""
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        if interaction.type not in (
+            discord.InteractionType.application_command,
+            discord.InteractionType.autocomplete,
+        ):
+            return True
+        data: Any = interaction.data
+        if not isinstance(data, dict) or data.get("type", 1) != 1:
+            return True  # context menus carry a target, no options
+        try:
+            command, options = self._get_app_command_options(data)  # type: ignore[arg-type]
+        except app_commands.AppCommandError:
+            return True  # an unknown command: discord.py reports it through on_error as usual
+        except Exception:
+            problem: str | None = UNREADABLE
+        else:
+            resolved = data.get("resolved") or {}
+            if not isinstance(resolved, dict) or not isinstance(options, list):
+                problem = UNREADABLE
+            else:
+                autocomplete = interaction.type is discord.InteractionType.autocomplete
+                problem = options_problem(command, options, resolved, autocomplete=autocomplete)
+        if problem is None:
+            return True
+        log.info("Refused /%s from %s: %s", data.get("name"), interaction.user.id, problem)
+        await self._refuse(interaction, problem)
+        return False
+
+    async def _call(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            await super()._call(interaction)
+        except app_commands.AppCommandError:
+            raise  # discord.py's own wrapper dispatches these to on_error
+        except Exception as error:
+            # Anything else escaped discord.py's option parsing (the command body's errors arrive wrapped
+            # in CommandInvokeError): answer instead of leaving the interaction open.
+            log.warning("Could not read the options of an interaction: %r", error)
+            await self._refuse(interaction, UNREADABLE)
+
+    @staticmethod
+    async def _refuse(interaction: discord.Interaction[Any], problem: str) -> None:
+        if interaction.response.is_done():
+            return
+        if interaction.type is discord.InteractionType.autocomplete:
+            await interaction.response.autocomplete([])  # nothing to suggest for a malformed request
+            return
+        await refuse(interaction, problem)

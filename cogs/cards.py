@@ -550,7 +550,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                 f"#{record.id}: {len(hand.played)} card{'s' if len(hand.played) != 1 else ''}, "
                 f"{SKILL_NAMES[hand.skill]} vs {DIFFICULTY_NAMES[hand.difficulty]}"
             )
-            if current.strip() in label:
+            if str(current).strip() in label:  # Discord sends partial input; never trust its type
                 out.append(Choice(name=label[:100], value=record.id))
         return out[-25:]
 

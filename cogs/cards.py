@@ -501,7 +501,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         )
         start = start_voluntary if mode == "voluntary" else start_involuntary
         start(skill_level, difficulty, characteristic, char_bonus, options)  # refuse bad input before GM-3
-        applied = await take_modifiers(interaction, store, SYSTEM)
+        # the hand may end (and be logged) on a later click: take the uses now
+        applied = await take_modifiers(interaction, store, SYSTEM, until_logged=False)
         task_difficulty = _chosen_difficulty(difficulty, applied)
         hand = start(skill_level, task_difficulty, characteristic, char_bonus, options)
         meta = {

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import weakref
 import json
 import random
 import sqlite3
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
 

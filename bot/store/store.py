@@ -35,9 +35,9 @@ class Store:
         self.modifiers = ModifierRepository(db)
         self.sheets = SheetRepository(db)
         self.cards = CardRepository(db)
-        self.supply = SupplyRepository(db)
-        self.pools = PoolRepository(db)
-        self.log = RollLogRepository(db)
+        self.log = RollLogRepository(db, self.modifiers)
+        self.supply = SupplyRepository(db, self.log)
+        self.pools = PoolRepository(db, self.log, self.modifiers)
 
     @classmethod
     async def open(cls, path: str | Path | None = None) -> Store:

@@ -132,8 +132,11 @@ class ModifierRepository:
         if not ticket:
             return []
         # What the SQL guards grant, not what was reserved: another process may share the file in tests.
-        async with self.settling(ticket), self._db.transaction() as tx:
-            return await self.take_reserved(tx, ticket)
+        try:
+            async with self.settling(ticket), self._db.transaction() as tx:
+                return await self.take_reserved(tx, ticket)
+        finally:
+            self.release(ticket)
 
     async def reserve(
         self, key: object, guild_id: int | None, channel_id: int, system: str, user_id: int
@@ -191,7 +194,7 @@ class ModifierRepository:
 
     @asynccontextmanager
     async def settling(self, ticket: ModifierTicket | None) -> AsyncIterator[None]:
-        """Hold the ticket's scopes while the transaction that takes its uses runs; then drop the ticket.
+        """Hold the ticket's scopes while the transaction that takes its uses runs; drop the ticket if it did.
 
         Taking the uses and dropping the reservation happen under the same lock a reservation reads
         under, so no reservation ever sees a use both taken in the database and still reserved.
@@ -205,8 +208,10 @@ class ModifierRepository:
             await lock.acquire()
         try:
             yield
-        finally:
+            # taken: the reservation ends with the lock still held. On failure it stays for a retry
+            # (a sustained check that lost a race); the caller releases it when it gives up.
             self._tickets.pop(ticket.key, None)
+        finally:
             for lock in reversed(locks):
                 lock.release()
 

@@ -190,10 +190,16 @@ class PoolRepository:
         if self._log is None or self._modifiers is None:
             raise InvalidData("This pool repository was opened without a roll log.")
         check = self._check(check, state)
-        async with self._modifiers.settling(modifiers), self._db.transaction() as tx:
-            await self._modifiers.take_reserved(tx, modifiers)
-            pool = await self._add_check(tx, pool_id, expected_checks, check, state)
-            log_id = await self._log.add(log, tx=tx)
+        try:
+            async with self._modifiers.settling(modifiers), self._db.transaction() as tx:
+                await self._modifiers.take_reserved(tx, modifiers)
+                pool = await self._add_check(tx, pool_id, expected_checks, check, state)
+                log_id = await self._log.add(log, tx=tx)
+        except Conflict:
+            raise  # the caller may retry on the fresh pool with the same reserved uses (then releases them)
+        except BaseException:
+            self._modifiers.release(modifiers)
+            raise
         return pool, log_id
 
     @staticmethod

@@ -85,7 +85,8 @@ class Tx:
             return work(raw)
 
         # aiosqlite's own queue: runs ``call`` in the connection's thread, one trip instead of three.
-        return await self._conn._execute(call)
+        result: _T = await self._conn._execute(call)  # type: ignore[no-untyped-call]
+        return result
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement; returns how many rows it changed and the last inserted id."""

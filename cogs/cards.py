@@ -237,23 +237,24 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     settings = await store.settings.get(record.guild_id or 0)
     for _ in range(SHOE_RETRIES):
         hand = Hand.from_dict(record.data)
-        shoe, shoe_version = await store.cards.get_shoe(
-            record.guild_id, record.channel_id, settings.decks_per_shoe, rng
-        )
-        moved, moved_shoe = move(hand, shoe, rng)
-        moved, moved_shoe = _play_out(moved, moved_shoe, rng)
-        shoe_changed = moved_shoe != shoe
         try:
-            updated = await store.cards.apply(
-                record.id,
-                seen_version,
-                _stored(moved, hand_meta(record.data)),
-                state=moved.state.value,
-                cards=moved.played,
-                shoe=moved_shoe if shoe_changed else None,
-                shoe_version=shoe_version if shoe_changed else None,
-                finished=moved.is_over,
-            )
+            async with store.cards.shoe_lock(record.channel_id):  # bug 5: no in-process shoe conflicts
+                shoe, shoe_version = await store.cards.get_shoe(
+                    record.guild_id, record.channel_id, settings.decks_per_shoe, rng
+                )
+                moved, moved_shoe = move(hand, shoe, rng)
+                moved, moved_shoe = _play_out(moved, moved_shoe, rng)
+                shoe_changed = moved_shoe != shoe
+                updated = await store.cards.apply(
+                    record.id,
+                    seen_version,
+                    _stored(moved, hand_meta(record.data)),
+                    state=moved.state.value,
+                    cards=moved.played,
+                    shoe=moved_shoe if shoe_changed else None,
+                    shoe_version=shoe_version if shoe_changed else None,
+                    finished=moved.is_over,
+                )
             break
         except Conflict:
             record = await store.cards.get_hand(hand_id)
@@ -592,7 +593,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         )
         start = start_voluntary if mode == "voluntary" else start_involuntary
         start(skill_level, difficulty, characteristic, char_bonus, options)  # refuse bad input before GM-3
-        applied = await take_modifiers(interaction, store, SYSTEM)
+        # the hand may end (and be logged) on a later click: take the uses now
+        applied = await take_modifiers(interaction, store, SYSTEM, until_logged=False)
         task_difficulty = _chosen_difficulty(difficulty, applied)
         hand = start(skill_level, task_difficulty, characteristic, char_bonus, options)
         meta = {
@@ -656,20 +658,21 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         """
         rng = self.bot.rng
         for _ in range(SHOE_RETRIES):
-            shoe, version = await self.store.cards.get_shoe(guild_id, channel_id, decks, rng)
-            dealt, after = _play_out(hand, shoe, rng)
             try:
-                record = await self.store.cards.create_hand(
-                    guild_id,
-                    channel_id,
-                    interaction.user.id,
-                    _stored(dealt, meta),
-                    state=dealt.state.value,
-                    cards=dealt.played,
-                    shoe=after,
-                    shoe_version=version,
-                    finished=dealt.is_over,
-                )
+                async with self.store.cards.shoe_lock(channel_id):  # bug 5: no in-process shoe conflicts
+                    shoe, version = await self.store.cards.get_shoe(guild_id, channel_id, decks, rng)
+                    dealt, after = _play_out(hand, shoe, rng)
+                    record = await self.store.cards.create_hand(
+                        guild_id,
+                        channel_id,
+                        interaction.user.id,
+                        _stored(dealt, meta),
+                        state=dealt.state.value,
+                        cards=dealt.played,
+                        shoe=after,
+                        shoe_version=version,
+                        finished=dealt.is_over,
+                    )
                 return record, dealt, shoe
             except Conflict:
                 continue

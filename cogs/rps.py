@@ -32,7 +32,7 @@ from bot.ui.embeds import NO_MENTIONS, clip
 from bot.ui.odds import add_odds, resisted_cached, rps_line, sustained_line, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.reply import ID_PATTERN, ErrorReportingItem, TableView, UserError, refuse, reply
-from bot.ui.rolls import guild_key, publish, take_modifiers
+from bot.ui.rolls import guild_key, publish, roll_record, take_modifiers
 from bot.ui.rps import (
     DIFFICULTY_CHOICES,
     BaseBuild,
@@ -278,16 +278,47 @@ async def roll_pool_check(
             dice=dice,
             by_user_id=interaction.user.id,
         )
+        # the pool's state after this check, known before the write (it is refused unless pool is current)
+        after = pool.pool + change
+        record = roll_record(
+            interaction,
+            mode=mode,
+            system=SYSTEM,
+            command="rps sustained roll",
+            inputs={
+                "kind": "pool",
+                "pool_id": pool.id,
+                "pool": pool.name,
+                "owner_id": pool.owner_id,
+                "base": build.base,
+                "sl": check.sl,
+                "delta": change,
+                "state": step.state.value,
+            },
+            dice=dice,
+            result=f"SL {check.sl}, pool {after}/{pool.goal} ({step.state.value})",
+            summary=f"Sustained {pool.name}: SL {check.sl}, pool {after}/{pool.goal}",
+        )
         try:
-            updated = await store.pools.add_check(pool.id, pool.checks_made, logged, state=step.state.value)
+            # the check, its log row and the GM modifier uses are one transaction (RPS-8, GM-3)
+            updated, log_id = await store.pools.add_check_logged(
+                pool.id,
+                pool.checks_made,
+                logged,
+                step.state.value,
+                record,
+                store.modifiers.ticket(interaction.id),
+            )
             break
         except Conflict:
             # another check landed first: re-read and apply this check to the fresh pool once
             pool = await store.pools.get_by_id(pool.id)
             if not pool.running:
+                store.modifiers.release(store.modifiers.ticket(interaction.id))
                 ended = await ended_sentence(interaction, store, pool)
                 raise UserError(f"{ended}; this check did not count.") from None
             if attempt:
+                store.modifiers.release(store.modifiers.ticket(interaction.id))
                 raise UserError("Another check was made at the same moment; click again.") from None
     embed = check_embed(
         build,
@@ -307,20 +338,12 @@ async def roll_pool_check(
         mode=mode,
         system=SYSTEM,
         command="rps sustained roll",
-        inputs={
-            "kind": "pool",
-            "pool_id": updated.id,
-            "pool": updated.name,
-            "owner_id": updated.owner_id,
-            "base": build.base,
-            "sl": check.sl,
-            "delta": change,
-            "state": updated.state,
-        },
+        inputs=record.inputs,
         dice=dice,
-        result=f"SL {check.sl}, pool {updated.pool}/{updated.goal} ({updated.state})",
-        summary=f"Sustained {updated.name}: SL {check.sl}, pool {updated.pool}/{updated.goal}",
+        result=record.result,
+        summary=record.summary,
         kind="RPS sustained check",
+        log_id=log_id,
     )
     await refresh_pool_message(interaction.client, updated, hidden=mode != "public")
 

@@ -4,8 +4,9 @@ A supply belongs to a member's character: the name of their active decision-dice
 name when they have none (so a table without sheets still works). Only a GM creates, sets or restores a
 supply (`/supply set`, any size, including empty); a player's roll of an item they have no supply of says
 so and asks the GM to set it. A roll rolls the stored die and steps it down on 3 or lower through the
-store's atomic ``apply_roll`` with the die it rolled; when someone else's roll changed the die first
-(Conflict) the bot re-reads it and rolls the current die once more, else asks the player to roll again.
+store's atomic ``apply_roll_logged`` with the die it rolled (the step and the roll's log row are one
+transaction); when someone else's roll changed the die first (Conflict) the bot re-reads it and rolls
+the current die once more, else asks the player to roll again.
 Supply rolls take no GM modifiers (GM-3 lists none for them). The commands are guild-only: supplies are
 set by a guild's GMs. A supply roll is never blind (issue 7): the die's new size is visible to its owner.
 """
@@ -26,7 +27,7 @@ from bot.ui.decision import supply_list_embed, supply_roll_embed, supply_set_emb
 from bot.ui.odds import add_odds, supply_line
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
-from bot.ui.rolls import publish
+from bot.ui.rolls import publish, roll_record
 from bot.ui.visibility import resolve_mode
 
 SYSTEM = "decision"
@@ -102,23 +103,31 @@ class Supply(
         character = await character_of(self.store, guild_id, interaction.user)
         supply = await self._current(guild_id, owner_id, character, item)
         dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source
-        result = decision.supply_roll(decision.SupplyDie(supply.die), dice.roll(supply.die))
-        try:
-            after = await self.store.supply.apply_roll(
-                guild_id, owner_id, character, item, supply.die, result.value
-            )
-        except Conflict:
-            # someone else's roll changed the die between our read and our write: read again, roll once more
-            supply = await self._current(guild_id, owner_id, character, item)
+        for attempt in range(2):
+            if attempt:  # someone else's roll changed the die between our read and our write: roll once more
+                supply = await self._current(guild_id, owner_id, character, item)
             result = decision.supply_roll(decision.SupplyDie(supply.die), dice.roll(supply.die))
+            # the step and its log row are one transaction (DD-7): a crash cannot keep one without the other
+            record = roll_record(
+                interaction,
+                mode=mode,
+                system=SYSTEM,
+                command="supply roll",
+                inputs={"character": supply.character, "item": supply.item, "die": result.die.sides},
+                dice=[result.value],
+                result=result.name,
+                summary=f"{supply.character}'s {supply.item}: {result.name} (rolled {result.value})",
+            )
             try:
-                after = await self.store.supply.apply_roll(
-                    guild_id, owner_id, character, item, supply.die, result.value
+                after, log_id = await self.store.supply.apply_roll_logged(
+                    guild_id, owner_id, character, item, supply.die, result.value, record
                 )
+                break
             except Conflict:
-                raise UserError(
-                    f"{supply.item} changed while you rolled (another roll came first); roll again."
-                ) from None
+                if attempt:
+                    raise UserError(
+                        f"{supply.item} changed while you rolled (another roll came first); roll again."
+                    ) from None
         assert after.die == result.new_die.sides
         embed = supply_roll_embed(result, character=after.character, item=after.item)
         add_odds(embed, supply_line(result.die, result.new_die))
@@ -129,11 +138,12 @@ class Supply(
             mode=mode,
             system=SYSTEM,
             command="supply roll",
-            inputs={"character": after.character, "item": after.item, "die": result.die.sides},
-            dice=[result.value],
-            result=result.name,
-            summary=f"{after.character}'s {after.item}: {result.name} (rolled {result.value})",
+            inputs=record.inputs,
+            dice=record.dice,
+            result=record.result,
+            summary=record.summary,
             kind="supply roll",
+            log_id=log_id,
         )
 
     @roll.autocomplete("item")

@@ -55,6 +55,8 @@ class Suit(Enum):
 _SYMBOLS = {Suit.SPADES: "♠", Suit.CLUBS: "♣", Suit.DIAMONDS: "♦", Suit.HEARTS: "♥"}
 _RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
 _RANK_CODES = {"A": 1, "J": 11, "Q": 12, "K": 13}
+_PARSED: dict[str, Card] = {}
+_PARSED_MAX = 1024
 
 
 @dataclass(frozen=True, order=True)
@@ -93,6 +95,10 @@ class Card:
     @classmethod
     def parse(cls, code: str) -> Card:
         """Read a card from its code (``AS``, ``10H``, ``qd``)."""
+        # Shoes are stored as codes and re-read on every draw; a Card is frozen, so one per code is shared.
+        known = _PARSED.get(code) if isinstance(code, str) and cls is Card else None
+        if known is not None:
+            return known
         text = code.strip().upper() if isinstance(code, str) else ""
         if len(text) < 2:
             raise RuleError(f"{code!r} is not a card code such as AS, 10H or QD.")
@@ -107,7 +113,10 @@ class Card:
             rank = int(rank_text)
         else:
             raise RuleError(f"{code!r} is not a card code such as AS, 10H or QD.")
-        return cls(rank, suit)
+        card = cls(rank, suit)
+        if cls is Card and len(_PARSED) < _PARSED_MAX:  # bounded: odd spellings ("  as") must not grow it
+            _PARSED[code] = card
+        return card
 
     def __str__(self) -> str:
         return self.label

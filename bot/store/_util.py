@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Hashable
+from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
@@ -13,6 +14,8 @@ from bot.store.errors import InvalidData, invalid_from
 from bot.store.models import utcnow
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 MAX_DEPTH = 12
 
 
@@ -84,3 +87,49 @@ def validated(build: Callable[[], T], what: str = "") -> T:
         return build()
     except ValidationError as err:
         raise invalid_from(err, what) from None
+
+
+class ReadCache(Generic[K, V]):
+    """Values read from the database, kept in memory; valid because one process owns the database file.
+
+    A write calls ``invalidate`` before and after it runs (``async with cache.writing(key)``); a read
+    remembers its value only if no write began or ended while it ran, so a stale read is never kept.
+    """
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self._data: dict[K, V] = {}
+        self._generation = 0
+        self._limit = limit
+
+    def get(self, key: K) -> V | None:
+        """The cached value, or None when it must be read."""
+        return self._data.get(key)
+
+    def generation(self) -> int:
+        """Take before reading; pass to ``put``."""
+        return self._generation
+
+    def put(self, key: K, value: V, generation: int) -> None:
+        """Remember a value read while the cache was at ``generation``, unless a write moved it since."""
+        if generation != self._generation:
+            return
+        if len(self._data) >= self._limit:
+            self._data.clear()  # crude but bounded; a miss costs one query
+        self._data[key] = value
+
+    def invalidate(self, key: K | None = None) -> None:
+        """Forget ``key`` (None: everything) and refuse every read that was in flight."""
+        self._generation += 1
+        if key is None:
+            self._data.clear()
+        else:
+            self._data.pop(key, None)
+
+    @asynccontextmanager
+    async def writing(self, key: K | None = None) -> AsyncIterator[None]:
+        """Around a write of ``key``: invalidate before and after (even when it fails)."""
+        self.invalidate(key)
+        try:
+            yield
+        finally:
+            self.invalidate(key)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import json
 import random
 import sqlite3
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -84,6 +86,19 @@ class CardRepository:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        # Weak values: a channel's lock lives while some coroutine holds or waits on it, then goes away.
+        self._shoe_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def shoe_lock(self, channel_id: int) -> asyncio.Lock:
+        """The in-process lock for a channel's shoe: hold it around read shoe, compute, write (bug 5).
+
+        In-process draws then never hit the version check; the check stays for other processes.
+        """
+        lock = self._shoe_locks.get(channel_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._shoe_locks[channel_id] = lock
+        return lock
 
     async def get_shoe(
         self, guild_id: int | None, channel_id: int, decks: int = 1, rng: random.Random | None = None

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -20,6 +20,7 @@ BUSY_TIMEOUT_MS = 10_000
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 Params = Sequence[Any] | dict[str, Any]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -63,30 +64,75 @@ class Outcome:
 
 
 class Tx:
-    """The statements of one open transaction; only valid inside ``Database.transaction()``."""
+    """The statements of one open transaction; only valid inside ``Database.transaction()``.
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    Each statement is one trip to aiosqlite's thread (execute, fetch and close run there together), and
+    ``BEGIN IMMEDIATE`` rides along with the first statement, so a body that runs nothing costs nothing.
+    """
+
+    def __init__(self, conn: aiosqlite.Connection, *, begin: bool = False) -> None:
         self._conn = conn
+        self._needs_begin = begin
+        self.begun = False
+
+    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        raw = self._conn._conn  # the sqlite3 connection; only touched inside aiosqlite's thread below
+
+        def call() -> _T:
+            if self._needs_begin and not self.begun:
+                raw.execute("BEGIN IMMEDIATE")
+                self.begun = True
+            return work(raw)
+
+        # aiosqlite's own queue: runs ``call`` in the connection's thread, one trip instead of three.
+        result: _T = await self._conn._execute(call)  # type: ignore[no-untyped-call]
+        return result
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement; returns how many rows it changed and the last inserted id."""
-        async with self._conn.execute(sql, params) as cursor:
-            return Outcome(rowcount=cursor.rowcount, lastrowid=cursor.lastrowid)
+
+        def work(raw: sqlite3.Connection) -> Outcome:
+            cursor = raw.execute(sql, params)
+            try:
+                return Outcome(rowcount=cursor.rowcount, lastrowid=cursor.lastrowid)
+            finally:
+                cursor.close()
+
+        return await self._run(work)
 
     async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
         """Run one statement for each parameter row."""
-        await self._conn.executemany(sql, rows)
+        batch = list(rows)
+
+        def work(raw: sqlite3.Connection) -> None:
+            raw.executemany(sql, batch).close()
+
+        await self._run(work)
 
     async def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """The first row of a query, or None."""
-        async with self._conn.execute(sql, params) as cursor:
-            row: sqlite3.Row | None = await cursor.fetchone()
-            return row
+
+        def work(raw: sqlite3.Connection) -> sqlite3.Row | None:
+            cursor = raw.execute(sql, params)
+            try:
+                row: sqlite3.Row | None = cursor.fetchone()
+                return row
+            finally:
+                cursor.close()
+
+        return await self._run(work)
 
     async def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """Every row of a query."""
-        async with self._conn.execute(sql, params) as cursor:
-            return list(await cursor.fetchall())
+
+        def work(raw: sqlite3.Connection) -> list[sqlite3.Row]:
+            cursor = raw.execute(sql, params)
+            try:
+                return list(cursor.fetchall())
+            finally:
+                cursor.close()
+
+        return await self._run(work)
 
 
 class Database:
@@ -167,13 +213,17 @@ class Database:
     async def transaction(self) -> AsyncIterator[Tx]:
         """BEGIN IMMEDIATE ... COMMIT; any exception rolls everything back and propagates."""
         async with self._lock:
-            await self._conn.execute("BEGIN IMMEDIATE")
+            # BEGIN IMMEDIATE is sent with the body's first statement (see Tx); a body that ran no
+            # statement opened no transaction and has nothing to commit or roll back.
+            tx = Tx(self._conn, begin=True)
             try:
-                yield Tx(self._conn)
+                yield tx
             except BaseException:
-                await self._conn.execute("ROLLBACK")
+                if tx.begun:
+                    await Tx(self._conn).execute("ROLLBACK")
                 raise
-            await self._conn.execute("COMMIT")
+            if tx.begun:
+                await Tx(self._conn).execute("COMMIT")
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement on its own (atomic by itself)."""

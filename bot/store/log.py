@@ -9,9 +9,10 @@ import sqlite3
 from typing import Literal
 
 from bot.store._util import dumps, json_column, now_text, parse_time, validated
-from bot.store.db import Database
+from bot.store.db import Database, Tx
 from bot.store.errors import InvalidData, NotFound
 from bot.store.models import MAX_LOG_JSON, RollRecord
+from bot.store.modifiers import ModifierRepository, ModifierTicket
 
 _COLUMNS = (
     "id, guild_id, channel_id, user_id, system, command, visibility, inputs, dice, result, summary, "
@@ -47,32 +48,47 @@ def _record(row: sqlite3.Row) -> RollRecord:
 class RollLogRepository:
     """Every roll, per channel, queryable for the last N and exportable."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, modifiers: ModifierRepository | None = None) -> None:
         self._db = db
+        self._modifiers = modifiers if modifiers is not None else ModifierRepository(db)
 
-    async def add(self, record: RollRecord) -> int:
-        """Append a roll to its channel's log; returns its id."""
+    async def add(
+        self, record: RollRecord, *, tx: Tx | None = None, modifiers: ModifierTicket | None = None
+    ) -> int:
+        """Append a roll to its channel's log; returns its id.
+
+        ``modifiers``: GM modifier uses reserved for this roll, taken in the same transaction as the log
+        row (GM-3), so a failure leaves both untouched. ``tx``: write inside the caller's transaction (the
+        caller then takes any reserved uses itself).
+        """
         record = validated(lambda: RollRecord.model_validate(record.model_dump()), "Roll")
         inputs = json_column(record.inputs, "roll's inputs", MAX_LOG_JSON)
         dice = json_column(record.dice, "roll's dice", MAX_LOG_JSON)
-        outcome = await self._db.execute(
-            f"INSERT INTO rolls ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                record.guild_id,
-                record.channel_id,
-                record.user_id,
-                record.system,
-                record.command,
-                record.visibility,
-                inputs,
-                dice,
-                record.result,
-                record.summary,
-                record.created_at.isoformat(),
-                record.revealed_by,
-                record.revealed_at.isoformat() if record.revealed_at else None,
-            ),
+        params = (
+            record.guild_id,
+            record.channel_id,
+            record.user_id,
+            record.system,
+            record.command,
+            record.visibility,
+            inputs,
+            dice,
+            record.result,
+            record.summary,
+            record.created_at.isoformat(),
+            record.revealed_by,
+            record.revealed_at.isoformat() if record.revealed_at else None,
         )
+        sql = f"INSERT INTO rolls ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        if tx is not None:
+            outcome = await tx.execute(sql, params)
+        elif modifiers:
+            async with self._modifiers.settling(modifiers), self._db.transaction() as own:
+                await self._modifiers.take_reserved(own, modifiers)
+                outcome = await own.execute(sql, params)
+        else:
+            self._modifiers.release(modifiers)
+            outcome = await self._db.execute(sql, params)  # one statement: atomic by itself
         assert outcome.lastrowid is not None
         return outcome.lastrowid
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
+import time
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 
 from bot.store._util import dumps, parse_time, validated
 from bot.store.db import Database, Tx
@@ -13,6 +19,25 @@ from bot.store.models import SYSTEMS, AppliedModifier, PendingModifier
 _COLUMNS = (
     "id, guild_id, channel_id, system, target_user_id, kind, value, uses, uses_left, set_by, created_at"
 )
+
+
+# A reservation whose roll never reached its log write (the command failed in between) stops holding
+# its uses after this many seconds; the uses were never taken from the database.
+TICKET_TTL_S = 60.0
+Scope = tuple[int | None, int, str]  # guild, channel, system
+
+
+@dataclass
+class ModifierTicket:
+    """Uses of pending modifiers reserved for one interaction's roll(s); taken when its log row is written."""
+
+    key: object
+    uses: list[tuple[sqlite3.Row, int]] = field(default_factory=list)  # (modifier row, roller id)
+    scopes: set[Scope] = field(default_factory=set)
+    created: float = field(default_factory=time.monotonic)
+
+    def __bool__(self) -> bool:
+        return bool(self.uses)
 
 
 def _modifier(row: sqlite3.Row) -> PendingModifier:
@@ -36,6 +61,21 @@ class ModifierRepository:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        # One process owns the database (see Store), so what this object knows in memory is the truth:
+        # scopes known to have no pending modifier skip every query, and reserved-but-not-yet-logged
+        # uses are subtracted from what the database still shows. ``_generation`` moves before any
+        # insert, so a scope read as empty while a modifier was being set is never remembered as empty.
+        self._generation = 0
+        self._known_empty: set[Scope] = set()
+        self._tickets: dict[object, ModifierTicket] = {}
+        self._locks: weakref.WeakValueDictionary[Scope, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def _lock(self, scope: Scope) -> asyncio.Lock:
+        lock = self._locks.get(scope)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[scope] = lock
+        return lock
 
     async def set(
         self,
@@ -63,6 +103,8 @@ class ModifierRepository:
             ),
             "Modifier",
         )
+        self._generation += 1
+        self._known_empty.discard((modifier.guild_id, modifier.channel_id, modifier.system))
         outcome = await self._db.execute(
             f"INSERT INTO pending_modifiers ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -84,29 +126,131 @@ class ModifierRepository:
         self, guild_id: int | None, channel_id: int, system: str, user_id: int
     ) -> list[AppliedModifier]:
         """Take one use of every modifier matching this player's roll, atomically and exactly once (GM-3)."""
+        key = object()
+        await self.reserve(key, guild_id, channel_id, system, user_id)
+        ticket = self._tickets.get(key)
+        if not ticket:
+            return []
+        # What the SQL guards grant, not what was reserved: another process may share the file in tests.
+        try:
+            async with self.settling(ticket), self._db.transaction() as tx:
+                return await self.take_reserved(tx, ticket)
+        finally:
+            self.release(ticket)
+
+    async def reserve(
+        self, key: object, guild_id: int | None, channel_id: int, system: str, user_id: int
+    ) -> list[AppliedModifier]:
+        """Reserve one use of every modifier matching this roll under ``key``, without writing (GM-3).
+
+        The uses are taken from the database by ``take_reserved`` inside the transaction that logs the
+        roll (``RollLogRepository.add(record, modifiers=ticket)``), so a roll is never half-applied. Until
+        then no other roll in this process can reserve the same use; ``release`` gives them back.
+        """
         if system not in SYSTEMS:
             raise InvalidData(f"{system!r} is not one of the systems {', '.join(SYSTEMS)}.")
-        applied: list[AppliedModifier] = []
-        async with self._db.transaction() as tx:
-            rows = await self._matching(tx, guild_id, channel_id, system, user_id)
+        scope: Scope = (guild_id, channel_id, system)
+        if scope in self._known_empty:
+            return []
+        async with self._lock(scope):
+            generation = self._generation
+            rows = await self._db.all(
+                "SELECT m.id, m.guild_id, m.channel_id, m.system, m.target_user_id, m.kind, m.value, m.uses, "
+                "m.uses_left, m.set_by, m.created_at, COALESCE(u.used, 0) AS used FROM pending_modifiers m "
+                "LEFT JOIN modifier_uses u ON u.modifier_id = m.id AND u.user_id = ? "
+                "WHERE m.channel_id = ? AND m.guild_id IS ? AND m.system = ? ORDER BY m.id",
+                (user_id, channel_id, guild_id, system),
+            )
+            if not rows:
+                if generation == self._generation:
+                    self._known_empty.add(scope)
+                return []
+            self._prune()
+            ticket = self._tickets.get(key)
+            applied: list[AppliedModifier] = []
             for row in rows:
-                if row["target_user_id"] is None:
-                    taken = await self._take_everyone_use(tx, row, user_id)
-                else:
-                    taken = await self._take_player_use(tx, row)
-                if taken is not None:
-                    applied.append(taken)
-        return applied
+                everyone = row["target_user_id"] is None
+                if not everyone and row["target_user_id"] != user_id:
+                    continue
+                stored_left = int(row["uses"]) - int(row["used"]) if everyone else int(row["uses_left"])
+                left = stored_left - self._reserved(row["id"], user_id if everyone else None)
+                if left <= 0:
+                    continue
+                if ticket is None:
+                    ticket = self._tickets[key] = ModifierTicket(key)
+                ticket.uses.append((row, user_id))
+                ticket.scopes.add(scope)
+                applied.append(self._applied(row, for_everyone=everyone, uses_left=left - 1))
+            return applied
+
+    def ticket(self, key: object) -> ModifierTicket | None:
+        """The uses reserved under ``key`` (handed to the log write that takes them), or None."""
+        return self._tickets.get(key)
+
+    def release(self, ticket: ModifierTicket | None) -> None:
+        """Give reserved uses back without taking them (the roll was not logged)."""
+        if ticket is not None and self._tickets.get(ticket.key) is ticket:
+            del self._tickets[ticket.key]
+
+    @asynccontextmanager
+    async def settling(self, ticket: ModifierTicket | None) -> AsyncIterator[None]:
+        """Hold the ticket's scopes while the transaction that takes its uses runs; drop the ticket if it did.
+
+        Taking the uses and dropping the reservation happen under the same lock a reservation reads
+        under, so no reservation ever sees a use both taken in the database and still reserved.
+        """
+        if not ticket:
+            self.release(ticket)
+            yield
+            return
+        locks = [self._lock(scope) for scope in sorted(ticket.scopes, key=repr)]
+        for lock in locks:
+            await lock.acquire()
+        try:
+            yield
+            # taken: the reservation ends with the lock still held. On failure it stays for a retry
+            # (a sustained check that lost a race); the caller releases it when it gives up.
+            self._tickets.pop(ticket.key, None)
+        finally:
+            for lock in reversed(locks):
+                lock.release()
+
+    async def take_reserved(self, tx: Tx, ticket: ModifierTicket | None) -> list[AppliedModifier]:
+        """Inside an open transaction: take the ticket's reserved uses (exactly once, guarded in SQL)."""
+        taken: list[AppliedModifier] = []
+        for row, user_id in ticket.uses if ticket else ():
+            if row["target_user_id"] is None:
+                use = await self._take_everyone_use(tx, row, user_id)
+            else:
+                use = await self._take_player_use(tx, row)
+            if use is not None:
+                taken.append(use)
+        return taken
+
+    def _reserved(self, modifier_id: int, user_id: int | None) -> int:
+        return sum(
+            1
+            for ticket in self._tickets.values()
+            for row, roller in ticket.uses
+            if row["id"] == modifier_id and (user_id is None or roller == user_id)
+        )
+
+    def _prune(self) -> None:
+        cutoff = time.monotonic() - TICKET_TTL_S
+        for key in [k for k, t in self._tickets.items() if t.created < cutoff]:
+            del self._tickets[key]
 
     async def _take_player_use(self, tx: Tx, row: sqlite3.Row) -> AppliedModifier | None:
-        # The guard uses_left > 0 makes the decrement exactly-once even if a row was read stale.
-        outcome = await tx.execute(
-            "UPDATE pending_modifiers SET uses_left = uses_left - 1 WHERE id = ? AND uses_left > 0",
+        # The guard uses_left > 0 makes the decrement exactly-once even if a row was read stale;
+        # RETURNING gives the true count left (the row may predate other uses taken meanwhile).
+        after = await tx.one(
+            "UPDATE pending_modifiers SET uses_left = uses_left - 1 WHERE id = ? AND uses_left > 0 "
+            "RETURNING uses_left",
             (row["id"],),
         )
-        if outcome.rowcount != 1:
+        if after is None:
             return None
-        left = int(row["uses_left"]) - 1
+        left = int(after["uses_left"])
         if left == 0:
             await tx.execute("DELETE FROM pending_modifiers WHERE id = ? AND uses_left = 0", (row["id"],))
         return self._applied(row, for_everyone=False, uses_left=left)

@@ -5,11 +5,16 @@ from __future__ import annotations
 import builtins
 import json
 import sqlite3
+from typing import TYPE_CHECKING
 
 from bot.store._util import dumps, now_text, parse_time, validated
-from bot.store.db import Database
+from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
-from bot.store.models import MAX_NAME, MAX_POOL_CHECKS, Pool, PoolCheck, PoolState, name_key
+from bot.store.models import MAX_NAME, MAX_POOL_CHECKS, Pool, PoolCheck, PoolState, RollRecord, name_key
+
+if TYPE_CHECKING:
+    from bot.store.log import RollLogRepository
+    from bot.store.modifiers import ModifierRepository, ModifierTicket
 
 _COLUMNS = (
     "id, guild_id, channel_id, owner_id, name, skill, goal, base, time_per_check, time_unit, no_loss, pool, "
@@ -53,8 +58,12 @@ def _whole(value: object, low: int, high: int, sentence: str) -> int:
 class PoolRepository:
     """Sustained actions in progress and finished, per channel."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(
+        self, db: Database, log: RollLogRepository | None = None, modifiers: ModifierRepository | None = None
+    ) -> None:
         self._db = db
+        self._log = log
+        self._modifiers = modifiers
 
     async def start(
         self,
@@ -164,32 +173,64 @@ class PoolRepository:
         The core decides the check's delta and the action's new state (RPS-8); the store keeps
         pool == sum of logged deltas and checks_made == number of logged checks, in one transaction.
         """
+        check = self._check(check, state)
+        async with self._db.transaction() as tx:
+            return await self._add_check(tx, pool_id, expected_checks, check, state)
+
+    async def add_check_logged(
+        self,
+        pool_id: int,
+        expected_checks: int,
+        check: PoolCheck,
+        state: PoolState,
+        log: RollRecord,
+        modifiers: ModifierTicket | None = None,
+    ) -> tuple[Pool, int]:
+        """``add_check``, its log row and the GM modifier uses it took, in one transaction; the log id."""
+        if self._log is None or self._modifiers is None:
+            raise InvalidData("This pool repository was opened without a roll log.")
+        check = self._check(check, state)
+        try:
+            async with self._modifiers.settling(modifiers), self._db.transaction() as tx:
+                await self._modifiers.take_reserved(tx, modifiers)
+                pool = await self._add_check(tx, pool_id, expected_checks, check, state)
+                log_id = await self._log.add(log, tx=tx)
+        except Conflict:
+            raise  # the caller may retry on the fresh pool with the same reserved uses (then releases them)
+        except BaseException:
+            self._modifiers.release(modifiers)
+            raise
+        return pool, log_id
+
+    @staticmethod
+    def _check(check: PoolCheck, state: str) -> PoolCheck:
         if not isinstance(check, PoolCheck):
             check = validated(lambda: PoolCheck.model_validate(check), "Check")
         if state not in _STATES:
             raise InvalidData(f"A sustained action's state is one of {', '.join(_STATES)}, not {state!r}.")
-        async with self._db.transaction() as tx:
-            row = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
-            if row is None:
-                raise NotFound(f"There is no sustained action {pool_id}.")
-            if row["state"] != "running":
-                raise Conflict(f"The sustained action {row['name']!r} is {row['state']}; no more checks.")
-            if row["checks_made"] != expected_checks:
-                raise Conflict("Another check was made on this sustained action first; nothing was added.")
-            if row["checks_made"] >= MAX_POOL_CHECKS:
-                raise InvalidData(
-                    f"A sustained action takes at most {MAX_POOL_CHECKS} checks; stop this one."
-                )
-            logged = json.loads(row["checks"])
-            logged.append(check.model_dump(mode="json"))
-            outcome = await tx.execute(
-                "UPDATE pools SET pool = pool + ?, checks_made = checks_made + 1, checks = ?, state = ?, "
-                "updated_at = ? WHERE id = ? AND checks_made = ? AND state = 'running'",
-                (check.delta, dumps(logged), state, now_text(), pool_id, expected_checks),
-            )
-            if outcome.rowcount != 1:
-                raise Conflict("Another check was made on this sustained action first; nothing was added.")
-            updated = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
+        return check
+
+    @staticmethod
+    async def _add_check(tx: Tx, pool_id: int, expected_checks: int, check: PoolCheck, state: str) -> Pool:
+        row = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
+        if row is None:
+            raise NotFound(f"There is no sustained action {pool_id}.")
+        if row["state"] != "running":
+            raise Conflict(f"The sustained action {row['name']!r} is {row['state']}; no more checks.")
+        if row["checks_made"] != expected_checks:
+            raise Conflict("Another check was made on this sustained action first; nothing was added.")
+        if row["checks_made"] >= MAX_POOL_CHECKS:
+            raise InvalidData(f"A sustained action takes at most {MAX_POOL_CHECKS} checks; stop this one.")
+        logged = json.loads(row["checks"])
+        logged.append(check.model_dump(mode="json"))
+        outcome = await tx.execute(
+            "UPDATE pools SET pool = pool + ?, checks_made = checks_made + 1, checks = ?, state = ?, "
+            "updated_at = ? WHERE id = ? AND checks_made = ? AND state = 'running'",
+            (check.delta, dumps(logged), state, now_text(), pool_id, expected_checks),
+        )
+        if outcome.rowcount != 1:
+            raise Conflict("Another check was made on this sustained action first; nothing was added.")
+        updated = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
         assert updated is not None
         return _pool(updated)
 

@@ -5,23 +5,37 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.store._util import dumps, now_text, validated
+from bot.store._util import ReadCache, dumps, now_text, validated
 from bot.store.db import Database
 from bot.store.errors import InvalidData
 from bot.store.models import VISIBILITIES, GuildSettings, Visibility
 
 
 class SettingsRepository:
-    """Per-guild choices and per-channel default visibility."""
+    """Per-guild choices and per-channel default visibility.
+
+    Both are read by nearly every command, so they are cached in memory. That is sound because one bot
+    process owns the database file: every change goes through this object, which invalidates the cache.
+    A second process writing the same file would not be seen until restart (not a supported setup).
+    The cached GuildSettings is shared; treat it as read-only (it is frozen; copy its lists to change).
+    """
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._guilds: ReadCache[int, GuildSettings] = ReadCache()
+        self._channels: ReadCache[tuple[int, int], Visibility] = ReadCache()
 
     async def get(self, guild_id: int) -> GuildSettings:
         """The guild's settings; the defaults when it never changed any."""
+        cached = self._guilds.get(guild_id)
+        if cached is not None:
+            return cached
+        generation = self._guilds.generation()
         row = await self._db.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
         data: dict[str, Any] = json.loads(row["data"]) if row else {}
-        return validated(lambda: GuildSettings.model_validate({**data, "guild_id": guild_id}), "Setting")
+        settings = validated(lambda: GuildSettings.model_validate({**data, "guild_id": guild_id}), "Setting")
+        self._guilds.put(guild_id, settings, generation)
+        return settings
 
     async def update(self, guild_id: int, /, **changes: Any) -> GuildSettings:
         """Change some settings at once; all are validated first and nothing changes on a refusal."""
@@ -30,7 +44,7 @@ class SettingsRepository:
         )
         if unknown:
             raise InvalidData(f"There is no guild setting called {unknown[0]!r}.")
-        async with self._db.transaction() as tx:
+        async with self._guilds.writing(guild_id), self._db.transaction() as tx:
             row = await tx.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
             data: dict[str, Any] = json.loads(row["data"]) if row else {}
             merged = {**data, **changes, "guild_id": guild_id}
@@ -45,29 +59,35 @@ class SettingsRepository:
 
     async def reset(self, guild_id: int) -> GuildSettings:
         """Forget every change: the guild gets the defaults again."""
-        await self._db.execute("DELETE FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        async with self._guilds.writing(guild_id):
+            await self._db.execute("DELETE FROM guild_settings WHERE guild_id = ?", (guild_id,))
         return GuildSettings(guild_id=guild_id)
 
     async def channel_visibility(self, guild_id: int, channel_id: int) -> Visibility:
         """The channel's default visibility for rolls ("public" unless a GM set another)."""
+        cached = self._channels.get((guild_id, channel_id))
+        if cached is not None:
+            return cached
+        generation = self._channels.generation()
         row = await self._db.one(
             "SELECT visibility FROM channel_settings WHERE channel_id = ? AND guild_id = ?",
             (channel_id, guild_id),
         )
-        if row is None:
-            return "public"
-        mode: Visibility = row["visibility"]
+        mode: Visibility = "public" if row is None else row["visibility"]
+        self._channels.put((guild_id, channel_id), mode, generation)
         return mode
 
     async def set_channel_visibility(self, guild_id: int, channel_id: int, mode: str) -> Visibility:
         """Set the channel's default visibility: public, private, gm or blind."""
         if mode not in VISIBILITIES:
             raise InvalidData(f"A channel's visibility is one of {', '.join(VISIBILITIES)}, not {mode!r}.")
-        await self._db.execute(
-            "INSERT INTO channel_settings (channel_id, guild_id, visibility) VALUES (?, ?, ?) "
-            "ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id, "
-            "visibility = excluded.visibility",
-            (channel_id, guild_id, mode),
-        )
+        # channel_id is the table's key: a channel re-keyed to another guild drops every cached channel
+        async with self._channels.writing(None):
+            await self._db.execute(
+                "INSERT INTO channel_settings (channel_id, guild_id, visibility) VALUES (?, ?, ?) "
+                "ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id, "
+                "visibility = excluded.visibility",
+                (channel_id, guild_id, mode),
+            )
         result: Visibility = mode
         return result

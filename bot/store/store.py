@@ -25,7 +25,15 @@ def default_path() -> Path:
 
 
 class Store:
-    """Everything the table must not lose; open once (``await Store.open(path)``), close at shutdown."""
+    """Everything the table must not lose; open once (``await Store.open(path)``), close at shutdown.
+
+    Assumption: one bot process (one Store) owns the database file while it runs. The Store keeps in
+    memory what every command reads (guild settings, channel visibility, channel GMs, which channels
+    have no pending GM modifier) and the GM modifier uses reserved by rolls not yet logged; it sees its
+    own writes but not another process's. Atomicity itself never relies on this: every write is still
+    guarded in SQL (version checks, ``uses_left > 0``), so a second writer can make a cached read stale,
+    never a write wrong.
+    """
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -35,9 +43,9 @@ class Store:
         self.modifiers = ModifierRepository(db)
         self.sheets = SheetRepository(db)
         self.cards = CardRepository(db)
-        self.supply = SupplyRepository(db)
-        self.pools = PoolRepository(db)
-        self.log = RollLogRepository(db)
+        self.log = RollLogRepository(db, self.modifiers)
+        self.supply = SupplyRepository(db, self.log)
+        self.pools = PoolRepository(db, self.log, self.modifiers)
 
     @classmethod
     async def open(cls, path: str | Path | None = None) -> Store:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import builtins
 import sqlite3
+from typing import TYPE_CHECKING
 
 from bot.store._util import now_text, parse_time
 from bot.store.db import Database
 from bot.store.errors import Conflict, InvalidData, NotFound
-from bot.store.models import MAX_NAME, SUPPLY_DICE, SupplyDie, name_key, next_supply_die
+from bot.store.models import MAX_NAME, SUPPLY_DICE, RollRecord, SupplyDie, name_key, next_supply_die
+
+if TYPE_CHECKING:
+    from bot.store.log import RollLogRepository
 
 _COLUMNS = "guild_id, owner_id, character, item, die, updated_at"
 _WHERE = "guild_id = ? AND owner_id = ? AND character_key = ? AND item_key = ?"
@@ -44,8 +48,9 @@ def _die(die: int) -> int:
 class SupplyRepository:
     """Characters' supply dice."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, log: RollLogRepository | None = None) -> None:
         self._db = db
+        self._log = log
 
     def _key(self, guild_id: int, owner_id: int, character: str, item: str) -> tuple[int, int, str, str]:
         return guild_id, owner_id, name_key(_name(character, "character")), name_key(_name(item, "item"))
@@ -128,6 +133,46 @@ class SupplyRepository:
                 "someone rolled it first; roll again."
             )
         return current
+
+    async def apply_roll_logged(
+        self,
+        guild_id: int,
+        owner_id: int,
+        character: str,
+        item: str,
+        expected_die: int,
+        result: int,
+        log: RollRecord,
+    ) -> tuple[SupplyDie, int]:
+        """``apply_roll`` and its log row in one transaction (DD-7): both or neither; returns the log id."""
+        if self._log is None:
+            raise InvalidData("This supply repository was opened without a roll log.")
+        if _die(expected_die) == 0:
+            raise InvalidData(f"{item.strip()} is empty and cannot be rolled; a GM can restore it.")
+        if isinstance(result, bool) or not isinstance(result, int) or not 1 <= result <= max(1, expected_die):
+            raise InvalidData(
+                f"A roll of a {_label(expected_die)} shows 1 to {expected_die}, not {result!r}."
+            )
+        key = self._key(guild_id, owner_id, character, item)
+        async with self._db.transaction() as tx:
+            changed = 0
+            if result <= 3:
+                outcome = await tx.execute(
+                    f"UPDATE supply_dice SET die = ?, updated_at = ? WHERE {_WHERE} AND die = ?",
+                    (next_supply_die(expected_die), now_text(), *key, expected_die),
+                )
+                changed = outcome.rowcount
+            row = await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+            if row is None:
+                raise NotFound(f"{character.strip()} has no supply of {item.strip()}; a GM can set one.")
+            expected_now = next_supply_die(expected_die) if result <= 3 else expected_die
+            if (result <= 3 and changed != 1) or row["die"] != expected_now:
+                raise Conflict(
+                    f"{item.strip()} is now a {_label(row['die'])}, not a {_label(expected_die)}: "
+                    "someone rolled it first; roll again."
+                )
+            log_id = await self._log.add(log, tx=tx)
+        return _supply(row), log_id
 
     async def delete(self, guild_id: int, owner_id: int, character: str, item: str) -> bool:
         """Forget the supply; False if there was none."""

@@ -4,6 +4,11 @@ A system cog: parses options, ``mode = await resolve_mode(...)`` (refusals chang
 pending GM modifiers with `take_modifiers` (GM-3: exactly one use per roll), rolls with ``bot.rng``,
 calls the core, builds an embed with `bot.ui.embeds.result_embed`, adds `modifier_field` when any
 modifier applied, then calls `publish`, which logs the roll and shows it to whoever the mode allows.
+
+`take_modifiers` only reserves the uses (under the interaction's id); `publish` takes them from the store
+in the same transaction as the log row, so a failure before the log write leaves the modifiers pending.
+A cog whose roll is logged by another interaction (a card hand finished by a later click) passes
+``until_logged=False`` to take them at once.
 """
 
 from __future__ import annotations
@@ -34,14 +39,25 @@ def guild_key(interaction: discord.Interaction[Any]) -> int:
 
 
 async def take_modifiers(
-    interaction: discord.Interaction[Any], store: Store, system: str, user_id: int | None = None
+    interaction: discord.Interaction[Any],
+    store: Store,
+    system: str,
+    user_id: int | None = None,
+    *,
+    until_logged: bool = True,
 ) -> list[AppliedModifier]:
-    """Consume one use of every pending GM modifier for this roller in this channel (GM-3)."""
+    """Reserve one use of every pending GM modifier for this roller in this channel (GM-3).
+
+    The uses are taken when `publish` logs this interaction's roll (same transaction); with
+    ``until_logged=False`` they are taken now.
+    """
     if interaction.channel_id is None:
         return []
     guild_id = interaction.guild.id if interaction.guild is not None else None
     who = user_id if user_id is not None else interaction.user.id
-    return await store.modifiers.consume(guild_id, interaction.channel_id, system, who)
+    if not until_logged:
+        return await store.modifiers.consume(guild_id, interaction.channel_id, system, who)
+    return await store.modifiers.reserve(interaction.id, guild_id, interaction.channel_id, system, who)
 
 
 def modifier_total(applied: Sequence[AppliedModifier], kind: str) -> int:
@@ -76,6 +92,32 @@ def modifier_field(applied: Sequence[AppliedModifier]) -> tuple[str, str] | None
     return (title, "\n".join(map(describe_modifier, applied)))
 
 
+def roll_record(
+    interaction: discord.Interaction[Any],
+    *,
+    mode: Mode,
+    system: str,
+    command: str,
+    inputs: dict[str, Any],
+    dice: Any,
+    result: str,
+    summary: str = "",
+) -> RollRecord:
+    """The log entry of a roll made by this interaction."""
+    return RollRecord(
+        guild_id=interaction.guild.id if interaction.guild is not None else None,
+        channel_id=interaction.channel_id or interaction.user.id,
+        user_id=interaction.user.id,
+        system=system,
+        command=command,
+        visibility=mode,
+        inputs=inputs,
+        dice=dice,
+        result=result[:4000],
+        summary=summary[:400],
+    )
+
+
 async def publish(
     interaction: discord.Interaction[Any],
     store: Store,
@@ -90,20 +132,28 @@ async def publish(
     summary: str = "",
     kind: str | None = None,
     view: discord.ui.View | None = None,
+    log_id: int | None = None,
 ) -> tuple[int, Delivery]:
-    """Log the roll (with its visibility) and deliver its embed; returns the log id and the delivery."""
-    record = RollRecord(
-        guild_id=interaction.guild.id if interaction.guild is not None else None,
-        channel_id=interaction.channel_id or interaction.user.id,
-        user_id=interaction.user.id,
-        system=system,
-        command=command,
-        visibility=mode,
-        inputs=inputs,
-        dice=dice,
-        result=result[:4000],
-        summary=summary[:400],
-    )
-    log_id = await store.log.add(record)
+    """Log the roll (with its visibility and the GM modifier uses it reserved) and deliver its embed.
+
+    ``log_id``: the roll was already logged together with its game write (supply, sustained pool).
+    Returns the log id and the delivery.
+    """
+    if log_id is None:
+        record = roll_record(
+            interaction,
+            mode=mode,
+            system=system,
+            command=command,
+            inputs=inputs,
+            dice=dice,
+            result=result,
+            summary=summary,
+        )
+        ticket = store.modifiers.ticket(interaction.id)
+        try:
+            log_id = await store.log.add(record, modifiers=ticket)
+        finally:
+            store.modifiers.release(ticket)  # taken with the log row, or given back when it failed
     delivery = await deliver(interaction, store, embed, mode=mode, log_id=log_id, kind=kind, view=view)
     return log_id, delivery

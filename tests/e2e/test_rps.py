@@ -560,16 +560,16 @@ async def test_a_racing_check_is_reapplied_to_the_fresh_pool_once(harness: Harne
 
     started = await start_pool(harness, world, goal=40)
     pools = harness.bot.store.pools
-    original = pools.add_check
+    original = pools.add_check_logged  # the cog writes the check together with its log row
     raced: list[int] = []
 
-    async def racing_add_check(pool_id: int, expected: int, check: PoolCheck, state: str = "running") -> Any:
+    async def racing_add_check(pool_id: int, expected: int, check: PoolCheck, *args: Any) -> Any:
         if not raced:  # another click's check lands between our read and our write
             raced.append(pool_id)
-            await original(pool_id, expected, PoolCheck(sl=3, delta=3, dice=[5, 7]))
-        return await original(pool_id, expected, check, state)
+            await pools.add_check(pool_id, expected, PoolCheck(sl=3, delta=3, dice=[5, 7]))
+        return await original(pool_id, expected, check, *args)
 
-    pools.add_check = racing_add_check  # type: ignore[method-assign]
+    pools.add_check_logged = racing_add_check  # type: ignore[method-assign]
     dice(harness, 2, 3)
     answer = await harness.click(started.original, "Roll next check", world.alice)
     assert "13/40" in fields(answer.embed)["Pool"]  # 3 from the racing check + 10 from this one, once each

@@ -22,10 +22,9 @@ from tests.reliability.test_races import supply_chain_problems
 pytestmark = pytest.mark.slow
 
 BURST = 80
-# Open finding: /supply roll steps the die and logs the roll in two transactions, so a crash between them
-# leaves a step without its logged roll (pinned by the xfail test at the end). Until they are one
-# transaction the SIGKILL test accepts steps missing from the log; set True once fixed.
-SUPPLY_STEP_AND_LOG_ATOMIC = False
+# Fixed (bug 4): /supply roll steps the die and logs the roll in one transaction (store.supply.
+# apply_roll_logged), so the SIGKILL test requires every step to have its logged roll.
+SUPPLY_STEP_AND_LOG_ATOMIC = True
 KILL_AFTER = 20  # answers seen before the kill
 
 
@@ -145,11 +144,6 @@ class _Crash(Exception):
     """Stands for the process dying between two writes."""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open finding: the game write (supply step, modifier use) and the roll's log entry are two "
-    "transactions (cogs/supply.py + bot/ui/rolls.publish); a crash between them half-applies the roll",
-)
 @pytest.mark.parametrize("action", ["supply roll", "decision roll with a GM modifier"])
 async def test_dying_before_the_roll_is_logged_leaves_the_game_state_untouched(
     harness: Harness, world: World, tmp_path: Path, action: str
@@ -162,7 +156,7 @@ async def test_dying_before_the_roll_is_logged_leaves_the_game_state_untouched(
     )
     before = dump(Path(harness.bot.settings.database_path))
 
-    async def crash(record: object) -> int:
+    async def crash(record: object, **where: object) -> int:  # add(record, tx=..., modifiers=...)
         raise _Crash("killed between the game write and the log write")
 
     original = store.log.add

@@ -132,6 +132,9 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
     """
     message = user_message(error)
     code: str | None = None
+    store = getattr(interaction.client, "store", None)
+    if store is not None:  # the roll failed before its log row: give back the GM modifier uses it reserved
+        store.modifiers.release(store.modifiers.ticket(interaction.id))
     if interaction.type is discord.InteractionType.autocomplete:
         # an autocomplete cannot show a sentence: log it and offer no choices rather than leave it hanging
         log.error("Autocomplete failed in %s", _describe(interaction), exc_info=error)

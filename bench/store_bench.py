@@ -3,7 +3,7 @@
 Prints writes/s and p50/p99 latency for: log a roll, consume a modifier, draw a card (read the hand and
 shoe, draw, apply the hand transition with its version checks). Run from the repository root:
 
-    python bench/store_bench.py [--characters 10000] [--ops 2000] [--path FILE]
+    python bench/store_bench.py [--characters 10000] [--ops 2000] [--concurrency 16] [--path FILE]
 """
 
 from __future__ import annotations
@@ -55,12 +55,40 @@ async def measure(name: str, ops: int, op: Callable[[int], Awaitable[object]]) -
     print(f"{name:<20} {ops / total:9.0f} writes/s   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
 
 
+async def measure_concurrent(
+    store: Store, name: str, ops: int, concurrency: int, op: Callable[[int], Awaitable[object]]
+) -> None:
+    """Run ``op`` ``ops`` times, ``concurrency`` at once; print throughput and trips to SQLite per op."""
+    latencies: list[float] = []
+    next_op = iter(range(ops))
+
+    async def worker() -> None:
+        for i in next_op:
+            t0 = time.perf_counter()
+            await op(i)
+            latencies.append(time.perf_counter() - t0)
+
+    trips = store.db.trips
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    total = time.perf_counter() - start
+    cuts = statistics.quantiles(latencies, n=100)
+    per_op = (store.db.trips - trips) / ops
+    print(
+        f"{name:<20} {ops / total:9.0f} writes/s   p50 {cuts[49] * 1000:7.3f} ms   "
+        f"p99 {cuts[98] * 1000:7.3f} ms   {per_op:.2f} trips/op"
+    )
+
+
 async def main(args: argparse.Namespace) -> None:
     """Fill the store, then time the three hot operations."""
     with tempfile.TemporaryDirectory(prefix="store-bench-") as folder:
         path = Path(args.path) if args.path else Path(folder) / "bench.sqlite3"
         await run(path, args)
-    print(f"rerun: python bench/store_bench.py --characters {args.characters} --ops {args.ops}")
+    print(
+        f"rerun: python bench/store_bench.py --characters {args.characters} --ops {args.ops} "
+        f"--concurrency {args.concurrency}"
+    )
 
 
 async def run(path: Path, args: argparse.Namespace) -> None:
@@ -130,6 +158,9 @@ async def run(path: Path, args: argparse.Namespace) -> None:
             return result
 
         await measure("log a roll", args.ops, log_roll)
+        await measure_concurrent(
+            store, f"log a roll, {args.concurrency} at once", args.ops, args.concurrency, log_roll
+        )
         await measure("consume a modifier", args.ops, consume)
         await measure("draw a card", args.ops, draw)
     finally:
@@ -140,5 +171,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--characters", type=int, default=10_000)
     parser.add_argument("--ops", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=16, help="rolls in flight at once (group commit)")
     parser.add_argument("--path", default="", help="database file (default: a new temporary file)")
     asyncio.run(main(parser.parse_args()))

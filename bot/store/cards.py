@@ -17,12 +17,14 @@ from bot.store._util import dumps, json_column, now_text, parse_time
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import MAX_HAND_JSON, HandRecord
+from bot.store.modifiers import ModifierRepository, ModifierTicket
 
 _HAND_COLUMNS = (
     "id, guild_id, channel_id, owner_id, state, finished, cards, data, version, message_id, "
     "created_at, updated_at"
 )
 MAX_STATE = 40
+_SHOE_MOVED = "The shoe changed while you were playing (another draw came first); try again."
 
 
 def shoe_to_columns(shoe: Shoe) -> tuple[int, str, str]:
@@ -84,8 +86,9 @@ def _state(state: str) -> str:
 class CardRepository:
     """Each channel's shoe and the hands played from it."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, modifiers: ModifierRepository | None = None) -> None:
         self._db = db
+        self._modifiers = modifiers if modifiers is not None else ModifierRepository(db)
         # Weak values: a channel's lock lives while some coroutine holds or waits on it, then goes away.
         self._shoe_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -107,37 +110,44 @@ class CardRepository:
 
         An existing shoe keeps its own number of decks until it is reshuffled with another count.
         """
-        row = await self._db.one(
-            "SELECT decks, remaining, discards, version FROM shoes WHERE channel_id = ?", (channel_id,)
-        )
+        select = "SELECT decks, remaining, discards, version FROM shoes WHERE channel_id = ?"
+        row = await self._db.one(select, (channel_id,))
         if row is None:
             try:
                 fresh = Shoe.fresh(rng or random.SystemRandom(), check_decks(decks))
             except RuleError as err:
                 raise InvalidData(str(err)) from None
             count, remaining, discards = shoe_to_columns(fresh)
-            await self._db.execute(
-                "INSERT INTO shoes (channel_id, guild_id, decks, remaining, discards, version, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (channel_id) DO NOTHING",
-                (channel_id, guild_id, count, remaining, discards, now_text()),
-            )
-            row = await self._db.one(
-                "SELECT decks, remaining, discards, version FROM shoes WHERE channel_id = ?", (channel_id,)
-            )
-            assert row is not None
+
+            def create(tx: Tx) -> sqlite3.Row:
+                tx.execute(
+                    "INSERT INTO shoes (channel_id, guild_id, decks, remaining, discards, version, "
+                    "updated_at) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (channel_id) DO NOTHING",
+                    (channel_id, guild_id, count, remaining, discards, now_text()),
+                )
+                created = tx.one(select, (channel_id,))
+                assert created is not None
+                return created
+
+            row = await self._db.run(create)
         return shoe_from_columns(row["decks"], row["remaining"], row["discards"]), int(row["version"])
 
+    async def put_shoe(self, channel_id: int, shoe: Shoe, shoe_version: int) -> int:
+        """Replace the channel's shoe if it is still at ``shoe_version`` (else Conflict); the new version."""
+        columns = shoe_to_columns(shoe)
+        return await self._db.run(lambda tx: self._write_columns(tx, channel_id, columns, shoe_version))
+
     @staticmethod
-    async def _write_shoe(tx: Tx, channel_id: int, shoe: Shoe, shoe_version: int) -> int:
+    def _write_columns(tx: Tx, channel_id: int, columns: tuple[int, str, str], shoe_version: int) -> int:
         """Replace the shoe if it is still at ``shoe_version`` (else Conflict); returns the new version."""
-        decks, remaining, discards = shoe_to_columns(shoe)
-        outcome = await tx.execute(
+        decks, remaining, discards = columns
+        outcome = tx.execute(
             "UPDATE shoes SET decks = ?, remaining = ?, discards = ?, version = version + 1, updated_at = ? "
             "WHERE channel_id = ? AND version = ?",
             (decks, remaining, discards, now_text(), channel_id, shoe_version),
         )
         if outcome.rowcount != 1:
-            raise Conflict("The shoe changed while you were playing (another draw came first); try again.")
+            raise Conflict(_SHOE_MOVED)
         return shoe_version + 1
 
     async def create_hand(
@@ -153,15 +163,25 @@ class CardRepository:
         shoe_version: int | None = None,
         finished: bool = False,
         message_id: int | None = None,
+        modifiers: ModifierTicket | None = None,
     ) -> HandRecord:
-        """Store a new hand and the shoe it drew from, in one transaction (Conflict if the shoe moved on)."""
+        """Store a new hand and the shoe it drew from, in one transaction (Conflict if the shoe moved on).
+
+        ``modifiers``: GM modifier uses reserved for this hand (GM-3), taken in the same transaction, so
+        a hand is never dealt without taking them nor are they taken for a hand that was not dealt. On a
+        Conflict they stay reserved for the caller's retry; the caller releases them when it gives up.
+        """
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
         data, codes, stamp = _hand_data(hand), _codes(cards), now_text()
-        async with self._db.transaction() as tx:
-            if shoe is not None and shoe_version is not None:
-                await self._write_shoe(tx, channel_id, shoe, shoe_version)
-            outcome = await tx.execute(
+        shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
+        take = self._modifiers.taker(modifiers)
+
+        def work(tx: Tx) -> sqlite3.Row | None:
+            if shoe_columns is not None and shoe_version is not None:
+                self._write_columns(tx, channel_id, shoe_columns, shoe_version)
+            take(tx)
+            outcome = tx.execute(
                 "INSERT INTO hands (guild_id, channel_id, owner_id, state, finished, cards, data, version, "
                 "message_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
                 (
@@ -177,7 +197,10 @@ class CardRepository:
                     stamp,
                 ),
             )
-            row = await tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (outcome.lastrowid,))
+            return tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (outcome.lastrowid,))
+
+        async with self._modifiers.settling(modifiers):
+            row = await self._db.run(work)
         assert row is not None
         return _hand(row)
 
@@ -229,17 +252,20 @@ class CardRepository:
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
         data, codes = _hand_data(hand), _codes(cards)
-        async with self._db.transaction() as tx:
-            row = await tx.one("SELECT channel_id, version, finished FROM hands WHERE id = ?", (hand_id,))
+        shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
+        stamp = now_text()
+
+        def work(tx: Tx) -> sqlite3.Row | None:
+            row = tx.one("SELECT channel_id, version, finished FROM hands WHERE id = ?", (hand_id,))
             if row is None:
                 raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
             if row["version"] != expected_version:
                 raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
             if row["finished"]:
                 raise Conflict("This hand is finished; start a new one.")
-            if shoe is not None and shoe_version is not None:
-                await self._write_shoe(tx, row["channel_id"], shoe, shoe_version)
-            outcome = await tx.execute(
+            if shoe_columns is not None and shoe_version is not None:
+                self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version)
+            outcome = tx.execute(
                 "UPDATE hands SET state = ?, finished = ?, cards = ?, data = ?, version = version + 1, "
                 "message_id = COALESCE(?, message_id), updated_at = ? WHERE id = ? AND version = ?",
                 (
@@ -248,14 +274,16 @@ class CardRepository:
                     dumps(codes),
                     data,
                     message_id,
-                    now_text(),
+                    stamp,
                     hand_id,
                     expected_version,
                 ),
             )
             if outcome.rowcount != 1:
                 raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
-            updated = await tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (hand_id,))
+            return tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (hand_id,))
+
+        updated = await self._db.run(work)
         assert updated is not None
         return _hand(updated)
 
@@ -274,27 +302,38 @@ class CardRepository:
     async def reshuffle(
         self, guild_id: int | None, channel_id: int, rng: random.Random, decks: int | None = None
     ) -> tuple[Shoe, int]:
-        """Shuffle every card not in an open hand into a new shoe (BJ-1), optionally with a new deck count."""
-        async with self._db.transaction() as tx:
-            rows = await tx.all(
+        """Shuffle every card not in an open hand into a new shoe (BJ-1), optionally with a new deck count.
+
+        Read, shuffle on the event loop (``rng`` never leaves its thread), then write if the shoe did not
+        move meanwhile: a deal or a draw in between makes this a Conflict that changes nothing.
+        """
+
+        def read(tx: Tx) -> tuple[builtins.list[sqlite3.Row], sqlite3.Row | None]:
+            rows = tx.all(
                 "SELECT cards FROM hands WHERE channel_id = ? AND guild_id IS ? AND finished = 0",
                 (channel_id, guild_id),
             )
-            in_play = [Card.parse(code) for row in rows for code in json.loads(row["cards"])]
-            current = await tx.one("SELECT decks, version FROM shoes WHERE channel_id = ?", (channel_id,))
-            try:
-                count = check_decks(decks if decks is not None else (current["decks"] if current else 1))
-                shoe = Shoe(decks=count, remaining=()).reshuffle(rng, in_play)
-            except RuleError as err:
-                raise InvalidData(str(err)) from None
-            columns = shoe_to_columns(shoe)
+            return rows, tx.one("SELECT decks, version FROM shoes WHERE channel_id = ?", (channel_id,))
+
+        rows, current = await self._db.run(read, write=False)
+        in_play = [Card.parse(code) for row in rows for code in json.loads(row["cards"])]
+        try:
+            count = check_decks(decks if decks is not None else (current["decks"] if current else 1))
+            shoe = Shoe(decks=count, remaining=()).reshuffle(rng, in_play)
+        except RuleError as err:
+            raise InvalidData(str(err)) from None
+        columns = shoe_to_columns(shoe)
+
+        def write(tx: Tx) -> int:
             if current is None:
-                await tx.execute(
+                outcome = tx.execute(
                     "INSERT INTO shoes (channel_id, guild_id, decks, remaining, discards, version, "
-                    "updated_at) VALUES (?, ?, ?, ?, ?, 1, ?)",
+                    "updated_at) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (channel_id) DO NOTHING",
                     (channel_id, guild_id, *columns, now_text()),
                 )
-                version = 1
-            else:
-                version = await self._write_shoe(tx, channel_id, shoe, int(current["version"]))
-        return shoe, version
+                if outcome.rowcount != 1:
+                    raise Conflict(_SHOE_MOVED)
+                return 1
+            return self._write_columns(tx, channel_id, columns, int(current["version"]))
+
+        return shoe, await self._db.run(write)

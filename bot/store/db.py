@@ -1,12 +1,11 @@
-"""One SQLite connection (aiosqlite): migrations, pragmas, and serialised atomic transactions."""
+"""One SQLite connection (aiosqlite): migrations, pragmas, and units of work committed in groups."""
 
 from __future__ import annotations
 
 import asyncio
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -64,90 +63,125 @@ class Outcome:
 
 
 class Tx:
-    """The statements of one open transaction; only valid inside ``Database.transaction()``.
+    """The statements of one unit of work, run on the connection's own thread (see `Database.run`).
 
-    Each statement is one trip to aiosqlite's thread (execute, fetch and close run there together), and
-    ``BEGIN IMMEDIATE`` rides along with the first statement, so a body that runs nothing costs nothing.
+    Synchronous on purpose: a unit is a plain function ``work(tx)`` that the store hands to
+    `Database.run`, which runs it whole on the SQLite thread, atomically, in one trip from the event loop.
+    Only valid while that function runs.
     """
 
-    def __init__(self, conn: aiosqlite.Connection, *, begin: bool = False) -> None:
-        self._conn = conn
-        self._needs_begin = begin
-        self.begun = False
+    __slots__ = ("_raw",)
 
-    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        raw = self._conn._conn  # the sqlite3 connection; only touched inside aiosqlite's thread below
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        self._raw = raw
 
-        def call() -> _T:
-            if self._needs_begin and not self.begun:
-                raw.execute("BEGIN IMMEDIATE")
-                self.begun = True
-            return work(raw)
-
-        # aiosqlite's own queue: runs ``call`` in the connection's thread, one trip instead of three.
-        result: _T = await self._conn._execute(call)  # type: ignore[no-untyped-call]
-        return result
-
-    async def execute(self, sql: str, params: Params = ()) -> Outcome:
+    def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement; returns how many rows it changed and the last inserted id."""
+        cursor = self._raw.execute(sql, params)
+        try:
+            return Outcome(rowcount=cursor.rowcount, lastrowid=cursor.lastrowid)
+        finally:
+            cursor.close()
 
-        def work(raw: sqlite3.Connection) -> Outcome:
-            cursor = raw.execute(sql, params)
-            try:
-                return Outcome(rowcount=cursor.rowcount, lastrowid=cursor.lastrowid)
-            finally:
-                cursor.close()
-
-        return await self._run(work)
-
-    async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
+    def executemany(self, sql: str, rows: Iterable[Params]) -> None:
         """Run one statement for each parameter row."""
-        batch = list(rows)
+        self._raw.executemany(sql, list(rows)).close()
 
-        def work(raw: sqlite3.Connection) -> None:
-            raw.executemany(sql, batch).close()
-
-        await self._run(work)
-
-    async def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+    def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """The first row of a query, or None."""
+        cursor = self._raw.execute(sql, params)
+        try:
+            row: sqlite3.Row | None = cursor.fetchone()
+            return row
+        finally:
+            cursor.close()
 
-        def work(raw: sqlite3.Connection) -> sqlite3.Row | None:
-            cursor = raw.execute(sql, params)
-            try:
-                row: sqlite3.Row | None = cursor.fetchone()
-                return row
-            finally:
-                cursor.close()
-
-        return await self._run(work)
-
-    async def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+    def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """Every row of a query."""
+        cursor = self._raw.execute(sql, params)
+        try:
+            return list(cursor.fetchall())
+        finally:
+            cursor.close()
 
-        def work(raw: sqlite3.Connection) -> list[sqlite3.Row]:
-            cursor = raw.execute(sql, params)
-            try:
-                return list(cursor.fetchall())
-            finally:
-                cursor.close()
 
-        return await self._run(work)
+@dataclass
+class _Job:
+    work: Callable[[Tx], Any]
+    write: bool
+    future: asyncio.Future[Any]
+
+
+MAX_BATCH = 256  # units per trip: bounds how long one trip keeps the others waiting
+
+
+def _run_batch(raw: sqlite3.Connection, jobs: Sequence[_Job]) -> list[tuple[bool, Any]]:
+    """On the SQLite thread: every job in one transaction, each in its own savepoint (group commit).
+
+    A job that raises is rolled back to its savepoint alone; the others commit together. If SQLite
+    abandons the whole transaction (disk full, I/O error) or the COMMIT fails, every job that had
+    succeeded in it fails with that error, so no caller is ever told a lost write was kept.
+    """
+    results: list[tuple[bool, Any]] = [(False, None)] * len(jobs)
+    begin = "BEGIN IMMEDIATE" if any(job.write for job in jobs) else "BEGIN"
+    try:
+        raw.execute(begin)
+    except sqlite3.Error as err:
+        return [(False, err)] * len(jobs)
+    kept: list[int] = []
+    tx = Tx(raw)
+    for index, job in enumerate(jobs):
+        try:
+            raw.execute("SAVEPOINT unit")
+        except sqlite3.Error as err:
+            results[index] = (False, err)
+            continue
+        try:
+            value = job.work(tx)
+        except Exception as err:
+            results[index] = (False, err)
+            if raw.in_transaction:
+                raw.execute("ROLLBACK TO unit")
+                raw.execute("RELEASE unit")
+            else:  # SQLite rolled everything back: the units kept so far are lost with it
+                for lost in kept:
+                    results[lost] = (False, err)
+                kept.clear()
+                raw.execute(begin)
+            continue
+        raw.execute("RELEASE unit")
+        results[index] = (True, value)
+        kept.append(index)
+    try:
+        raw.execute("COMMIT")
+    except sqlite3.Error as err:
+        if raw.in_transaction:
+            raw.execute("ROLLBACK")
+        for lost in kept:
+            results[lost] = (False, err)
+    return results
 
 
 class Database:
-    """One aiosqlite connection shared by a Store's repositories.
+    """One aiosqlite connection shared by a Store's repositories, with group commit.
 
-    The connection runs in autocommit mode; every change goes through ``transaction()`` (BEGIN IMMEDIATE,
-    so the write lock is taken before anything is read) or is one single statement. An asyncio lock keeps
-    coroutines sharing this connection from interleaving statements inside each other's transactions;
-    other connections (other processes, other Store objects) wait on SQLite's lock via busy_timeout.
+    Every read and write is a *unit of work*: a synchronous function ``work(tx)`` given to `run`. Units
+    queue up; whenever the connection is free, everything queued goes to the SQLite thread in one trip
+    and runs there in one transaction, each unit inside its own savepoint (atomic alone, rolled back
+    alone on an exception), followed by one COMMIT. Each caller hears back only after that COMMIT. A
+    busy bot therefore pays one thread round trip and one commit for many concurrent commands, instead
+    of one round trip per statement. The connection stays in autocommit mode between trips; other
+    connections (other processes, other Store objects) wait on SQLite's lock via busy_timeout.
     """
 
     def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
         self._conn = conn
-        self._lock = asyncio.Lock()
+        self._lock = asyncio.Lock()  # the connection: one trip (or migration, or close) at a time
+        self._queue: list[_Job] = []
+        self._flusher: asyncio.Task[None] | None = None
+        self._closed = False
         self.path = path
+        self.trips = 0  # trips to the SQLite thread so far (benchmarks and tests read it)
 
     @classmethod
     async def open(cls, path: str | Path) -> Database:
@@ -171,7 +205,10 @@ class Database:
         return db
 
     async def close(self) -> None:
-        """Close the connection (waits for a running transaction to finish)."""
+        """Close the connection once every queued unit has run; later units are refused."""
+        self._closed = True
+        while self._flusher is not None:
+            await asyncio.shield(self._flusher)
         async with self._lock:
             await self._conn.close()
 
@@ -209,36 +246,61 @@ class Database:
                 raise
         return newest
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Tx]:
-        """BEGIN IMMEDIATE ... COMMIT; any exception rolls everything back and propagates."""
-        async with self._lock:
-            # BEGIN IMMEDIATE is sent with the body's first statement (see Tx); a body that ran no
-            # statement opened no transaction and has nothing to commit or roll back.
-            tx = Tx(self._conn, begin=True)
-            try:
-                yield tx
-            except BaseException:
-                if tx.begun:
-                    await Tx(self._conn).execute("ROLLBACK")
-                raise
-            if tx.begun:
-                await Tx(self._conn).execute("COMMIT")
+    async def run(self, work: Callable[[Tx], _T], *, write: bool = True) -> _T:
+        """Run ``work(tx)`` on the SQLite thread as one atomic unit; its value once it has committed.
+
+        ``work`` must be synchronous and touch nothing but ``tx`` and its own arguments (it runs on
+        another thread). An exception it raises rolls back what it wrote and propagates to the caller.
+        ``write=False`` (a unit that only reads) lets a trip holding only reads skip the write lock.
+        """
+        if self._closed:
+            raise StoreError("The database is closed.")
+        loop = asyncio.get_running_loop()
+        job = _Job(work, write, loop.create_future())
+        self._queue.append(job)
+        if self._flusher is None:
+            self._flusher = loop.create_task(self._flush())
+        result: _T = await job.future
+        return result
+
+    async def _flush(self) -> None:
+        """Send queued units to the SQLite thread, one batch per trip, until none are left."""
+        try:
+            while self._queue:
+                async with self._lock:
+                    jobs, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+                    raw = self._conn._conn  # the sqlite3 connection; used only inside its own thread
+                    self.trips += 1
+                    try:
+                        # aiosqlite's own queue: one trip for the whole batch
+                        results = await self._conn._execute(_run_batch, raw, jobs)  # type: ignore[no-untyped-call]
+                    except Exception as err:  # the connection itself failed (closed under us)
+                        results = [(False, err)] * len(jobs)
+                for job, (ok, value) in zip(jobs, results, strict=True):
+                    if job.future.done():  # its caller was cancelled; the unit ran regardless
+                        continue
+                    if ok:
+                        job.future.set_result(value)
+                    else:
+                        job.future.set_exception(value)
+        finally:
+            self._flusher = None
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
-        """Run one statement on its own (atomic by itself)."""
-        async with self._lock:
-            return await Tx(self._conn).execute(sql, params)
+        """Run one statement as a unit of its own."""
+        return await self.run(lambda tx: tx.execute(sql, params))
 
     async def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """The first row of a query, or None."""
-        async with self._lock:
-            return await Tx(self._conn).one(sql, params)
+        return await self.run(lambda tx: tx.one(sql, params), write=not _reads_only(sql))
 
     async def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """Every row of a query."""
-        async with self._lock:
-            return await Tx(self._conn).all(sql, params)
+        return await self.run(lambda tx: tx.all(sql, params), write=not _reads_only(sql))
+
+
+def _reads_only(sql: str) -> bool:
+    return sql.lstrip()[:6].upper() == "SELECT" and "RETURNING" not in sql.upper()
 
 
 def _split_statements(script: str) -> list[str]:

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import sqlite3
+from collections.abc import Callable
 from typing import Literal
 
 from bot.store._util import dumps, json_column, now_text, parse_time, validated
@@ -52,15 +53,28 @@ class RollLogRepository:
         self._db = db
         self._modifiers = modifiers if modifiers is not None else ModifierRepository(db)
 
-    async def add(
-        self, record: RollRecord, *, tx: Tx | None = None, modifiers: ModifierTicket | None = None
-    ) -> int:
+    async def add(self, record: RollRecord, *, modifiers: ModifierTicket | None = None) -> int:
         """Append a roll to its channel's log; returns its id.
 
-        ``modifiers``: GM modifier uses reserved for this roll, taken in the same transaction as the log
-        row (GM-3), so a failure leaves both untouched. ``tx``: write inside the caller's transaction (the
-        caller then takes any reserved uses itself).
+        ``modifiers``: GM modifier uses reserved for this roll, taken in the same unit of work as the log
+        row (GM-3), so a failure leaves both untouched.
         """
+        insert = self.inserter(record)
+        if not modifiers:
+            self._modifiers.release(modifiers)
+            return await self._db.run(insert)
+        take = self._modifiers.taker(modifiers)
+
+        def work(tx: Tx) -> int:
+            take(tx)
+            return insert(tx)
+
+        async with self._modifiers.settling(modifiers):
+            return await self._db.run(work)
+
+    @staticmethod
+    def inserter(record: RollRecord) -> Callable[[Tx], int]:
+        """Validate ``record`` now; the returned function writes it inside a unit of work (its log id)."""
         record = validated(lambda: RollRecord.model_validate(record.model_dump()), "Roll")
         inputs = json_column(record.inputs, "roll's inputs", MAX_LOG_JSON)
         dice = json_column(record.dice, "roll's dice", MAX_LOG_JSON)
@@ -80,17 +94,13 @@ class RollLogRepository:
             record.revealed_at.isoformat() if record.revealed_at else None,
         )
         sql = f"INSERT INTO rolls ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        if tx is not None:
-            outcome = await tx.execute(sql, params)
-        elif modifiers:
-            async with self._modifiers.settling(modifiers), self._db.transaction() as own:
-                await self._modifiers.take_reserved(own, modifiers)
-                outcome = await own.execute(sql, params)
-        else:
-            self._modifiers.release(modifiers)
-            outcome = await self._db.execute(sql, params)  # one statement: atomic by itself
-        assert outcome.lastrowid is not None
-        return outcome.lastrowid
+
+        def insert(tx: Tx) -> int:
+            outcome = tx.execute(sql, params)
+            assert outcome.lastrowid is not None
+            return outcome.lastrowid
+
+        return insert
 
     async def get(self, record_id: int) -> RollRecord:
         """One logged roll by id."""

@@ -1,6 +1,8 @@
-"""Key-value facts about the bot itself (e.g. the hash of the last synced command tree)."""
+"""Key-value facts about the bot itself (the hash of the last synced command tree, pending GM requests)."""
 
 from __future__ import annotations
+
+import asyncio
 
 from bot.store.db import Database
 from bot.store.errors import InvalidData
@@ -10,13 +12,30 @@ MAX_VALUE = 100_000
 
 
 class MetaRepository:
-    """A small key-value table."""
+    """A small key-value table.
+
+    The set of keys present is kept in memory (loaded on first use; one bot process owns the file), so
+    asking for a key that is not there costs no trip to the database: every roll asks whether a GM's blind
+    request waits for it, and nearly always none does.
+    """
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._keys: set[str] | None = None
+        self._loading = asyncio.Lock()
+
+    async def _present(self) -> set[str]:
+        if self._keys is None:
+            async with self._loading:
+                if self._keys is None:
+                    rows = await self._db.all("SELECT key FROM meta")
+                    self._keys = {str(row["key"]) for row in rows}
+        return self._keys
 
     async def get(self, key: str) -> str | None:
         """The value stored under ``key``, or None."""
+        if key not in await self._present():
+            return None
         row = await self._db.one("SELECT value FROM meta WHERE key = ?", (key,))
         return None if row is None else str(row["value"])
 
@@ -26,6 +45,8 @@ class MetaRepository:
             raise InvalidData(f"A meta key is text of 1 to {MAX_KEY} characters.")
         if not isinstance(value, str) or len(value) > MAX_VALUE:
             raise InvalidData(f"A meta value is text of at most {MAX_VALUE} characters.")
+        keys = await self._present()
+        keys.add(key)  # before the write: a concurrent get must not miss a key being written
         await self._db.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -33,6 +54,10 @@ class MetaRepository:
         )
 
     async def delete(self, key: str) -> bool:
-        """Forget ``key``; True if it was there."""
+        """Forget ``key``; True if it was there (exactly one of concurrent deletes gets True)."""
+        keys = await self._present()
+        if key not in keys:
+            return False
+        keys.discard(key)  # before the write, in queue order with any set() of the same key
         outcome = await self._db.execute("DELETE FROM meta WHERE key = ?", (key,))
         return outcome.rowcount > 0

@@ -7,7 +7,7 @@ import json
 import sqlite3
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -132,9 +132,10 @@ class ModifierRepository:
         if not ticket:
             return []
         # What the SQL guards grant, not what was reserved: another process may share the file in tests.
+        take = self.taker(ticket)
         try:
-            async with self.settling(ticket), self._db.transaction() as tx:
-                return await self.take_reserved(tx, ticket)
+            async with self.settling(ticket):
+                return await self._db.run(take)
         finally:
             self.release(ticket)
 
@@ -143,7 +144,7 @@ class ModifierRepository:
     ) -> list[AppliedModifier]:
         """Reserve one use of every modifier matching this roll under ``key``, without writing (GM-3).
 
-        The uses are taken from the database by ``take_reserved`` inside the transaction that logs the
+        The uses are taken from the database by the `taker` step inside the unit of work that logs the
         roll (``RollLogRepository.add(record, modifiers=ticket)``), so a roll is never half-applied. Until
         then no other roll in this process can reserve the same use; ``release`` gives them back.
         """
@@ -215,17 +216,25 @@ class ModifierRepository:
             for lock in reversed(locks):
                 lock.release()
 
-    async def take_reserved(self, tx: Tx, ticket: ModifierTicket | None) -> list[AppliedModifier]:
-        """Inside an open transaction: take the ticket's reserved uses (exactly once, guarded in SQL)."""
-        taken: list[AppliedModifier] = []
-        for row, user_id in ticket.uses if ticket else ():
-            if row["target_user_id"] is None:
-                use = await self._take_everyone_use(tx, row, user_id)
-            else:
-                use = await self._take_player_use(tx, row)
-            if use is not None:
-                taken.append(use)
-        return taken
+    def taker(self, ticket: ModifierTicket | None) -> Callable[[Tx], list[AppliedModifier]]:
+        """A step for the unit of work that logs the roll: it takes the ticket's reserved uses.
+
+        Each use is taken exactly once, guarded in SQL; the step returns the uses it took.
+        """
+        uses = list(ticket.uses) if ticket else []
+
+        def take(tx: Tx) -> list[AppliedModifier]:
+            taken: list[AppliedModifier] = []
+            for row, user_id in uses:
+                if row["target_user_id"] is None:
+                    use = self._take_everyone_use(tx, row, user_id)
+                else:
+                    use = self._take_player_use(tx, row)
+                if use is not None:
+                    taken.append(use)
+            return taken
+
+        return take
 
     def _reserved(self, modifier_id: int, user_id: int | None) -> int:
         return sum(
@@ -240,10 +249,11 @@ class ModifierRepository:
         for key in [k for k, t in self._tickets.items() if t.created < cutoff]:
             del self._tickets[key]
 
-    async def _take_player_use(self, tx: Tx, row: sqlite3.Row) -> AppliedModifier | None:
+    @classmethod
+    def _take_player_use(cls, tx: Tx, row: sqlite3.Row) -> AppliedModifier | None:
         # The guard uses_left > 0 makes the decrement exactly-once even if a row was read stale;
         # RETURNING gives the true count left (the row may predate other uses taken meanwhile).
-        after = await tx.one(
+        after = tx.one(
             "UPDATE pending_modifiers SET uses_left = uses_left - 1 WHERE id = ? AND uses_left > 0 "
             "RETURNING uses_left",
             (row["id"],),
@@ -252,22 +262,23 @@ class ModifierRepository:
             return None
         left = int(after["uses_left"])
         if left == 0:
-            await tx.execute("DELETE FROM pending_modifiers WHERE id = ? AND uses_left = 0", (row["id"],))
-        return self._applied(row, for_everyone=False, uses_left=left)
+            tx.execute("DELETE FROM pending_modifiers WHERE id = ? AND uses_left = 0", (row["id"],))
+        return cls._applied(row, for_everyone=False, uses_left=left)
 
-    async def _take_everyone_use(self, tx: Tx, row: sqlite3.Row, user_id: int) -> AppliedModifier | None:
-        outcome = await tx.execute(
+    @classmethod
+    def _take_everyone_use(cls, tx: Tx, row: sqlite3.Row, user_id: int) -> AppliedModifier | None:
+        outcome = tx.execute(
             "INSERT INTO modifier_uses (modifier_id, user_id, used) VALUES (?, ?, 1) "
             "ON CONFLICT (modifier_id, user_id) DO UPDATE SET used = used + 1 WHERE used < ?",
             (row["id"], user_id, row["uses"]),
         )
         if outcome.rowcount != 1:
             return None
-        used = await tx.one(
+        used = tx.one(
             "SELECT used FROM modifier_uses WHERE modifier_id = ? AND user_id = ?", (row["id"], user_id)
         )
         left = int(row["uses"]) - (int(used["used"]) if used else 0)
-        return self._applied(row, for_everyone=True, uses_left=left)
+        return cls._applied(row, for_everyone=True, uses_left=left)
 
     @staticmethod
     def _applied(row: sqlite3.Row, *, for_everyone: bool, uses_left: int) -> AppliedModifier:
@@ -281,10 +292,10 @@ class ModifierRepository:
         )
 
     @staticmethod
-    async def _matching(
+    def _matching(
         tx: Tx, guild_id: int | None, channel_id: int, system: str, user_id: int
     ) -> list[sqlite3.Row]:
-        return await tx.all(
+        return tx.all(
             f"SELECT {_COLUMNS} FROM pending_modifiers "
             "WHERE channel_id = ? AND guild_id IS ? AND system = ? "
             "AND (target_user_id = ? OR target_user_id IS NULL) ORDER BY id",
@@ -295,20 +306,23 @@ class ModifierRepository:
         self, guild_id: int | None, channel_id: int, system: str, user_id: int
     ) -> list[AppliedModifier]:
         """What ``consume`` would take for this player now, without taking it (for previews)."""
-        found: list[AppliedModifier] = []
-        async with self._db.transaction() as tx:
-            for row in await self._matching(tx, guild_id, channel_id, system, user_id):
+
+        def work(tx: Tx) -> list[AppliedModifier]:
+            found: list[AppliedModifier] = []
+            for row in self._matching(tx, guild_id, channel_id, system, user_id):
                 if row["target_user_id"] is not None:
                     found.append(self._applied(row, for_everyone=False, uses_left=int(row["uses_left"])))
                     continue
-                used = await tx.one(
+                used = tx.one(
                     "SELECT used FROM modifier_uses WHERE modifier_id = ? AND user_id = ?",
                     (row["id"], user_id),
                 )
                 left = int(row["uses"]) - (int(used["used"]) if used else 0)
                 if left > 0:
                     found.append(self._applied(row, for_everyone=True, uses_left=left))
-        return found
+            return found
+
+        return await self._db.run(work, write=False)
 
     async def list(self, guild_id: int | None, channel_id: int) -> list[PendingModifier]:
         """Every modifier pending in the channel, oldest first."""

@@ -102,8 +102,9 @@ class PoolRepository:
         if not isinstance(no_loss, bool):
             raise InvalidData("No loss is yes or no.")
         stamp = now_text()
-        async with self._db.transaction() as tx:
-            taken = await tx.one(
+
+        def work(tx: Tx) -> sqlite3.Row | None:
+            taken = tx.one(
                 "SELECT 1 FROM pools WHERE channel_id = ? AND name_key = ? AND state = 'running'",
                 (channel_id, name_key(name)),
             )
@@ -111,7 +112,7 @@ class PoolRepository:
                 raise Conflict(
                     f"A sustained action named {name.strip()!r} is already running here; stop it first."
                 )
-            outcome = await tx.execute(
+            outcome = tx.execute(
                 "INSERT INTO pools (guild_id, channel_id, owner_id, name, name_key, skill, goal, base, "
                 "time_per_check, time_unit, no_loss, pool, checks_made, checks, state, message_id, "
                 "created_at, updated_at) "
@@ -133,7 +134,9 @@ class PoolRepository:
                     stamp,
                 ),
             )
-            row = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (outcome.lastrowid,))
+            return tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (outcome.lastrowid,))
+
+        row = await self._db.run(work)
         assert row is not None
         return _pool(row)
 
@@ -174,8 +177,7 @@ class PoolRepository:
         pool == sum of logged deltas and checks_made == number of logged checks, in one transaction.
         """
         check = self._check(check, state)
-        async with self._db.transaction() as tx:
-            return await self._add_check(tx, pool_id, expected_checks, check, state)
+        return await self._db.run(lambda tx: self._add_check(tx, pool_id, expected_checks, check, state))
 
     async def add_check_logged(
         self,
@@ -190,11 +192,16 @@ class PoolRepository:
         if self._log is None or self._modifiers is None:
             raise InvalidData("This pool repository was opened without a roll log.")
         check = self._check(check, state)
+        take, insert = self._modifiers.taker(modifiers), self._log.inserter(log)
+
+        def work(tx: Tx) -> tuple[Pool, int]:
+            take(tx)
+            pool = self._add_check(tx, pool_id, expected_checks, check, state)
+            return pool, insert(tx)
+
         try:
-            async with self._modifiers.settling(modifiers), self._db.transaction() as tx:
-                await self._modifiers.take_reserved(tx, modifiers)
-                pool = await self._add_check(tx, pool_id, expected_checks, check, state)
-                log_id = await self._log.add(log, tx=tx)
+            async with self._modifiers.settling(modifiers):
+                pool, log_id = await self._db.run(work)
         except Conflict:
             raise  # the caller may retry on the fresh pool with the same reserved uses (then releases them)
         except BaseException:
@@ -211,8 +218,8 @@ class PoolRepository:
         return check
 
     @staticmethod
-    async def _add_check(tx: Tx, pool_id: int, expected_checks: int, check: PoolCheck, state: str) -> Pool:
-        row = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
+    def _add_check(tx: Tx, pool_id: int, expected_checks: int, check: PoolCheck, state: str) -> Pool:
+        row = tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
         if row is None:
             raise NotFound(f"There is no sustained action {pool_id}.")
         if row["state"] != "running":
@@ -223,25 +230,28 @@ class PoolRepository:
             raise InvalidData(f"A sustained action takes at most {MAX_POOL_CHECKS} checks; stop this one.")
         logged = json.loads(row["checks"])
         logged.append(check.model_dump(mode="json"))
-        outcome = await tx.execute(
+        outcome = tx.execute(
             "UPDATE pools SET pool = pool + ?, checks_made = checks_made + 1, checks = ?, state = ?, "
             "updated_at = ? WHERE id = ? AND checks_made = ? AND state = 'running'",
             (check.delta, dumps(logged), state, now_text(), pool_id, expected_checks),
         )
         if outcome.rowcount != 1:
             raise Conflict("Another check was made on this sustained action first; nothing was added.")
-        updated = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
+        updated = tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
         assert updated is not None
         return _pool(updated)
 
     async def stop(self, pool_id: int) -> Pool:
         """Stop a running sustained action (the GM's call); a finished one is returned unchanged."""
-        async with self._db.transaction() as tx:
-            await tx.execute(
+
+        def work(tx: Tx) -> sqlite3.Row | None:
+            tx.execute(
                 "UPDATE pools SET state = 'stopped', updated_at = ? WHERE id = ? AND state = 'running'",
                 (now_text(), pool_id),
             )
-            row = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
+            return tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
+
+        row = await self._db.run(work)
         if row is None:
             raise NotFound(f"There is no sustained action {pool_id}.")
         return _pool(row)

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from bot.store._util import ReadCache, dumps, now_text, validated
-from bot.store.db import Database
+from bot.store.db import Database, Tx
 from bot.store.errors import InvalidData
 from bot.store.models import VISIBILITIES, GuildSettings, Visibility
 
@@ -44,18 +44,22 @@ class SettingsRepository:
         )
         if unknown:
             raise InvalidData(f"There is no guild setting called {unknown[0]!r}.")
-        async with self._guilds.writing(guild_id), self._db.transaction() as tx:
-            row = await tx.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
+
+        def work(tx: Tx) -> GuildSettings:
+            row = tx.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
             data: dict[str, Any] = json.loads(row["data"]) if row else {}
             merged = {**data, **changes, "guild_id": guild_id}
             settings = validated(lambda: GuildSettings.model_validate(merged), "Setting")
             stored = settings.model_dump(mode="json", exclude={"guild_id"})
-            await tx.execute(
+            tx.execute(
                 "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at",
                 (guild_id, dumps(stored), now_text()),
             )
-        return settings
+            return settings
+
+        async with self._guilds.writing(guild_id):
+            return await self._db.run(work)
 
     async def reset(self, guild_id: int) -> GuildSettings:
         """Forget every change: the guild gets the defaults again."""

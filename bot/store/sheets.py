@@ -78,18 +78,17 @@ class SheetRepository:
         fields.pop("active", None)
         fields.pop("version", None)
         checked = validated(lambda: Sheet.model_validate(fields), "Sheet")
-        async with self._db.transaction() as tx:
-            return await self._insert(tx, checked)
+        return await self._db.run(lambda tx: self._insert(tx, checked))
 
-    async def _insert(self, tx: Tx, sheet: Sheet) -> Sheet:
-        if await self._row(tx, sheet.guild_id, sheet.owner_id, sheet.name) is not None:
+    def _insert(self, tx: Tx, sheet: Sheet) -> Sheet:
+        if self._row(tx, sheet.guild_id, sheet.owner_id, sheet.name) is not None:
             raise Conflict(f"You already have a sheet named {sheet.name!r}; pick another name.")
-        has_active = await tx.one(
+        has_active = tx.one(
             "SELECT 1 FROM sheets WHERE guild_id = ? AND owner_id = ? AND system = ? AND active = 1",
             (sheet.guild_id, sheet.owner_id, sheet.system),
         )
         stamp = now_text()
-        outcome = await tx.execute(
+        outcome = tx.execute(
             "INSERT INTO sheets (guild_id, owner_id, name, name_key, system, active, data, version, "
             "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
             (
@@ -107,8 +106,8 @@ class SheetRepository:
         return sheet.model_copy(update={"id": outcome.lastrowid, "active": not has_active, "version": 1})
 
     @staticmethod
-    async def _row(tx: Tx, guild_id: int, owner_id: int, name: str) -> sqlite3.Row | None:
-        return await tx.one(
+    def _row(tx: Tx, guild_id: int, owner_id: int, name: str) -> sqlite3.Row | None:
+        return tx.one(
             f"SELECT {_COLUMNS} FROM sheets WHERE guild_id = ? AND owner_id = ? AND name_key = ?",
             (guild_id, owner_id, name_key(name)),
         )
@@ -151,17 +150,20 @@ class SheetRepository:
 
     async def use(self, guild_id: int, owner_id: int, name: str) -> Sheet:
         """Make the sheet ``name`` its system's active sheet (the previous one stops being active)."""
-        async with self._db.transaction() as tx:
-            row = await self._row(tx, guild_id, owner_id, name)
+
+        def work(tx: Tx) -> sqlite3.Row | None:
+            row = self._row(tx, guild_id, owner_id, name)
             if row is None:
                 raise NotFound(f"You have no sheet named {name.strip()!r}.")
-            await tx.execute(
+            tx.execute(
                 "UPDATE sheets SET active = 0 "
                 "WHERE guild_id = ? AND owner_id = ? AND system = ? AND active = 1",
                 (guild_id, owner_id, row["system"]),
             )
-            await tx.execute("UPDATE sheets SET active = 1 WHERE id = ?", (row["id"],))
-            row = await tx.one(f"SELECT {_COLUMNS} FROM sheets WHERE id = ?", (row["id"],))
+            tx.execute("UPDATE sheets SET active = 1 WHERE id = ?", (row["id"],))
+            return tx.one(f"SELECT {_COLUMNS} FROM sheets WHERE id = ?", (row["id"],))
+
+        row = await self._db.run(work)
         assert row is not None
         return _sheet(row)
 
@@ -169,19 +171,22 @@ class SheetRepository:
         self, guild_id: int, owner_id: int, name: str, edit: Callable[[dict[str, Any]], None]
     ) -> Sheet:
         """Read, edit, validate and write one sheet inside one IMMEDIATE transaction."""
-        async with self._db.transaction() as tx:
-            row = await self._row(tx, guild_id, owner_id, name)
+
+        def work(tx: Tx) -> Sheet:
+            row = self._row(tx, guild_id, owner_id, name)
             if row is None:
                 raise NotFound(f"You have no sheet named {name.strip()!r}.")
             current = _sheet(row)
             data = current.model_dump()
             edit(data)
             changed = validated(lambda: Sheet.model_validate(data), "Sheet")
-            await tx.execute(
+            tx.execute(
                 "UPDATE sheets SET data = ?, version = version + 1, updated_at = ? WHERE id = ?",
                 (_data(changed), now_text(), row["id"]),
             )
-        return changed.model_copy(update={"version": current.version + 1})
+            return changed.model_copy(update={"version": current.version + 1})
+
+        return await self._db.run(work)
 
     async def set_attribute(
         self, guild_id: int, owner_id: int, name: str, attribute: str, value: int
@@ -279,24 +284,27 @@ class SheetRepository:
             ),
             "Sheet",
         )
-        async with self._db.transaction() as tx:
-            row = await self._row(tx, guild_id, owner_id, sheet.name)
+
+        def work(tx: Tx) -> Sheet:
+            row = self._row(tx, guild_id, owner_id, sheet.name)
             if row is None:
-                return await self._insert(tx, sheet)
+                return self._insert(tx, sheet)
             if not replace:
                 raise Conflict(
                     f"You already have a sheet named {sheet.name!r}; delete it or import with replace."
                 )
             if row["system"] != sheet.system:
-                await tx.execute("DELETE FROM sheets WHERE id = ?", (row["id"],))
-                return await self._insert(tx, sheet)
-            await tx.execute(
+                tx.execute("DELETE FROM sheets WHERE id = ?", (row["id"],))
+                return self._insert(tx, sheet)
+            tx.execute(
                 "UPDATE sheets SET name = ?, data = ?, version = version + 1, updated_at = ? WHERE id = ?",
                 (sheet.name, _data(sheet), now_text(), row["id"]),
             )
             return sheet.model_copy(
                 update={"id": row["id"], "active": bool(row["active"]), "version": row["version"] + 1}
             )
+
+        return await self._db.run(work)
 
     def export_json(self, sheet: SheetDocument) -> str:
         """The sheet as JSON text (no ids), valid against data/sheet.schema.json."""

@@ -42,7 +42,7 @@ class Store:
         self.gm = ChannelGMRepository(db)
         self.modifiers = ModifierRepository(db)
         self.sheets = SheetRepository(db)
-        self.cards = CardRepository(db)
+        self.cards = CardRepository(db, self.modifiers)
         self.log = RollLogRepository(db, self.modifiers)
         self.supply = SupplyRepository(db, self.log)
         self.pools = PoolRepository(db, self.log, self.modifiers)

@@ -7,7 +7,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from bot.store._util import now_text, parse_time
-from bot.store.db import Database
+from bot.store.db import Database, Outcome, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import MAX_NAME, SUPPLY_DICE, RollRecord, SupplyDie, name_key, next_supply_die
 
@@ -80,15 +80,18 @@ class SupplyRepository:
     async def set(self, guild_id: int, owner_id: int, character: str, item: str, die: int) -> SupplyDie:
         """Set or restore the supply die (the GM's call, DD-7): 12, 10, 8, 6, 4 or 0 for empty."""
         key = self._key(guild_id, owner_id, character, item)
-        async with self._db.transaction() as tx:
-            await tx.execute(
+
+        def work(tx: Tx) -> sqlite3.Row | None:
+            tx.execute(
                 "INSERT INTO supply_dice (guild_id, owner_id, character, character_key, item, item_key, die, "
                 "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, owner_id, character_key, "
                 "item_key) DO UPDATE SET character = excluded.character, item = excluded.item, "
                 "die = excluded.die, updated_at = excluded.updated_at",
                 (guild_id, owner_id, character.strip(), key[2], item.strip(), key[3], _die(die), now_text()),
             )
-            row = await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+            return tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+
+        row = await self._db.run(work)
         assert row is not None
         return _supply(row)
 
@@ -99,12 +102,15 @@ class SupplyRepository:
         if _die(expected_die) == 0:
             raise InvalidData(f"{item.strip()} is empty and cannot be rolled; a GM can restore it.")
         key = self._key(guild_id, owner_id, character, item)
-        async with self._db.transaction() as tx:
-            outcome = await tx.execute(
+
+        def work(tx: Tx) -> tuple[Outcome, sqlite3.Row | None]:
+            outcome = tx.execute(
                 f"UPDATE supply_dice SET die = ?, updated_at = ? WHERE {_WHERE} AND die = ?",
                 (next_supply_die(expected_die), now_text(), *key, expected_die),
             )
-            row = await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+            return outcome, tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+
+        outcome, row = await self._db.run(work)
         if row is None:
             raise NotFound(f"{character.strip()} has no supply of {item.strip()}; a GM can set one.")
         if outcome.rowcount != 1:
@@ -154,15 +160,17 @@ class SupplyRepository:
                 f"A roll of a {_label(expected_die)} shows 1 to {expected_die}, not {result!r}."
             )
         key = self._key(guild_id, owner_id, character, item)
-        async with self._db.transaction() as tx:
+        insert = self._log.inserter(log)
+
+        def work(tx: Tx) -> tuple[sqlite3.Row, int]:
             changed = 0
             if result <= 3:
-                outcome = await tx.execute(
+                outcome = tx.execute(
                     f"UPDATE supply_dice SET die = ?, updated_at = ? WHERE {_WHERE} AND die = ?",
                     (next_supply_die(expected_die), now_text(), *key, expected_die),
                 )
                 changed = outcome.rowcount
-            row = await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+            row = tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
             if row is None:
                 raise NotFound(f"{character.strip()} has no supply of {item.strip()}; a GM can set one.")
             expected_now = next_supply_die(expected_die) if result <= 3 else expected_die
@@ -171,7 +179,9 @@ class SupplyRepository:
                     f"{item.strip()} is now a {_label(row['die'])}, not a {_label(expected_die)}: "
                     "someone rolled it first; roll again."
                 )
-            log_id = await self._log.add(log, tx=tx)
+            return row, insert(tx)
+
+        row, log_id = await self._db.run(work)
         return _supply(row), log_id
 
     async def delete(self, guild_id: int, owner_id: int, character: str, item: str) -> bool:

@@ -170,6 +170,7 @@ def dn_cached(dn: int) -> DnOdds:
     return dn_odds(dn)
 
 
+@functools.lru_cache(maxsize=CACHE_SIZE)  # the same few lines, roll after roll
 def dn_line(dn: int, actual: SuccessLevel | None) -> str:
     """ "60% to succeed; this Special or better: 15%"."""
     return dn_summary(dn_cached(dn), actual)
@@ -181,6 +182,7 @@ def rps_cached(base: int) -> RpsCheckOdds:
     return check_odds(base)
 
 
+@functools.lru_cache(maxsize=CACHE_SIZE)  # the same few lines, roll after roll
 def rps_line(base: int, actual_sl: int | None) -> str:
     """ "45% to succeed; SL 4 or better: 20%"."""
     return rps_summary(rps_cached(base), actual_sl)
@@ -250,7 +252,19 @@ def decision_line(
     actual_total: int | None,
 ) -> str:
     """ "58% to succeed; a total of 14 or more: 28%"."""
-    odds = decision_cached(stat, tuple(modifiers), target, advantage, disadvantage)
+    return _decision_line(stat, tuple(modifiers), target, advantage, disadvantage, actual_total)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _decision_line(
+    stat: int,
+    modifiers: tuple[int, ...],
+    target: int,
+    advantage: bool,
+    disadvantage: bool,
+    actual_total: int | None,
+) -> str:
+    odds = decision_cached(stat, modifiers, target, advantage, disadvantage)
     return decision_summary(odds, actual_total)
 
 

@@ -29,7 +29,6 @@ from bot.core.blackjack import (
 )
 from bot.core.cards import Card, Shoe, full_deck
 from bot.store import Store
-from bot.store.cards import CardRepository
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord
 from tests.fake_discord.world import FakeChannel, FakeMessage, FakeUser
@@ -45,8 +44,7 @@ async def stack_shoe(store: Store, channel: FakeChannel, top: list[str], decks: 
     rest = Counter(full_deck() * decks)
     rest.subtract(chosen)
     shoe = Shoe(decks=decks, remaining=tuple(chosen) + tuple(sorted(rest.elements())))
-    async with store.db.transaction() as tx:
-        await CardRepository._write_shoe(tx, channel.id, shoe, version)
+    await store.cards.put_shoe(channel.id, shoe, version)
     return chosen
 
 

@@ -106,3 +106,30 @@ async def test_a_gm_modifier_set_with_gm_modifier_is_consumed_by_exactly_one_rol
     assert sx.check(CHART, 12, rolls[1]).margin.signed() in second.embed["title"]
     listed = await run(harness, world, world.gm, "gm modifiers", {})
     assert listed.embed["description"] == "None in this channel."
+
+
+async def test_a_roll_that_fails_before_its_log_row_keeps_the_gm_modifier_for_the_next_roll(
+    harness: Harness, world: World
+) -> None:  # GM-3
+    await run(
+        harness,
+        world,
+        world.gm,
+        "gm modifier",
+        {"system": "sysx", "kind": "roll", "value": "2", "member": world.alice},
+    )
+    store = harness.bot.store
+    # the log write itself fails, for real, inside SQLite (a temporary trigger on the bot's own connection)
+    await store.db.execute(
+        "CREATE TEMP TRIGGER refuse_log BEFORE INSERT ON rolls BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+    )
+    failed = await run(harness, world, world.alice, "sysx check", {"sv": 12})
+    assert failed.ephemeral and "went wrong" in failed.content.lower()
+    assert [r.levelname for r in harness.take_errors()] == ["ERROR"]
+    [pending] = await store.modifiers.list(world.guild.id, world.general.id)
+    assert pending.uses_left == 1, "the failed roll took the modifier's use"
+    assert store.modifiers.ticket(failed.record.id) is None, "its reservation was not given back"
+    await store.db.execute("DROP TRIGGER refuse_log")
+    rolled = await run(harness, world, world.alice, "sysx check", {"sv": 12})
+    assert world.gm.mention in field(rolled.embed, "GM modifier")
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []

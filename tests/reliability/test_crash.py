@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from bot.store import Store
+from bot.store import RollRecord, Store
+from bot.store.db import Tx
 from tests.fake_discord.harness import Harness, SubprocessBot, World
 from tests.fake_discord.server import FakeDiscord, InteractionRecord
 from tests.reliability.conftest import dump, rows
@@ -156,11 +158,17 @@ async def test_dying_before_the_roll_is_logged_leaves_the_game_state_untouched(
     )
     before = dump(Path(harness.bot.settings.database_path))
 
-    async def crash(record: object, **where: object) -> int:  # add(record, tx=..., modifiers=...)
-        raise _Crash("killed between the game write and the log write")
+    real_inserter = store.log.inserter
 
-    original = store.log.add
-    store.log.add = crash  # type: ignore[method-assign]
+    def crashing_inserter(record: RollRecord) -> Callable[[Tx], int]:
+        real_inserter(record)  # the record is fine; the process "dies" as the unit reaches the log row
+
+        def insert(tx: Tx) -> int:
+            raise _Crash("killed between the game write and the log write")
+
+        return insert
+
+    store.log.inserter = crashing_inserter  # type: ignore[method-assign]
     try:
         if action == "supply roll":
             for seed in range(200):  # a seed whose d12 steps the die, so a half-applied roll would show
@@ -174,7 +182,7 @@ async def test_dying_before_the_roll_is_logged_leaves_the_game_state_untouched(
                 world.guild, world.general, world.alice, "decision roll", {"stat": 1, "target": 6}
             )
     finally:
-        store.log.add = original  # type: ignore[method-assign]
+        store.log.inserter = real_inserter  # type: ignore[method-assign]
     assert [r.exc_info[0] for r in harness.take_errors() if r.exc_info] == [_Crash]
     after = dump(Path(harness.bot.settings.database_path))
     assert after == before, {t: (before[t], after[t]) for t in before if before[t] != after[t]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 
@@ -65,6 +66,25 @@ async def test_rps8_pool_check_and_its_log_row_are_one_transaction(store: Store)
     with pytest.raises(Conflict):
         await store.pools.add_check_logged(pool.id, 0, check, "running", _record("rps"))
     assert len(await store.log.last(G, C)) == 1
+
+
+async def test_gm3_a_dealt_hand_takes_its_reserved_modifier_uses_with_the_deal(store: Store) -> None:  # GM-3
+    await store.modifiers.set(G, C, "cards", 20, "difficulty", 4, 1, 7)
+    assert await store.modifiers.reserve("deal", G, C, "cards", 20)
+    ticket = store.modifiers.ticket("deal")
+    shoe, version = await store.cards.get_shoe(G, C)
+    first, rest = shoe.draw(random.Random(3))
+    with pytest.raises(Conflict):  # computed from a shoe that moved on: no hand, and the use is kept
+        await store.cards.create_hand(
+            G, C, 20, {}, state="open", cards=[first], shoe=rest, shoe_version=version - 1, modifiers=ticket
+        )
+    [pending] = await store.modifiers.list(G, C)
+    assert pending.uses_left == 1 and store.modifiers.ticket("deal") is ticket  # still reserved to retry
+    hand = await store.cards.create_hand(
+        G, C, 20, {}, state="open", cards=[first], shoe=rest, shoe_version=version, modifiers=ticket
+    )
+    assert hand.cards == (first.code,)
+    assert await store.modifiers.list(G, C) == [] and store.modifiers.ticket("deal") is None
 
 
 async def test_settings_cache_sees_every_change(store: Store) -> None:

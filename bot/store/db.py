@@ -1,8 +1,9 @@
-"""One SQLite connection (aiosqlite): migrations, pragmas, and units of work committed in groups."""
+"""SQLite for the bot: units of work run inline on the event loop, or through aiosqlite's thread in groups."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
@@ -14,6 +15,8 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.store.errors import DatabaseTooNew, StoreError
+
+log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 10_000
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -162,54 +165,118 @@ def _run_batch(raw: sqlite3.Connection, jobs: Sequence[_Job]) -> list[tuple[bool
     return results
 
 
-class Database:
-    """One aiosqlite connection shared by a Store's repositories, with group commit.
+def _run_inline(raw: sqlite3.Connection, work: Callable[[Tx], _T], write: bool) -> _T:
+    """On the event loop's thread: ``work`` in a transaction of its own. `_Busy` if the lock is taken.
 
-    Every read and write is a *unit of work*: a synchronous function ``work(tx)`` given to `run`. Units
-    queue up; whenever the connection is free, everything queued goes to the SQLite thread in one trip
-    and runs there in one transaction, each unit inside its own savepoint (atomic alone, rolled back
-    alone on an exception), followed by one COMMIT. Each caller hears back only after that COMMIT. A
-    busy bot therefore pays one thread round trip and one commit for many concurrent commands, instead
-    of one round trip per statement. The connection stays in autocommit mode between trips; other
-    connections (other processes, other Store objects) wait on SQLite's lock via busy_timeout.
+    The inline connection has no busy timeout, so it never waits: a write lock held by another
+    connection shows at BEGIN IMMEDIATE (nothing has run yet), and a later "database is locked"
+    rolls the unit back first. Either way the caller can run the unit again elsewhere.
+    """
+    try:
+        raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+    except sqlite3.OperationalError as err:
+        raise _Busy from err
+    try:
+        value = work(Tx(raw))
+        raw.execute("COMMIT")
+    except BaseException as err:
+        if raw.in_transaction:
+            raw.execute("ROLLBACK")
+        if isinstance(err, sqlite3.OperationalError) and _is_busy(err):
+            raise _Busy from err
+        raise
+    return value
+
+
+class _Busy(Exception):
+    """Another connection holds the lock the inline unit needed; nothing was written."""
+
+
+def _is_busy(err: sqlite3.OperationalError) -> bool:
+    code = getattr(err, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(err)
+
+
+CHECKPOINT_EVERY = 500  # inline write units between two WAL checkpoints (run on aiosqlite's thread)
+
+
+class Database:
+    """A Store's SQLite: units of work run inline on the event loop, with aiosqlite's thread behind them.
+
+    Every read and write is a *unit of work*: a synchronous function ``work(tx)`` given to `run`, atomic
+    alone (an exception rolls back what it wrote). A unit is short (a few indexed statements), and in WAL
+    mode with ``synchronous=NORMAL`` a commit is a write to the WAL file without fsync: tens of
+    microseconds, less than a hop to another thread costs. So by default a unit runs at once on the event
+    loop's thread, on a connection of its own that never waits for a lock.
+
+    aiosqlite's connection is the slow path: migrations, units marked ``background=True`` (large reads
+    such as a whole channel's log), WAL checkpoints, and any unit the inline connection could not start
+    because another connection held the lock. There units queue up; whenever the thread is free,
+    everything queued goes over in one trip and runs in one transaction, each unit in its own savepoint,
+    followed by one COMMIT (group commit), and those units wait on SQLite's lock via busy_timeout,
+    off the loop. Each caller hears back only once its unit has committed.
     """
 
-    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: str, inline: sqlite3.Connection | None) -> None:
         self._conn = conn
-        self._lock = asyncio.Lock()  # the connection: one trip (or migration, or close) at a time
+        self._inline = inline
+        self._lock = asyncio.Lock()  # aiosqlite's connection: one trip (or migration, or close) at a time
         self._queue: list[_Job] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._checkpoint: asyncio.Task[None] | None = None
+        self._writes_since_checkpoint = 0
         self._closed = False
         self.path = path
         self.trips = 0  # trips to the SQLite thread so far (benchmarks and tests read it)
+        self.inline_units = 0  # units run on the event loop's thread so far
+        self.checkpoints = 0  # WAL checkpoints run on the thread so far
 
     @classmethod
-    async def open(cls, path: str | Path) -> Database:
-        """Open (creating if needed) the file, set the pragmas and apply pending migrations."""
+    async def open(cls, path: str | Path, *, inline: bool = True) -> Database:
+        """Open (creating if needed) the file, set the pragmas and apply pending migrations.
+
+        ``inline=False`` sends every unit through aiosqlite's thread (tests of that path use it); an
+        in-memory database always does, as a second connection would not see it.
+        """
         text = str(path)
-        if text != ":memory:" and not text.startswith("file:"):
+        on_disk = text != ":memory:" and not text.startswith("file:")
+        if on_disk:
             Path(text).parent.mkdir(parents=True, exist_ok=True)
         conn = await aiosqlite.connect(text, isolation_level=None)
         conn.row_factory = sqlite3.Row
-        db = cls(conn, text)
+        raw: sqlite3.Connection | None = None
         try:
             await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             await conn.execute("PRAGMA foreign_keys = ON")
             async with conn.execute("PRAGMA journal_mode = WAL") as cursor:
                 await cursor.fetchone()
             await conn.execute("PRAGMA synchronous = NORMAL")
+            db = cls(conn, text, None)
             await db.migrate()
+            if inline and on_disk:
+                raw = sqlite3.connect(text, isolation_level=None)
+                raw.row_factory = sqlite3.Row
+                raw.execute("PRAGMA busy_timeout = 0")  # never wait on the event loop
+                raw.execute("PRAGMA foreign_keys = ON")
+                raw.execute("PRAGMA synchronous = NORMAL")
+                raw.execute("PRAGMA wal_autocheckpoint = 0")  # checkpoints run on the thread instead
+                db._inline = raw
         except BaseException:
+            if raw is not None:
+                raw.close()
             await conn.close()
             raise
         return db
 
     async def close(self) -> None:
-        """Close the connection once every queued unit has run; later units are refused."""
+        """Close the connections once every queued unit has run; later units are refused."""
         self._closed = True
-        while self._flusher is not None:
-            await asyncio.shield(self._flusher)
+        while self._flusher is not None or self._checkpoint is not None:
+            await asyncio.shield(self._flusher or self._checkpoint)  # type: ignore[arg-type]
         async with self._lock:
+            if self._inline is not None:
+                self._inline.close()
+                self._inline = None
             await self._conn.close()
 
     async def user_version(self) -> int:
@@ -246,15 +313,27 @@ class Database:
                 raise
         return newest
 
-    async def run(self, work: Callable[[Tx], _T], *, write: bool = True) -> _T:
-        """Run ``work(tx)`` on the SQLite thread as one atomic unit; its value once it has committed.
+    async def run(self, work: Callable[[Tx], _T], *, write: bool = True, background: bool = False) -> _T:
+        """Run ``work(tx)`` as one atomic unit; its value once it has committed.
 
-        ``work`` must be synchronous and touch nothing but ``tx`` and its own arguments (it runs on
-        another thread). An exception it raises rolls back what it wrote and propagates to the caller.
-        ``write=False`` (a unit that only reads) lets a trip holding only reads skip the write lock.
+        ``work`` must be synchronous and touch nothing but ``tx`` and its own arguments: it may run on
+        another thread, and may be run a second time there if the inline connection found the database
+        locked (its first run then rolled back). An exception it raises rolls back what it wrote and
+        propagates to the caller. ``write=False`` (a unit that only reads) takes no write lock.
+        ``background=True``: a unit that may take a while (a large read) runs off the event loop.
         """
         if self._closed:
             raise StoreError("The database is closed.")
+        if self._inline is not None and not background and self._flusher is None:
+            try:
+                value = _run_inline(self._inline, work, write)
+            except _Busy:
+                pass  # another connection holds the lock: wait for it on the thread, not here
+            else:
+                self.inline_units += 1
+                if write:
+                    self._wrote()
+                return value
         loop = asyncio.get_running_loop()
         job = _Job(work, write, loop.create_future())
         self._queue.append(job)
@@ -286,6 +365,24 @@ class Database:
         finally:
             self._flusher = None
 
+    def _wrote(self) -> None:
+        """Count an inline write; every `CHECKPOINT_EVERY`, checkpoint the WAL on the thread."""
+        self._writes_since_checkpoint += 1
+        if self._writes_since_checkpoint >= CHECKPOINT_EVERY and self._checkpoint is None:
+            self._writes_since_checkpoint = 0
+            self._checkpoint = asyncio.get_running_loop().create_task(self._run_checkpoint())
+
+    async def _run_checkpoint(self) -> None:
+        """PASSIVE: copy what it can of the WAL into the database without waiting for anyone."""
+        try:
+            async with self._lock:
+                await self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                self.checkpoints += 1
+        except Exception:  # a checkpoint is housekeeping; the next one will try again
+            log.warning("WAL checkpoint failed", exc_info=True)
+        finally:
+            self._checkpoint = None
+
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement as a unit of its own."""
         return await self.run(lambda tx: tx.execute(sql, params))
@@ -294,9 +391,11 @@ class Database:
         """The first row of a query, or None."""
         return await self.run(lambda tx: tx.one(sql, params), write=not _reads_only(sql))
 
-    async def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
-        """Every row of a query."""
-        return await self.run(lambda tx: tx.all(sql, params), write=not _reads_only(sql))
+    async def all(self, sql: str, params: Params = (), *, background: bool = False) -> list[sqlite3.Row]:
+        """Every row of a query (``background=True`` for one that may return many rows)."""
+        return await self.run(
+            lambda tx: tx.all(sql, params), write=not _reads_only(sql), background=background
+        )
 
 
 def _reads_only(sql: str) -> bool:

@@ -130,7 +130,7 @@ class RollLogRepository:
         sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
         if not include_hidden:
             sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
-        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id))
+        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id), background=True)
         records = [_record(row).model_dump(mode="json") for row in rows]
         if fmt == "jsonl":
             return "".join(dumps(record) + "\n" for record in records)

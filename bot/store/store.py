@@ -48,9 +48,12 @@ class Store:
         self.pools = PoolRepository(db, self.log, self.modifiers)
 
     @classmethod
-    async def open(cls, path: str | Path | None = None) -> Store:
-        """Open the SQLite file (creating it), apply migrations; WAL, foreign keys and busy_timeout on."""
-        return cls(await Database.open(path if path is not None else default_path()))
+    async def open(cls, path: str | Path | None = None, *, inline: bool = True) -> Store:
+        """Open the SQLite file (creating it), apply migrations; WAL, foreign keys and busy_timeout on.
+
+        ``inline=False``: every unit of work goes through aiosqlite's thread (see `Database`).
+        """
+        return cls(await Database.open(path if path is not None else default_path(), inline=inline))
 
     async def close(self) -> None:
         """Close the connection."""

@@ -1,9 +1,14 @@
-"""Units of work: concurrent units share one trip to SQLite and one COMMIT, yet each is atomic alone."""
+"""Units of work on aiosqlite's thread: concurrent units share one trip and one COMMIT, each atomic alone.
+
+The thread is the path a unit takes when the inline connection finds the database locked, and the path
+of ``background`` units; these tests open the Store with ``inline=False`` to send everything there.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +16,16 @@ import pytest
 from bot.store import Store
 from bot.store.db import Tx
 from bot.store.errors import StoreError
+
+
+@pytest.fixture
+async def store(db_path: Path) -> AsyncIterator[Store]:
+    """A Store whose every unit takes the thread (group commit)."""
+    opened = await Store.open(db_path, inline=False)
+    try:
+        yield opened
+    finally:
+        await opened.close()
 
 
 async def _keys(store: Store) -> set[str]:
@@ -98,7 +113,7 @@ async def test_a_cancelled_caller_does_not_break_the_queue(store: Store) -> None
 
 
 async def test_close_runs_what_is_queued_then_refuses(db_path: Path) -> None:
-    store = await Store.open(db_path)
+    store = await Store.open(db_path, inline=False)
     pending = [asyncio.ensure_future(store.db.run(_put(f"q{n}"))) for n in range(5)]
     await asyncio.sleep(0)
     await store.close()

@@ -1,0 +1,115 @@
+"""Units of work run inline on the event loop's thread, and fall back to aiosqlite's thread when locked."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from bot.store import Store
+from bot.store import db as dbmod
+from bot.store.db import Tx
+
+
+def _put(key: str, value: str = "v"):
+    def work(tx: Tx) -> int:
+        outcome = tx.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
+        assert outcome.lastrowid is not None
+        return outcome.lastrowid
+
+    return work
+
+
+async def _keys(store: Store) -> set[str]:
+    return {row["key"] for row in await store.db.all("SELECT key FROM meta")}
+
+
+async def test_a_unit_runs_on_the_loops_thread_with_no_trip(store: Store) -> None:
+    threads: list[int] = []
+
+    def work(tx: Tx) -> int:
+        threads.append(threading.get_ident())
+        return _put("here")(tx)
+
+    trips, inline = store.db.trips, store.db.inline_units
+    await store.db.run(work)
+    assert threads == [threading.get_ident()]
+    assert store.db.trips == trips and store.db.inline_units == inline + 1
+    assert "here" in await _keys(store)
+
+
+async def test_an_inline_unit_that_raises_is_rolled_back_whole(store: Store) -> None:
+    def half_then_fail(tx: Tx) -> None:
+        tx.execute("INSERT INTO meta (key, value) VALUES ('half', 'v')")
+        raise LookupError("the unit changed its mind")
+
+    with pytest.raises(LookupError):
+        await store.db.run(half_then_fail)
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.db.run(lambda tx: (_put("dup")(tx), _put("dup")(tx)))
+    assert await _keys(store) == set()
+    assert isinstance(await store.db.run(_put("after")), int), "the connection is usable after a rollback"
+
+
+async def test_a_locked_database_is_waited_for_on_the_thread_not_on_the_loop(
+    store: Store, db_path: Path
+) -> None:
+    other = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        trips = store.db.trips
+        first = asyncio.ensure_future(store.db.run(_put("first")))
+        await asyncio.sleep(0)
+        second = asyncio.ensure_future(store.db.run(_put("second")))  # queues behind the first
+        ticks = 0
+        for _ in range(10):  # the loop keeps running while both units wait for the lock
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert ticks == 10 and not first.done() and not second.done()
+        other.execute("COMMIT")
+        assert isinstance(await asyncio.wait_for(first, 5), int)
+        assert isinstance(await asyncio.wait_for(second, 5), int)
+        assert store.db.trips > trips
+    finally:
+        other.close()
+    assert await _keys(store) == {"first", "second"}
+    inline = store.db.inline_units
+    await store.db.run(_put("third"))
+    assert store.db.inline_units == inline + 1, "once the lock is free, units run inline again"
+
+
+async def test_background_units_take_the_thread(store: Store) -> None:
+    trips, inline = store.db.trips, store.db.inline_units
+    rows = await store.db.all("SELECT key FROM meta", background=True)
+    assert rows == [] and store.db.trips == trips + 1 and store.db.inline_units == inline
+
+
+async def test_the_wal_is_checkpointed_on_the_thread(
+    store: Store, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dbmod, "CHECKPOINT_EVERY", 20)
+    size = db_path.stat().st_size
+    for n in range(19):
+        await store.db.run(_put(f"k{n}", "x" * 4000))
+    assert store.db.checkpoints == 0
+    assert db_path.stat().st_size == size, "inline writes never checkpoint on the loop"
+    await store.db.run(_put("k19", "x" * 4000))
+    for _ in range(100):
+        if store.db.checkpoints:
+            break
+        await asyncio.sleep(0.01)
+    assert store.db.checkpoints == 1
+    assert db_path.stat().st_size >= size + 19 * 4000, "the checkpoint copied the WAL into the database"
+
+
+async def test_an_in_memory_database_takes_the_thread() -> None:
+    store = await Store.open(":memory:")
+    try:
+        await store.db.run(_put("m"))
+        assert store.db.inline_units == 0 and store.db.trips >= 1
+        assert await _keys(store) == {"m"}
+    finally:
+        await store.close()

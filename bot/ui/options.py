@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import weakref
 from typing import Any
 
 import discord
@@ -116,7 +117,7 @@ def options_problem(
     For an autocomplete request the focused option is what the user typed so far (text, unchecked) and the
     others are checked for their type only, as Discord sends them before they are complete.
     """
-    declared = {parameter.display_name: parameter for parameter in command.parameters}
+    declared, required = _declared(command)
     given: set[str] = set()
     for option in options:
         if not isinstance(option, dict):
@@ -144,10 +145,26 @@ def options_problem(
             if problem is not None:
                 return problem
     if not autocomplete:
-        for parameter in command.parameters:
-            if parameter.required and parameter.display_name not in given:
+        for parameter in required:
+            if parameter.display_name not in given:
                 return f"{parameter.display_name} is required."
     return None
+
+
+_Declared = tuple[dict[str, app_commands.Parameter], tuple[app_commands.Parameter, ...]]
+_DECLARED: weakref.WeakKeyDictionary[app_commands.Command[Any, ..., Any], _Declared] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _declared(command: app_commands.Command[Any, ..., Any]) -> _Declared:
+    """A command's options by name, and the required ones (``command.parameters`` rebuilds them per call)."""
+    found = _DECLARED.get(command)
+    if found is None:
+        parameters = tuple(command.parameters)
+        found = ({p.display_name: p for p in parameters}, tuple(p for p in parameters if p.required))
+        _DECLARED[command] = found
+    return found
 
 
 class TableTree(app_commands.CommandTree[Any]):

@@ -223,17 +223,22 @@ class Run:
         """CPU seconds as a share of one core over the burst."""
         return cpu / self.wall if self.wall else 0.0
 
+    @property
+    def cpu_per_answer(self) -> float:
+        """The bot's CPU microseconds per answered interaction (steadier than latency on a busy machine)."""
+        return self.bot_cpu / len(self.latencies) * 1e6 if self.latencies else float("nan")
+
     def row(self) -> str:
         return (
             f"{self.label:<34} {self.median:8.2f} {self.quantile(0.9):8.2f} {self.quantile(0.99):8.2f} "
             f"{max(self.latencies, default=0) * 1000:8.2f} {self.throughput:10.0f} {len(self.errors):7d} "
-            f"{self.share(self.bot_cpu):6.0%} {self.share(self.fake_cpu):6.0%}"
+            f"{self.share(self.bot_cpu):6.0%} {self.share(self.fake_cpu):6.0%} {self.cpu_per_answer:9.0f}"
         )
 
 
 HEADER = (
     f"{'':<34} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'answers/s':>10} {'errors':>7} "
-    f"{'botCPU':>6} {'fakeCPU':>6}"
+    f"{'botCPU':>6} {'fakeCPU':>6} {'µs CPU/answer':>9}"
 )
 
 Check = Callable[[InteractionRecord], str | None]  # None when the answer is what was expected

@@ -352,7 +352,11 @@ async def main(args: argparse.Namespace) -> int:
             ratio = real.median / bare.median if bare.median else float("nan")
             share = real.throughput / bare.throughput if bare.throughput else float("nan")
             spread = ", ".join(f"{m:.2f}x/{t:.0%}" for m, t in rounds)
-            print(f"{'  tabletop / bare':<34} {ratio:7.2f}x {'':>35} {share:9.0%}   rounds: {spread}")
+            cpu = real.cpu_per_answer / bare.cpu_per_answer if bare.cpu_per_answer else float("nan")
+            print(
+                f"{'  tabletop / bare':<34} {ratio:7.2f}x {'':>35} {share:9.0%}   CPU/answer {cpu:.2f}x   "
+                f"rounds: {spread}"
+            )
         for run in (*bare_runs, *real_runs):
             for error in run.errors[:5]:
                 print(f"  error ({run.label}): {error}")

@@ -7,9 +7,10 @@ import functools
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal
 
-from bot.store._util import dumps, loads_limited, now_text, validated
+from bot.store._util import ReadCache, dumps, loads_limited, now_text, validated
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import (
@@ -74,10 +75,19 @@ def parse_sheet_json(text: str) -> SheetDocument:
 
 
 class SheetRepository:
-    """Players' character sheets."""
+    """Players' character sheets.
+
+    Each owner's active sheets (one per system at most) are cached by (guild, owner): nearly every roll
+    reads one. Every write below goes through `_writing`, which invalidates that owner's entry; sound
+    because one bot process owns the database file (see `Store`).
+    """
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._active: ReadCache[tuple[int, int], tuple[Sheet, ...]] = ReadCache()
+
+    def _writing(self, guild_id: int, owner_id: int) -> AbstractAsyncContextManager[None]:
+        return self._active.writing((guild_id, owner_id))
 
     async def create(self, sheet: Sheet | Mapping[str, Any]) -> Sheet:
         """Store a new sheet (a Sheet, or a dict of its fields); the owner's first of a system becomes active.
@@ -89,7 +99,8 @@ class SheetRepository:
         fields.pop("active", None)
         fields.pop("version", None)
         checked = validated(lambda: Sheet.model_validate(fields), "Sheet")
-        return await self._db.run(lambda tx: self._insert(tx, checked))
+        async with self._writing(checked.guild_id, checked.owner_id):
+            return await self._db.run(lambda tx: self._insert(tx, checked))
 
     def _insert(self, tx: Tx, sheet: Sheet) -> Sheet:
         if self._row(tx, sheet.guild_id, sheet.owner_id, sheet.name) is not None:
@@ -152,12 +163,17 @@ class SheetRepository:
 
     async def active(self, guild_id: int, owner_id: int, system: str) -> Sheet | None:
         """The owner's active sheet for ``system``, or None."""
-        row = await self._db.one(
-            f"SELECT {_COLUMNS} FROM sheets "
-            "WHERE guild_id = ? AND owner_id = ? AND system = ? AND active = 1",
-            (guild_id, owner_id, system),
-        )
-        return None if row is None else _sheet(row)
+        key = (guild_id, owner_id)
+        sheets = self._active.get(key)
+        if sheets is None:
+            generation = self._active.generation()
+            rows = await self._db.all(
+                f"SELECT {_COLUMNS} FROM sheets WHERE guild_id = ? AND owner_id = ? AND active = 1",
+                key,
+            )
+            sheets = tuple(_sheet(row) for row in rows)
+            self._active.put(key, sheets, generation)
+        return next((sheet for sheet in sheets if sheet.system == system), None)
 
     async def use(self, guild_id: int, owner_id: int, name: str) -> Sheet:
         """Make the sheet ``name`` its system's active sheet (the previous one stops being active)."""
@@ -174,7 +190,8 @@ class SheetRepository:
             tx.execute("UPDATE sheets SET active = 1 WHERE id = ?", (row["id"],))
             return tx.one(f"SELECT {_COLUMNS} FROM sheets WHERE id = ?", (row["id"],))
 
-        row = await self._db.run(work)
+        async with self._writing(guild_id, owner_id):
+            row = await self._db.run(work)
         assert row is not None
         return _sheet(row)
 
@@ -197,7 +214,8 @@ class SheetRepository:
             )
             return changed.model_copy(update={"version": current.version + 1})
 
-        return await self._db.run(work)
+        async with self._writing(guild_id, owner_id):
+            return await self._db.run(work)
 
     async def set_attribute(
         self, guild_id: int, owner_id: int, name: str, attribute: str, value: int
@@ -279,10 +297,11 @@ class SheetRepository:
 
     async def delete(self, guild_id: int, owner_id: int, name: str) -> None:
         """Delete the sheet; if it was active, no sheet of its system is active afterwards."""
-        outcome = await self._db.execute(
-            "DELETE FROM sheets WHERE guild_id = ? AND owner_id = ? AND name_key = ?",
-            (guild_id, owner_id, name_key(name)),
-        )
+        async with self._writing(guild_id, owner_id):
+            outcome = await self._db.execute(
+                "DELETE FROM sheets WHERE guild_id = ? AND owner_id = ? AND name_key = ?",
+                (guild_id, owner_id, name_key(name)),
+            )
         if outcome.rowcount == 0:
             raise NotFound(f"You have no sheet named {name.strip()!r}.")
 
@@ -315,7 +334,8 @@ class SheetRepository:
                 update={"id": row["id"], "active": bool(row["active"]), "version": row["version"] + 1}
             )
 
-        return await self._db.run(work)
+        async with self._writing(guild_id, owner_id):
+            return await self._db.run(work)
 
     def export_json(self, sheet: SheetDocument) -> str:
         """The sheet as JSON text (no ids), valid against data/sheet.schema.json."""

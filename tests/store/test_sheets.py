@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
@@ -292,3 +293,40 @@ async def test_exported_sheets_validate_against_the_published_schema(store: Stor
     jsonschema.validate(json.loads(store.sheets.export_json(sheet)), schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"name": "Ann", "system": "sysx", "extra": 1}, schema)
+
+
+async def test_the_active_sheet_cache_sees_every_kind_of_write(store: Store) -> None:
+    # each roll reads the roller's active sheet from memory; every write must show at the next read
+    assert await store.sheets.active(G, P, "sysx") is None  # "none active" is cached too...
+    await store.sheets.create(_sheet("Ann"))
+    assert (await store.sheets.active(G, P, "sysx")).name == "Ann"  # ...and forgotten by a create
+    units = store.db.inline_units + store.db.trips
+    await store.sheets.active(G, P, "sysx")
+    await store.sheets.active(G, P, "dn")
+    assert store.db.inline_units + store.db.trips == units, "a cached read costs no unit of work"
+    await store.sheets.set_attribute(G, P, "Ann", "Strength", 14)
+    assert (await store.sheets.active(G, P, "sysx")).attributes == {"Strength": 14}
+    await store.sheets.create(_sheet("Bea"))
+    await store.sheets.use(G, P, "Bea")
+    assert (await store.sheets.active(G, P, "sysx")).name == "Bea"
+    replacement = export_json(_sheet("Bea", skills={"Climb": Skill(rating=7)}))
+    await store.sheets.import_json(G, P, replacement, replace=True)
+    assert (await store.sheets.active(G, P, "sysx")).skills == {"Climb": Skill(rating=7)}
+    await store.sheets.delete(G, P, "Bea")
+    assert await store.sheets.active(G, P, "sysx") is None
+    assert (await store.sheets.active(G + 1, P, "sysx")) is None, "another guild's entry is its own"
+
+
+async def test_reads_overlapping_writes_on_the_thread_end_with_the_written_sheet(db_path: Path) -> None:
+    # inline units never interleave; on the thread (a locked database) a read can overlap a write
+    store = await Store.open(db_path, inline=False)
+    try:
+        await store.sheets.create(_sheet("Ann"))
+        for value in range(5, 10):
+            read, _ = await asyncio.gather(
+                store.sheets.active(G, P, "sysx"), store.sheets.set_attribute(G, P, "Ann", "Strength", value)
+            )
+            assert read is not None
+            assert (await store.sheets.active(G, P, "sysx")).attributes == {"Strength": value}
+    finally:
+        await store.close()

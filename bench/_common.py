@@ -83,6 +83,15 @@ async def open_fake(extra_guilds: int = 0) -> tuple[FakeDiscord, World]:
 
 
 # -- bots as subprocesses ----------------------------------------------------------------------------------
+def _cpu_ticks(pid: int) -> int:
+    """utime + stime of one process from /proc/<pid>/stat (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
 @dataclass
 class BotProcess:
     """A bot child process (the real one via `python -m bot`, or bench/bare_bot.py)."""
@@ -106,9 +115,11 @@ class BotProcess:
         raise KeyError(key)
 
     def cpu_seconds(self) -> float:
-        """User + system CPU time the process used so far (from /proc/<pid>/stat)."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """User + system CPU time the process and its live children (the odds workers) used so far."""
+        total = _cpu_ticks(self.pid)
+        for children in Path(f"/proc/{self.pid}/task").glob("*/children"):
+            total += sum(_cpu_ticks(int(child)) for child in children.read_text().split())
+        return total / os.sysconf("SC_CLK_TCK")
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

@@ -18,6 +18,7 @@ from bot.settings import Settings
 from bot.store import Store
 from bot.ui.options import TableTree
 from bot.ui.visibility import RevealButton
+from bot.ui.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,7 @@ class TabletopBot(commands.Bot):
     """The bot a table uses; ``bot.store`` and ``bot.rng`` are what cogs need."""
 
     store: Store
+    workers: Workers
 
     def __init__(
         self,
@@ -112,6 +114,7 @@ class TabletopBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.store = await Store.open(self.settings.database_path)
+        self.workers = Workers()  # exact odds and charts: processes, started by the first job
         for name in self.cog_names:
             await self.load_extension(name)
         self.add_dynamic_items(*SHARED_DYNAMIC_ITEMS)
@@ -151,6 +154,9 @@ class TabletopBot(commands.Bot):
         try:
             await super().close()
         finally:
+            workers = self.__dict__.pop("workers", None)
+            if workers is not None:
+                workers.close()
             store = self.__dict__.pop("store", None)  # close once, even when close() runs twice
             if store is not None:
                 await store.close()

@@ -23,7 +23,6 @@ Decisions (where the rules are silent):
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -268,7 +267,7 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     odds_line = None
     if moved.is_over:
         # the chance each move had just before the last one (the player knew the face-down card)
-        decision = await asyncio.to_thread(hand_decision, hand, shoe.remaining)
+        decision = await interaction.client.workers.run(hand_decision, hand, shoe.remaining)
         odds_line = f"Before the last move: {hand_decision_line(decision)}"
     await _show(interaction, updated, moved, odds_line)
 
@@ -447,7 +446,7 @@ async def _decision_line(interaction: discord.Interaction[Any], record: HandReco
     shoe, _ = await store.cards.get_shoe(
         record.guild_id, record.channel_id, settings.decks_per_shoe, interaction.client.rng
     )
-    decision = await asyncio.to_thread(hand_decision, hand, shoe.remaining)
+    decision = await interaction.client.workers.run(hand_decision, hand, shoe.remaining)
     return hand_decision_line(decision)
 
 
@@ -683,7 +682,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     ) -> None:
         entry = _record_for_log(record, hand, "cards task")
         # BJ-3 from the shoe this hand was dealt from (tens of ms: off the event loop)
-        line, _ = await asyncio.to_thread(involuntary_line, before.remaining, hand, resolve(hand).trl)
+        line, _ = await self.bot.workers.run(involuntary_line, before.remaining, hand, resolve(hand).trl)
         await publish(
             interaction,
             self.store,

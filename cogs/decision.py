@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import Any, Literal
 
@@ -324,8 +323,8 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
 
         result = decision.contested(parties, reroll)
         embed = contest_embed(result, labels)
-        # up to ~0.2 s for six parties: off the event loop
-        odds = await asyncio.to_thread(
+        # up to ~0.2 s for six parties: in the worker processes
+        odds = await self.bot.workers.run(
             contested_cached, tuple(p.modifier for p in parties), tuple(p.mode for p in parties)
         )
         add_odds(embed, win_line([p.name for p in parties], odds, result.winner))

@@ -6,8 +6,8 @@ Decisions:
   itself shows the chance it had with the GM's modifiers in its result.
 - Answers are ephemeral unless ``public`` is set; a voluntary hand's odds (they depend on its face-down
   card) and a sustained pool's (for its owner or a GM) are always ephemeral.
-- Charts render in a ``ProcessPoolExecutor(2)`` made in ``cog_load`` (rendering holds the GIL for tens
-  of milliseconds; a process keeps the event loop free) and shut down in ``cog_unload``. The reply is
+- Charts and the slow exact odds run in the bot's worker processes (``bot.workers``, `bot.ui.workers`:
+  they hold the GIL for tens of milliseconds; a process keeps the event loop free). The reply is
   deferred first, as the first chart of a fresh worker may take longer than Discord's 3 seconds.
 """
 
@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -42,7 +39,7 @@ from bot.core.systemx import S0, parse_chart, required_margin
 from bot.store import Sheet, Store
 from bot.ui import dn as dn_ui
 from bot.ui import sysx as sx_ui
-from bot.ui.chart_worker import render_chart, watch_parent
+from bot.ui.chart_worker import render_chart
 from bot.ui.embeds import FIELD_VALUE_MAX, clip
 from bot.ui.odds import (
     Row,
@@ -74,7 +71,6 @@ from bot.ui.rps import DIFFICULTY_CHOICES
 log = logging.getLogger(__name__)
 
 CHART_FILE = Path(__file__).resolve().parents[1] / "data" / "systemx_roll_chart.csv"
-WORKERS = 2
 PUBLIC_HELP = "Show the answer to the channel (default: only you)."
 SV = app_commands.Range[int, -60, 60]
 RuleModifier = app_commands.Range[int, -10, 10]
@@ -192,46 +188,16 @@ class Odds(
     def __init__(self, bot: Any) -> None:
         self.bot = bot
         self.charts = sx_ui.ChartBook(parse_chart(CHART_FILE.read_text(encoding="utf-8")))
-        self.executor: ProcessPoolExecutor | None = None
 
     @property
     def store(self) -> Store:
         store: Store = self.bot.store
         return store
 
-    # -- the chart workers -------------------------------------------------------------------------
-    def _new_executor(self) -> ProcessPoolExecutor:
-        # fork: a worker is the bot's direct child, so it can see the bot die (a fork server's workers
-        # keep the server alive and outlive a killed bot); `watch_parent` resets the inherited signals.
-        context = multiprocessing.get_context("fork")
-        return ProcessPoolExecutor(WORKERS, mp_context=context, initializer=watch_parent)
-
-    async def cog_load(self) -> None:
-        # the workers (and the fork server) start with the first chart, not with the bot: startup stays
-        # fast and a bot that never draws a chart never runs them
-        self.executor = self._new_executor()
-
-    async def cog_unload(self) -> None:
-        if self.executor is not None:
-            self.executor.shutdown(wait=False, cancel_futures=True)
-            self.executor = None
-
     async def render(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
-        """A chart's PNG from a worker process, without blocking the event loop."""
-        loop = asyncio.get_running_loop()
-        for attempt in range(2):
-            if self.executor is None:
-                self.executor = self._new_executor()
-            try:
-                return await loop.run_in_executor(self.executor, render_chart, name, args, kwargs)
-            except BrokenProcessPool:
-                # a worker died (killed, out of memory): start fresh workers and try once more
-                log.warning("The chart workers broke; starting new ones.")
-                self.executor.shutdown(wait=False, cancel_futures=True)
-                self.executor = None
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
+        """A chart's PNG from the bot's worker processes, without blocking the event loop."""
+        png: bytes = await self.bot.workers.run(render_chart, name, args, kwargs)
+        return png
 
     async def _answer(
         self, interaction: discord.Interaction[Any], answer: OddsAnswer, *, public: bool
@@ -525,7 +491,7 @@ class Odds(
             for other in others:
                 require_range(other, rps.BASE_MIN, rps.BASE_MAX, "An RPS Base")
             bases = (total, *others)
-            odds = await asyncio.to_thread(resisted_cached, bases)
+            odds = await self.bot.workers.run(resisted_cached, bases)
             names = ["you"] + [f"party {i} (Base {b})" for i, b in enumerate(others, start=2)]
             rows = [Row(name, p) for name, p in zip(names, odds.win, strict=True)]
             embed = odds_embed(
@@ -626,7 +592,7 @@ class Odds(
             others = _numbers(contested, "modifiers of the other parties", low=1, high=5)
             own_total = value + sum(modifiers)
             modes = (mode, *([DiceMode.NORMAL] * len(others)))
-            odds = await asyncio.to_thread(contested_cached, (own_total, *others), modes)
+            odds = await self.bot.workers.run(contested_cached, (own_total, *others), modes)
             names = ["you"] + [f"party {i} ({m:+d})" for i, m in enumerate(others, start=2)]
             embed = odds_embed(
                 f"Odds: contest of {len(names)}",
@@ -770,7 +736,7 @@ class Odds(
         task = bj_start_involuntary(level, difficulty, characteristic, char_bonus, options)
         shoe, _ = await self.store.cards.get_shoe(guild_id, channel_id, settings.decks_per_shoe, self.bot.rng)
         await defer(interaction, ephemeral=not public)
-        line, odds = await asyncio.to_thread(involuntary_line, shoe.remaining, task, None)
+        line, odds = await self.bot.workers.run(involuntary_line, shoe.remaining, task, None)
         embed = odds_embed(
             f"Odds: involuntary hand, {SKILL_NAMES[level]} vs {DIFFICULTY_NAMES[difficulty]}",
             headline=f"{line} (this channel's shoe: {len(shoe.remaining)} cards left)",
@@ -798,7 +764,7 @@ class Odds(
         played = Hand.from_dict(record.data)
         shoe, _ = await self.store.cards.get_shoe(record.guild_id, record.channel_id, decks, self.bot.rng)
         await defer(interaction, ephemeral=True)
-        decision = await asyncio.to_thread(hand_decision, played, shoe.remaining)
+        decision = await self.bot.workers.run(hand_decision, played, shoe.remaining)
         rows = [
             Row(f"{o.action.label}{' (best)' if o == decision.best else ''}", o.success)
             for o in decision.options
@@ -840,9 +806,11 @@ class Odds(
         if running.goal > MAX_GOAL:
             raise UserError(f"Odds are computed for Goals up to {MAX_GOAL}, not {running.goal}.")
         await defer(interaction, ephemeral=not public)
-        # tens of ms at Goal 50, seconds near Goal 1000: in a worker thread
-        odds = await asyncio.to_thread(sustained_odds, running)
-        counts = await asyncio.to_thread(check_count_distribution, running, POOL_CHECKS_AHEAD)
+        # tens of ms at Goal 50, seconds near Goal 1000: in the worker processes, both at once
+        odds, counts = await asyncio.gather(
+            self.bot.workers.run(sustained_odds, running),
+            self.bot.workers.run(check_count_distribution, running, POOL_CHECKS_AHEAD),
+        )
         rows = []
         for n in (1, 2, 3, 5, 10, 20, 50, POOL_CHECKS_AHEAD):
             rows.append(

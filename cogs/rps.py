@@ -13,7 +13,6 @@ GM-3: pending `difficulty` modifiers add to the Base of the roller's next check(
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -329,7 +328,7 @@ async def roll_pool_check(
         rules=["RPS-8"],
     )
     # the chance this check had, then the pool's future as it stands after it (RPS-8)
-    pool_line = await asyncio.to_thread(sustained_line, updated)
+    pool_line = await interaction.client.workers.run(sustained_line, updated)
     add_odds(embed, f"{rps_line(build.base, check.sl)}\nPool now: {pool_line}")
     await publish(
         interaction,
@@ -660,7 +659,7 @@ class Rps(
         embed = resisted_embed(result, builds, applied_all)
         names = [name for name, _, _ in specs]
         # up to ~0.3 s for six parties: off the event loop
-        odds = await asyncio.to_thread(resisted_cached, tuple(builds[name].base for name in names))
+        odds = await self.bot.workers.run(resisted_cached, tuple(builds[name].base for name in names))
         add_odds(embed, win_line(names, odds, result.winner))
         await publish(
             interaction,

@@ -4,11 +4,12 @@ Roll results: a system cog computes the line with the exact inputs its roll used
 wounds, the guild's chart) and adds it with `add_odds` to the result embed *before* `publish`, so the
 line goes exactly where the result goes (a blind roller, a hidden roll's public notice get nothing).
 Single-check odds are pure functions of small inputs and cached here (`functools.lru_cache`); the cards
-odds depend on the shoe and take tens of milliseconds, so cogs run them in a worker thread
-(`asyncio.to_thread`).
+odds depend on the shoe, the sustained pools' on a Markov chain, the contests' on many parties: they take
+milliseconds to seconds, so cogs run them in the bot's worker processes (``bot.workers``,
+`bot.ui.workers`), never on the event loop nor in a thread holding the GIL it needs.
 
-/odds: `odds_embed` builds the table; charts are rendered by `bot.ui.chart_worker.render_chart` (so
-it runs in a ``ProcessPoolExecutor``: see `bot.ui.chart_worker`; matplotlib is never imported in the bot).
+/odds: `odds_embed` builds the table; charts are rendered by `bot.ui.chart_worker.render_chart` in the
+same worker processes (matplotlib is never imported in the bot).
 """
 
 from __future__ import annotations
@@ -220,7 +221,7 @@ def core_pool(pool: Pool) -> rps_rules.SustainedPool | None:
 def sustained_line(pool: Pool) -> str:
     """RPS-8 from the pool as it stands now: P(complete), expected checks and time left.
 
-    Up to ~150 ms for a big Goal: call it in a worker thread.
+    Up to ~150 ms for a big Goal: run it in ``bot.workers``.
     """
     running = core_pool(pool)
     if running is None:
@@ -303,7 +304,7 @@ def supply_line(rolled: SupplyDie, now: SupplyDie) -> str:
 
 
 def involuntary_line(shoe: Sequence[Card], hand: Hand, actual_trl: int | None) -> tuple[str, InvoluntaryOdds]:
-    """BJ-3 from the shoe the hand was dealt from (slow: call it in a worker thread)."""
+    """BJ-3 from the shoe the hand was dealt from (slow: run it in ``bot.workers``)."""
     odds = involuntary_odds(
         shoe, hand.skill, hand.difficulty, hand.characteristic, hand.characteristic_bonus, hand.options
     )
@@ -311,7 +312,7 @@ def involuntary_line(shoe: Sequence[Card], hand: Hand, actual_trl: int | None) -
 
 
 def hand_decision(hand: Hand, shoe: Sequence[Card]) -> HandDecision:
-    """BJ-4/BJ-7: Stand, each adder and Hit from here (slow: call it in a worker thread)."""
+    """BJ-4/BJ-7: Stand, each adder and Hit from here (slow: run it in ``bot.workers``)."""
     return voluntary_decision(hand, shoe)
 
 

@@ -1,0 +1,67 @@
+"""Worker processes for CPU-heavy pure work: exact odds that take milliseconds, and charts.
+
+The event loop runs every interaction on one thread. Work that holds the GIL for milliseconds (a
+voluntary hand's exact decision, a sustained pool's Markov chain, a chart) must not run on it, and not
+in a thread either: the thread would hold the GIL while the loop waits for it after every socket call,
+up to the interpreter's switch interval each time (bench/latency.py showed Hit clicks at 5x the CPU and
+4x the latency of a bare bot while the odds ran in threads). In a process the loop keeps the GIL.
+
+One `Workers` per bot (``bot.workers``), made in ``setup_hook``; the processes start with the first job.
+What is sent must pickle: module-level functions of ``bot.core`` / ``bot.ui`` and frozen core values.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+from bot.ui.chart_worker import watch_parent
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+PROCESSES = 2  # the machines this runs on have two cores; a third process would only queue
+
+
+class Workers:
+    """A pool of worker processes; `run` sends one call and awaits its value without blocking the loop."""
+
+    def __init__(self, processes: int = PROCESSES) -> None:
+        self.processes = processes
+        self._executor: ProcessPoolExecutor | None = None
+        self.jobs = 0  # calls sent so far (tests read it)
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        # fork: a worker is the bot's direct child, so it can see the bot die (a fork server's workers
+        # keep the server alive and outlive a killed bot); `watch_parent` resets the inherited signals.
+        context = multiprocessing.get_context("fork")
+        return ProcessPoolExecutor(self.processes, mp_context=context, initializer=watch_parent)
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a worker process; a pool broken by a dead worker is replaced once."""
+        loop = asyncio.get_running_loop()
+        for attempt in range(2):
+            if self._executor is None:
+                self._executor = self._new_executor()
+            self.jobs += 1
+            try:
+                return await loop.run_in_executor(self._executor, function, *args)
+            except BrokenProcessPool:
+                # a worker died (killed, out of memory): start fresh workers and try once more
+                log.warning("The worker processes broke; starting new ones.")
+                self._executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Stop the workers (queued calls are cancelled); a later `run` starts new ones."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None

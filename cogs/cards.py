@@ -218,17 +218,19 @@ async def _load(interaction: discord.Interaction[Any], hand_id: int) -> HandReco
     return record
 
 
-async def _finished(interaction: discord.Interaction[Any], record: HandRecord) -> None:
-    await refuse(interaction, f"Hand #{record.id} is over; start a new one with /cards task.")
+async def _open_hand(interaction: discord.Interaction[Any], hand_id: int) -> HandRecord | None:
+    """`_load`, and a hand that has ended is refused too: what every hand button needs first."""
+    record = await _load(interaction, hand_id)
+    if record is not None and record.finished:
+        await refuse(interaction, f"Hand #{record.id} is over; start a new one with /cards task.")
+        return None
+    return record
 
 
 async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move) -> None:
     """Apply one player move to the stored hand, drawing what it needs, written atomically with the shoe."""
-    record = await _load(interaction, hand_id)
+    record = await _open_hand(interaction, hand_id)
     if record is None:
-        return
-    if record.finished:
-        await _finished(interaction, record)
         return
     store = _store(interaction)
     rng = interaction.client.rng
@@ -317,79 +319,73 @@ def _stand(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
     return stand(hand), shoe
 
 
+class _HandItem(ErrorReportingItem):
+    """A hand's button or select (put first in the bases): the hand id is all its custom_id carries."""
+
+    hand_id: int
+
+    def __init__(self, hand_id: int, item: discord.ui.Item[Any]) -> None:
+        super().__init__(item)  # type: ignore[call-arg]  # DynamicItem's, next in the bases
+        self.hand_id = hand_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> _HandItem:
+        return cls(int(match["hand_id"]))  # type: ignore[call-arg]  # each subclass takes the id alone
+
+
+def _button(
+    hand_id: int, action: str, label: str, style: discord.ButtonStyle, emoji: str | None = None
+) -> discord.ui.Button[Any]:
+    return discord.ui.Button(label=label, style=style, custom_id=f"bj:{hand_id}:{action}", emoji=emoji)
+
+
 class HitButton(
-    ErrorReportingItem,
+    _HandItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"bj:(?P<hand_id>{ID_PATTERN}):hit",
 ):
     """Draw one card (BJ-4), and any bonus cards a 21 earns (BJ-6)."""
 
     def __init__(self, hand_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(label="Hit", style=discord.ButtonStyle.primary, custom_id=f"bj:{hand_id}:hit")
-        )
-        self.hand_id = hand_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
-    ) -> HitButton:
-        return cls(int(match["hand_id"]))
+        super().__init__(hand_id, _button(hand_id, "hit", "Hit", discord.ButtonStyle.primary))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await _play(interaction, self.hand_id, _hit)
 
 
 class StandButton(
-    ErrorReportingItem,
+    _HandItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"bj:(?P<hand_id>{ID_PATTERN}):stand",
 ):
     """Keep the total and end the hand (BJ-4)."""
 
     def __init__(self, hand_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Stand", style=discord.ButtonStyle.secondary, custom_id=f"bj:{hand_id}:stand"
-            )
-        )
-        self.hand_id = hand_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
-    ) -> StandButton:
-        return cls(int(match["hand_id"]))
+        super().__init__(hand_id, _button(hand_id, "stand", "Stand", discord.ButtonStyle.secondary))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await _play(interaction, self.hand_id, _stand)
 
 
 class AddSkillSelect(
-    ErrorReportingItem,
+    _HandItem,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=rf"bj:(?P<hand_id>{ID_PATTERN}):add",
 ):
     """Add one value of the skill's adder set; the hand ends (BJ-7)."""
 
     def __init__(self, hand_id: int, options: list[discord.SelectOption] | None = None) -> None:
-        super().__init__(
-            discord.ui.Select(
-                custom_id=f"bj:{hand_id}:add",
-                placeholder="Add skill…",
-                # Discord needs at least one option; a rebuilt select only reads the clicked values
-                options=options or [discord.SelectOption(label="+1", value="1")],
-                min_values=1,
-                max_values=1,
-            )
+        select: discord.ui.Select[Any] = discord.ui.Select(
+            custom_id=f"bj:{hand_id}:add",
+            placeholder="Add skill…",
+            # Discord needs at least one option; a rebuilt select only reads the clicked values
+            options=options or [discord.SelectOption(label="+1", value="1")],
+            min_values=1,
+            max_values=1,
         )
-        self.hand_id = hand_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
-    ) -> AddSkillSelect:
-        return cls(int(match["hand_id"]))
+        super().__init__(hand_id, select)
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         data: dict[str, Any] = dict(interaction.data or {})
@@ -405,32 +401,18 @@ class AddSkillSelect(
 
 
 class PeekButton(
-    ErrorReportingItem,
+    _HandItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"bj:(?P<hand_id>{ID_PATTERN}):peek",
 ):
     """Show the face-down card and the running total, ephemerally, to the owner or a GM (BJ-4)."""
 
     def __init__(self, hand_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Peek", style=discord.ButtonStyle.secondary, custom_id=f"bj:{hand_id}:peek", emoji="👁"
-            )
-        )
-        self.hand_id = hand_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
-    ) -> PeekButton:
-        return cls(int(match["hand_id"]))
+        super().__init__(hand_id, _button(hand_id, "peek", "Peek", discord.ButtonStyle.secondary, "👁"))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        record = await _load(interaction, self.hand_id)
+        record = await _open_hand(interaction, self.hand_id)
         if record is None:
-            return
-        if record.finished:
-            await _finished(interaction, record)
             return
         hand = Hand.from_dict(record.data)
         text = peek_text(hand)
@@ -451,7 +433,7 @@ async def _decision_line(interaction: discord.Interaction[Any], record: HandReco
 
 
 class OddsButton(
-    ErrorReportingItem,
+    _HandItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"bj:(?P<hand_id>{ID_PATTERN}):odds",
 ):
@@ -462,25 +444,11 @@ class OddsButton(
     """
 
     def __init__(self, hand_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Odds", style=discord.ButtonStyle.secondary, custom_id=f"bj:{hand_id}:odds", emoji="🎯"
-            )
-        )
-        self.hand_id = hand_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
-    ) -> OddsButton:
-        return cls(int(match["hand_id"]))
+        super().__init__(hand_id, _button(hand_id, "odds", "Odds", discord.ButtonStyle.secondary, "🎯"))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        record = await _load(interaction, self.hand_id)
+        record = await _open_hand(interaction, self.hand_id)
         if record is None:
-            return
-        if record.finished:
-            await _finished(interaction, record)
             return
         store = _store(interaction)
         if _mode(hand_meta(record.data)) == "blind" and not await is_gm(interaction, store):

@@ -92,6 +92,15 @@ def _cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])
 
 
+def _pss_kb(pid: int) -> int:
+    """Pss of one process from /proc/<pid>/smaps_rollup in kB (0 if it is gone)."""
+    try:
+        lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+    return next((int(line.split()[1]) for line in lines if line.startswith("Pss:")), 0)
+
+
 @dataclass
 class BotProcess:
     """A bot child process (the real one via `python -m bot`, or bench/bare_bot.py)."""
@@ -114,12 +123,22 @@ class BotProcess:
                 return int(line.split()[1])
         raise KeyError(key)
 
+    def children(self) -> list[int]:
+        """The pids of the process's live children (the bot's worker processes)."""
+        return [
+            int(child)
+            for listing in Path(f"/proc/{self.pid}/task").glob("*/children")
+            for child in listing.read_text().split()
+        ]
+
     def cpu_seconds(self) -> float:
         """User + system CPU time the process and its live children (the odds workers) used so far."""
-        total = _cpu_ticks(self.pid)
-        for children in Path(f"/proc/{self.pid}/task").glob("*/children"):
-            total += sum(_cpu_ticks(int(child)) for child in children.read_text().split())
+        total = _cpu_ticks(self.pid) + sum(_cpu_ticks(child) for child in self.children())
         return total / os.sysconf("SC_CLK_TCK")
+
+    def pss_kb(self) -> int:
+        """Proportional set size of the process and its children: shared pages divided among them."""
+        return sum(_pss_kb(pid) for pid in (self.pid, *self.children()))
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

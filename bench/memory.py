@@ -18,12 +18,40 @@ from pathlib import Path
 
 from _common import WAIT, cached_database, launch, machine, open_fake, rerun
 
+from tests.fake_discord.harness import World
+from tests.fake_discord.server import FakeDiscord
+
 TARGET_MB = 150.0
 SETTLE_S = 3.0  # past discord.py's guild_ready_timeout (2 s after the last GUILD_CREATE)
 
 
-async def resident(kind: str, database: Path, guilds: int, commands: int) -> tuple[float, float, int]:
-    """(VmRSS MB, VmHWM MB, answers) of ``kind`` after the guilds arrived and ``commands`` were answered."""
+WORKER_LOAD = (  # /odds answers that start every worker: odds (cards) and charts (all four)
+    ("odds rps", {"base": 12}),
+    ("odds rps", {"base": 13}),
+    ("odds cards", {"difficulty": 3, "level": 5}),
+    ("odds cards", {"difficulty": 2, "level": 4}),
+)
+
+
+async def odds_through_the_workers(fake: FakeDiscord, world: World) -> None:
+    """`WORKER_LOAD` at once: the odds workers compute, the chart worker loads matplotlib and draws."""
+    records = []
+    for path, options in WORKER_LOAD:
+        data = fake.build_command_data(world.guild, path, options)
+        records.append(fake.interaction_payload(2, data, user=world.alice, channel=world.general))
+        await fake.dispatch("INTERACTION_CREATE", records[-1].payload)
+    for _ in range(int(WAIT / 0.05)):  # deferred first; each answer edits its loading message in
+        if all(r.original is not None and not r.original.loading for r in records):
+            return
+        await asyncio.sleep(0.05)
+    raise RuntimeError("an /odds answer did not come")
+
+
+async def resident(
+    kind: str, database: Path, guilds: int, commands: int
+) -> tuple[float, float, int, float, int]:
+    """(VmRSS MB, VmHWM MB, answers, PSS MB with workers, workers) of ``kind`` after the guilds arrived
+    and ``commands`` were answered; the real bot then answers `WORKER_LOAD` in its worker processes."""
     fake, world = await open_fake(guilds - 1)
     try:
         bot = await launch(kind, fake, database)
@@ -39,12 +67,16 @@ async def resident(kind: str, database: Path, guilds: int, commands: int) -> tup
                 answered += record.callback is not None
             await asyncio.sleep(0.5)
             rss, hwm = bot.status_kb("VmRSS") / 1024, bot.status_kb("VmHWM") / 1024
+            if kind == "tabletop":
+                await odds_through_the_workers(fake, world)
+                await asyncio.sleep(0.5)
+            pss, workers = bot.pss_kb() / 1024, len(bot.children())
         finally:
             await bot.stop()
         errors = bot.error_lines()
         if errors:
             raise RuntimeError("the bot logged errors:\n" + "\n".join(errors))
-        return rss, hwm, answered
+        return rss, hwm, answered, pss, workers
     finally:
         await fake.stop()
 
@@ -57,15 +89,28 @@ async def main(args: argparse.Namespace) -> int:
             f"{args.guilds} guilds from the gateway; database: {args.sheets} sheets, {args.hands} hands, "
             f"{args.pools} running pools; {args.commands} commands answered before reading"
         )
-        print(f"{'':<24} {'VmRSS MB':>10} {'VmHWM MB':>10} {'answers':>8}")
+        print(
+            f"{'':<24} {'VmRSS MB':>10} {'VmHWM MB':>10} {'answers':>8}   then, after two /odds charts "
+            "and card odds at once: PSS MB of the bot and its worker processes"
+        )
         results = {}
+        total = 0.0
         for kind in ("bare", "tabletop"):
-            rss, hwm, answered = await resident(kind, database, args.guilds, args.commands)
+            rss, hwm, answered, pss, workers = await resident(kind, database, args.guilds, args.commands)
             results[kind] = rss
-            print(f"{kind:<24} {rss:10.1f} {hwm:10.1f} {answered:8d}")
-    ok = results["tabletop"] < TARGET_MB
+            after = f"{pss:10.1f} ({workers} workers)" if kind == "tabletop" else ""
+            total = pss
+            print(f"{kind:<24} {rss:10.1f} {hwm:10.1f} {answered:8d}   {after}")
+    ok = results["tabletop"] < TARGET_MB and total < TARGET_MB
     print(f"tabletop over bare: {results['tabletop'] - results['bare']:+.1f} MB")
-    print(f"  {'PASS' if ok else 'FAIL'}  resident under {TARGET_MB:.0f} MB: {results['tabletop']:.1f} MB")
+    print(
+        f"  {'PASS' if results['tabletop'] < TARGET_MB else 'FAIL'}  resident under {TARGET_MB:.0f} MB: "
+        f"{results['tabletop']:.1f} MB"
+    )
+    print(
+        f"  {'PASS' if total < TARGET_MB else 'FAIL'}  with the chart workers running (PSS, shared pages "
+        f"divided): {total:.1f} MB"
+    )
     argv = [
         f"--guilds {args.guilds}",
         f"--commands {args.commands}",

@@ -84,6 +84,7 @@ class TabletopBot(commands.Bot):
 
     store: Store
     workers: Workers
+    chart_workers: Workers
 
     def __init__(
         self,
@@ -114,7 +115,10 @@ class TabletopBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.store = await Store.open(self.settings.database_path)
-        self.workers = Workers()  # exact odds and charts: processes, started by the first job
+        # processes, each pool started by its first job: the slow exact odds, and /odds charts apart
+        # (a worker that has drawn a chart holds matplotlib, ~45 MB: one such worker is enough)
+        self.workers = Workers()
+        self.chart_workers = Workers()
         for name in self.cog_names:
             await self.load_extension(name)
         self.add_dynamic_items(*SHARED_DYNAMIC_ITEMS)
@@ -154,9 +158,10 @@ class TabletopBot(commands.Bot):
         try:
             await super().close()
         finally:
-            workers = self.__dict__.pop("workers", None)
-            if workers is not None:
-                workers.close()
+            for pool in ("workers", "chart_workers"):
+                workers = self.__dict__.pop(pool, None)
+                if workers is not None:
+                    workers.close()
             store = self.__dict__.pop("store", None)  # close once, even when close() runs twice
             if store is not None:
                 await store.close()

@@ -6,8 +6,9 @@ Decisions:
   itself shows the chance it had with the GM's modifiers in its result.
 - Answers are ephemeral unless ``public`` is set; a voluntary hand's odds (they depend on its face-down
   card) and a sustained pool's (for its owner or a GM) are always ephemeral.
-- Charts and the slow exact odds run in the bot's worker processes (``bot.workers``, `bot.ui.workers`:
-  they hold the GIL for tens of milliseconds; a process keeps the event loop free). The reply is
+- The slow exact odds run in the bot's worker processes (``bot.workers``, `bot.ui.workers`), charts in
+  its chart worker (``bot.chart_workers``): they hold the GIL for tens of milliseconds; a process keeps
+  the event loop free. The reply is
   deferred first, as the first chart of a fresh worker may take longer than Discord's 3 seconds.
 """
 
@@ -195,8 +196,8 @@ class Odds(
         return store
 
     async def render(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
-        """A chart's PNG from the bot's worker processes, without blocking the event loop."""
-        png: bytes = await self.bot.workers.run(render_chart, name, args, kwargs)
+        """A chart's PNG from the bot's chart worker process, without blocking the event loop."""
+        png: bytes = await self.bot.chart_workers.run(render_chart, name, args, kwargs)
         return png
 
     async def _answer(

@@ -9,7 +9,7 @@ milliseconds to seconds, so cogs run them in the bot's worker processes (``bot.w
 `bot.ui.workers`), never on the event loop nor in a thread holding the GIL it needs.
 
 /odds: `odds_embed` builds the table; charts are rendered by `bot.ui.chart_worker.render_chart` in the
-same worker processes (matplotlib is never imported in the bot).
+bot's chart worker process (matplotlib is never imported in the bot).
 """
 
 from __future__ import annotations

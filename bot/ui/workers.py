@@ -6,7 +6,9 @@ in a thread either: the thread would hold the GIL while the loop waits for it af
 up to the interpreter's switch interval each time (bench/latency.py showed Hit clicks at 5x the CPU and
 4x the latency of a bare bot while the odds ran in threads). In a process the loop keeps the GIL.
 
-One `Workers` per bot (``bot.workers``), made in ``setup_hook``; the processes start with the first job.
+The bot makes two in ``setup_hook``, one process each: ``bot.workers`` for the exact odds and
+``bot.chart_workers`` for charts, so matplotlib is loaded in one process only and a chart never waits
+behind a hand's odds (nor the other way round). Each process starts with its pool's first job.
 What is sent must pickle: module-level functions of ``bot.core`` / ``bot.ui`` and frozen core values.
 """
 
@@ -25,7 +27,9 @@ from bot.ui.chart_worker import watch_parent
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-PROCESSES = 2  # the machines this runs on have two cores; a third process would only queue
+# Per pool. The event loop needs a core of its own: on the two-core machines this runs on, a second odds
+# process would compete with the loop exactly when the bot is busiest, and each costs ~15 MB of its own.
+PROCESSES = 1
 
 
 class Workers:

@@ -52,7 +52,7 @@ def brute_involuntary(shoe: list[Card], skill: int, difficulty: int, setting: tu
     return {t: Fraction(c, total) for t, c in counts.items()}
 
 
-@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER])
+@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER, BOTH_RULES])
 def test_involuntary_matches_every_order_of_a_small_shoe(setting: tuple) -> None:
     # BJ-2, BJ-3, BJ-5, BJ-6 (suit rule), BJ-8, BJ-9: every order of a 7-card shoe through the real hand.
     characteristic, bonus, options = setting
@@ -61,15 +61,26 @@ def test_involuntary_matches_every_order_of_a_small_shoe(setting: tuple) -> None
     assert sum(p for _, p in exact.trl) == 1
 
 
-def test_involuntary_with_both_suit_rules_is_within_a_hair() -> None:
-    # BJ-6 with BJ-9: the one documented approximation (the bonus-suit match after the characteristic's
-    # suit has shown) stays within half a percentage point of the full enumeration.
-    exact = odds.involuntary_odds(SMALL_SHOE, 2, 3, *BOTH_RULES)
-    brute = brute_involuntary(SMALL_SHOE, 2, 3, BOTH_RULES)
-    assert sum(p for _, p in exact.trl) == 1
-    for trl in set(brute) | set(exact.trl.support):
-        assert abs(exact.trl.probability(trl) - brute.get(trl, Fraction(0))) < Fraction(1, 200)
-    assert exact.success == sum((p for t, p in brute.items() if t >= 1), Fraction(0))
+# Shoes where the characteristic's suit shows before a 21 and the bonus card's suit then matters: the
+# suit-match chance must use what the earlier cards said about suits (BJ-6 with BJ-9, both on).
+MIXED_SHOES = [
+    [C(x) for x in ["AH", "5H", "10S", "6S", "5D", "10H", "2C", "9S"]],
+    [C(x) for x in ["10S", "AS", "5H", "6H", "10H", "9C", "2D", "5S"]],
+    [C(x) for x in ["6H", "5H", "KH", "10S", "AS", "5S", "4H"]],
+]
+SUIT_SETTINGS = [
+    ("Speed", 4, bj.HandOptions()),
+    ("Strength", 5, bj.HandOptions()),
+    ("Speed", -3, bj.HandOptions()),
+]
+
+
+@pytest.mark.parametrize("shoe", MIXED_SHOES)
+@pytest.mark.parametrize("setting", SUIT_SETTINGS)
+def test_involuntary_with_both_suit_rules_matches_every_order(shoe: list[Card], setting: tuple) -> None:
+    # BJ-6 with BJ-9 (the case the odds used to estimate): Fractions equal to the full enumeration.
+    exact = odds.involuntary_odds(shoe, 2, 3, *setting)
+    assert dict(exact.trl.outcomes) == brute_involuntary(shoe, 2, 3, setting)
 
 
 @pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, BOTH_RULES])
@@ -148,7 +159,7 @@ def _full_information_best(hand: bj.Hand, remaining: tuple[Card, ...]) -> tuple[
     return choose(hand, remaining)
 
 
-@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER])
+@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER, BOTH_RULES])
 @pytest.mark.parametrize(("skill", "difficulty", "face_down"), [(2, 4, "3C"), (0, 2, "KD"), (5, 7, "AH")])
 def test_voluntary_decision_matches_playing_its_policy_on_every_order(
     setting, skill, difficulty, face_down
@@ -169,10 +180,11 @@ def test_voluntary_decision_matches_playing_its_policy_on_every_order(
     assert (decision.hit.success, decision.hit.expected_trl) == _policy_value(plan, root, SMALL_SHOE)
     best = max(decision.options, key=lambda o: (o.success, o.expected_trl))
     assert (decision.best.success, decision.best.expected_trl) == (best.success, best.expected_trl)
-    # A player who also tracks suits can do no worse, and here does no better in P(success).
+    # A player who also tracks the other suits can do no worse.
     full = _full_information_best(root, tuple(SMALL_SHOE))
-    assert full[0] == decision.best.success
     assert full >= (decision.best.success, decision.best.expected_trl)
+    if setting is not BOTH_RULES:  # and here no better in P(success)
+        assert full[0] == decision.best.success
 
 
 def test_voluntary_policy_against_monte_carlo_one_deck() -> None:
@@ -233,3 +245,21 @@ def test_suits_matter_only_through_the_rules() -> None:
     assert a == b
     with_bonus = odds.involuntary_odds(spades, 2, 3, "Strength", 5)
     assert with_bonus.expected_trl > a.expected_trl  # every card is a spade, so the bonus always counts
+
+
+@pytest.mark.parametrize("shoe", MIXED_SHOES)
+@pytest.mark.parametrize("setting", SUIT_SETTINGS[:2])
+def test_voluntary_with_both_suit_rules_matches_every_order(shoe: list[Card], setting: tuple) -> None:
+    # BJ-4, BJ-6 with BJ-9, BJ-7: Stand and adders are certain; Hit equals playing the plan's own choices
+    # through the real hand on every order of the shoe, Fractions compared for equality.
+    characteristic, bonus, options = setting
+    root = bj.hit(bj.start_voluntary(3, 4, characteristic, bonus, options), C("2C"))
+    plan = odds.plan_voluntary(root, shoe)
+    decision = plan.decision
+    for option in (decision.stand, *decision.adders):
+        hand = bj.stand(root) if option.action.kind == "stand" else bj.add_skill(root, option.action.value)
+        t = trl_of(hand)
+        assert (option.success, option.expected_trl) == (Fraction(int(t >= 1)), Fraction(t))
+    assert decision.hit is not None
+    assert (decision.hit.success, decision.hit.expected_trl) == _policy_value(plan, root, shoe)
+    assert _full_information_best(root, tuple(shoe)) >= (decision.best.success, decision.best.expected_trl)

@@ -3,20 +3,22 @@
 The shoe is a multiset of remaining cards (not a fresh deck). What a hand's future depends on is the
 remaining count of each card value (1..10) and, for the optional suit rules, a little about suits:
 
-* BJ-9 (characteristic bonus): whether a card of the characteristic's suit has been played. Until one
-  has, every card drawn was of another suit, so the remaining cards of that suit are still all there;
-  the state is (remaining counts by value, seen-flag) and it is exact.
-* BJ-6 (a second bonus card when the bonus card's suit matches the card that made 21): given the values
-  drawn, the suits within each value are a uniformly random choice from the shoe's cards of that value,
-  so the chance of a match depends only on the values of the 21-card and the bonus card and on the
-  shoe's suit make-up. This is exact, except in one corner: with both optional rules on and the
-  characteristic's suit already shown before the 21-card, the match chance is taken from the shoe's
-  make-up by value without using which earlier cards were known not to be of that suit (the difference
-  is a fraction of a percent; see the tests).
+* BJ-9 (characteristic bonus): whether a card of the characteristic's suit has been played.
+* BJ-6 (a second bonus card when the bonus card's suit matches the card that made 21).
 
-Memoisation is on (remaining counts by value, seen-flag), never on card order. Probabilities are exact
-integers over a common denominator (the falling factorial of the shoe's size times one constant for the
-suit-match chances), turned into Fractions only for the results.
+With the characteristic bonus in play, the state is the remaining count of each value and the remaining
+count of each value *in the characteristic's suit* (what the player sees: every card, and which of them
+were of that suit). Given that, the cards of the other suits are a uniformly random part of the shoe's
+other-suit cards of each value, with nothing known about which, so the chance that two of them share a
+suit comes from the shoe's make-up by value; a card of the characteristic's suit matches exactly the
+others of its suit. Every chance is exact, with both suit rules on too (the tests enumerate every order
+of small shoes). With the suit rule off the characteristic's suit only matters until it first shows, so
+the state shrinks to (counts by value, seen); with the characteristic rule inactive the suits of a
+21-card and its bonus card match with the shoe's chance by value (exact by symmetry).
+
+Memoisation is on those counts, never on card order. Probabilities are exact integers over a common
+denominator (the falling factorial of the shoe's size times one constant for the suit-match chances),
+turned into Fractions only for the results.
 
 When no card is left to draw, the real bot reshuffles the discards (BJ-1). The odds do not model that
 (the discards are not an input): a hand that would need a card from an empty shoe is counted as ending
@@ -25,7 +27,8 @@ involuntary hand can never run out.
 
 A voluntary hand's player knows the face-down card, so Stand and each skill adder have a certain
 result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The policy
-decides on the total, the values of the cards gone and whether the characteristic's suit has shown.
+decides on the total, the values of the cards gone and which of them were of the characteristic's suit
+(only whether that suit has shown, when the suit rule is off).
 """
 
 from __future__ import annotations
@@ -53,13 +56,13 @@ __all__ = [
 ]
 
 VALUES = range(1, 11)
-MAX_DEPTH = 26  # 21 aces would be the longest run of draws, plus two bonus cards and slack
 BLACKJACK = rules.BLACKJACK
+_SEEN: tuple[int, ...] = ()  # the suit key once the characteristic's suit has shown and nothing more matters
 
-# Kinds of the card that made 21, for the suit-match chance of the bonus card (BJ-6).
-_BY_VALUE = 0  # suits by value from the shoe (characteristic rule inactive, or its suit already shown)
-_OTHER_SUIT = 1  # every card drawn so far, this one included, is not of the characteristic's suit
-_FIRST_OF_SUIT = 2  # this card is the first of the characteristic's suit
+Counts = tuple[int, ...]
+# A suit key: the remaining cards of the characteristic's suit by value (``_SEEN`` once they stop mattering).
+SuitKey = tuple[int, ...]
+Runs = list[tuple[int, int, int, int]]  # (success 0/1, TRL, lowest value, highest value)
 
 
 def _cards(shoe: Shoe | Iterable[Card]) -> tuple[Card, ...]:
@@ -74,11 +77,12 @@ def _soft(hard: int, ace: bool) -> int:
     return hard + 10 if ace and hard + 10 <= BLACKJACK else hard
 
 
-_PlanRow = tuple[int, int, int, int, int, int, int, bool, bool]
+def _minus(counts: Counts, value: int) -> Counts:
+    return (*counts[: value - 1], counts[value - 1] - 1, *counts[value:])
 
 
 class _Solver:
-    """The shared machinery of one question: a shoe, a task, the rules in force, and the memo."""
+    """The shared machinery of one question: a shoe, a task, the rules in force, and the memos."""
 
     def __init__(
         self,
@@ -89,15 +93,19 @@ class _Solver:
         characteristic_bonus: int,
         options: rules.HandOptions,
         start_hard: int = 0,
+        root_seen: bool = False,
     ) -> None:
         # Validate the task as a hand would, and take the TRL table from the rule function (BJ-8).
         probe = rules.start_involuntary(skill, difficulty, characteristic, characteristic_bonus, options)
         self.options = probe.options
         self.suit: Suit | None = probe.characteristic_suit
-        self.char_active = (
+        # track: a card's being of the characteristic's suit changes the TRL (BJ-9)
+        self.track = (
             probe.options.characteristic_rule and self.suit is not None and probe.characteristic_bonus != 0
         )
         self.suit_rule = probe.options.suit_bonus
+        self.exact = self.track and self.suit_rule  # keep counting that suit after it shows (BJ-6)
+        self.root_seen = self.track and root_seen
         self.trl = {
             seen: [
                 rules.task_resolution_level(
@@ -107,21 +115,23 @@ class _Solver:
             ]
             for seen in (False, True)
         }
-        self.counts0 = tuple(sum(1 for c in remaining if c.pip_value == v) for v in VALUES)
+        self.counts0: Counts = tuple(sum(1 for c in remaining if c.pip_value == v) for v in VALUES)
         self.size = len(remaining)
         by_suit = Counter((c.pip_value, c.suit) for c in remaining)
         suit = self.suit
-        self.char = tuple(by_suit[(v, suit)] if suit is not None and self.char_active else 0 for v in VALUES)
-        # Suit-match chances (BJ-6): the 21-card of value x and the bonus card of value w share a suit.
-        self.match_by_value = self._match_table(by_suit, list(Suit))
-        other = [s for s in Suit if s is not self.suit]
-        self.match_other = self._match_table(by_suit, other)
-        denominators = [
-            f.denominator for table in (self.match_by_value, self.match_other) for row in table for f in row
-        ]
+        self.char0: SuitKey = tuple(
+            by_suit[(v, suit)] if suit is not None and self.track else 0 for v in VALUES
+        )
+        self.sk0: SuitKey = _SEEN if self.root_seen and not self.exact else self.char0
+        # Suit-match chances (BJ-6) of a 21-card of value x and a bonus card of value w: over all suits
+        # (no characteristic in play), or over the other suits when both are known not to be of it.
+        if self.track:
+            table = self._match_table(by_suit, [s for s in Suit if s is not self.suit])
+        else:
+            table = self._match_table(by_suit, list(Suit))
+        denominators = [f.denominator for row in table for f in row]
         self.scale = lcm(*denominators) if denominators else 1
-        self.m_by_value = [[int(f * self.scale) for f in row] for row in self.match_by_value]
-        self.m_other = [[int(f * self.scale) for f in row] for row in self.match_other]
+        self.match = [[int(f * self.scale) for f in row] for row in table]
         # depth_scale[k] = prod_{i=k}^{deepest-1} max(size - i, 1): the common denominator at depth k.
         deepest = self._deepest(start_hard)
         self.depth_scale = [1] * (deepest + 3)
@@ -129,17 +139,22 @@ class _Solver:
             self.depth_scale[k] = self.depth_scale[k + 1] * max(self.size - k, 1)
         self.char_prefix = [0] * 11
         for v in VALUES:
-            self.char_prefix[v] = self.char_prefix[v - 1] + self.char[v - 1]
-        # runs[seen][w]: (TRL, lowest u, highest u) for the second bonus card u after a bonus card w.
-        self.runs = {seen: [self._runs(seen, w) if w else [] for w in range(11)] for seen in (False, True)}
-        self.pair_runs = {
-            seen: [[(1 if t >= 1 else 0, t, lo, hi) for t, lo, hi in row] for row in self.runs[seen]]
-            for seen in (False, True)
+            self.char_prefix[v] = self.char_prefix[v - 1] + self.char0[v - 1]
+        # runs[seen][w]: (success, TRL, lowest u, highest u) for a second bonus card u after a bonus card w.
+        self.runs: dict[bool, list[Runs]] = {
+            seen: [self._runs(seen, w) if w else [] for w in range(11)] for seen in (False, True)
         }
-        self.pair_memo: dict[tuple[tuple[int, ...], bool, int, int], tuple[int, int]] = {}
-        self.sums_memo: dict[tuple[tuple[int, ...], bool, bool], list[tuple[int, int]]] = {}
-        self.plans: dict[tuple[bool, int, int, bool], list[_PlanRow]] = {}
-        self.bonus_memo: dict[tuple[tuple[int, ...], bool, int, int], dict[int, int]] = {}
+        self.single = {
+            seen: [self._pe(self.trl[seen][BLACKJACK + w]) for w in range(11)] for seen in (False, True)
+        }
+        self.second_memo: dict[tuple[Counts, bool, bool], list[dict[int, int]]] = {}
+        self.second_pair_memo: dict[tuple[Counts, bool, bool], list[tuple[int, int]]] = {}
+        self.bonus_memo: dict[tuple[Counts, SuitKey, int, bool], dict[int, int]] = {}
+        self.pair_memo: dict[tuple[Counts, SuitKey, int, bool], tuple[int, int]] = {}
+
+    @staticmethod
+    def _pe(t: int) -> tuple[int, int]:
+        return (1 if t >= 1 else 0), t
 
     def _deepest(self, start_hard: int) -> int:
         """The most cards a hand can still draw: the smallest values until past 20, then two bonus cards."""
@@ -152,18 +167,20 @@ class _Solver:
                 drawn += 1
         return drawn + 3
 
-    def _runs(self, seen: bool, w: int) -> list[tuple[int, int, int]]:
-        runs: list[tuple[int, int, int]] = []
+    def _runs(self, seen: bool, w: int) -> Runs:
+        runs: Runs = []
         for u in VALUES:
             t = self.trl[seen][BLACKJACK + w + u]  # bonus cards never wrap; an ace counts 1 (BJ-2)
-            if runs and runs[-1][0] == t:
-                runs[-1] = (t, runs[-1][1], u)
+            if runs and runs[-1][1] == t:
+                runs[-1] = (runs[-1][0], t, runs[-1][2], u)
             else:
-                runs.append((t, u, u))
+                runs.append((1 if t >= 1 else 0, t, u, u))
         return runs
 
     @staticmethod
     def _match_table(by_suit: Counter[tuple[int, Suit]], suits: list[Suit]) -> list[list[Fraction]]:
+        """P(two distinct cards of values x and w share a suit), each uniform among the shoe's cards of
+        its value in ``suits``."""
         table = [[Fraction(0)] * 11 for _ in range(11)]
         for x in VALUES:
             nx = sum(by_suit[(x, s)] for s in suits)
@@ -177,243 +194,245 @@ class _Solver:
                     table[x][w] = Fraction(pairs, nx * (nx - 1))
         return table
 
-    def depth(self, counts: tuple[int, ...]) -> int:
+    def depth(self, counts: Counts) -> int:
         return self.size - sum(counts)
+
+    def seen(self, sk: SuitKey) -> bool:
+        """Whether the characteristic's bonus counts in this state (BJ-9)."""
+        return self.root_seen or sk != self.char0
 
     def terminal(self, total: int, seen: bool, depth: int) -> dict[int, int]:
         return {self.trl[seen][total]: self.depth_scale[depth] * self.scale}
 
-    def branches(self, counts: tuple[int, ...], seen: bool) -> list[tuple[int, int, bool, int]]:
-        """The next card: (value, integer weight over the cards left, seen after it, its kind)."""
-        out = []
+    def branches(self, counts: Counts, sk: SuitKey) -> list[tuple[int, int, SuitKey, bool]]:
+        """The next card: (value, integer weight over the cards left, suit key after it, of the suit)."""
+        out: list[tuple[int, int, SuitKey, bool]] = []
+        split = self.track and sk is not _SEEN and len(sk) == 10
         for v in VALUES:
             n = counts[v - 1]
             if not n:
                 continue
-            if self.char_active and not seen:
-                of_suit = self.char[v - 1]  # none of the characteristic's suit has gone yet
+            if split:
+                of_suit = sk[v - 1]
                 if n - of_suit:
-                    out.append((v, n - of_suit, False, _OTHER_SUIT))
+                    out.append((v, n - of_suit, sk, False))
                 if of_suit:
-                    out.append((v, of_suit, True, _FIRST_OF_SUIT))
+                    out.append((v, of_suit, _minus(sk, v) if self.exact else _SEEN, True))
             else:
-                out.append((v, n, seen, _BY_VALUE))
+                out.append((v, n, sk, False))
         return out
 
-    def bonus(self, counts: tuple[int, ...], seen: bool, made_by: int, kind: int) -> dict[int, int]:
-        """BJ-6: the TRL numerators after a 21 made by a card of value ``made_by`` (counts exclude it)."""
-        key = (counts, seen, made_by, kind)
-        found = self.bonus_memo.get(key)
-        if found is not None:
-            return found
-        depth = self.depth(counts)
-        left = self.size - depth
-        out: dict[int, int] = {}
-        if left == 0:  # no bonus card can be drawn (see the module docstring)
-            out = self.terminal(BLACKJACK, seen, depth)
-            self.bonus_memo[key] = out
-            return out
-        scale = self.scale
-        d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
-        trl = self.trl
-        prefix = [0] * 11
-        for v in VALUES:
-            prefix[v] = prefix[v - 1] + counts[v - 1]
-        char_prefix = self.char_prefix
-        for w in VALUES:
-            n = counts[w - 1]
-            if not n:
-                continue
-            # (weight x scale, seen after the bonus card, suits matched)
-            if kind == _BY_VALUE:
-                m = self.m_by_value[made_by][w]
-                parts = [(n * m, seen, True), (n * (scale - m), seen, False)]
-            elif kind == _OTHER_SUIT:
-                of_suit = self.char[w - 1]
-                m = self.m_other[made_by][w]
-                parts = [
-                    (of_suit * scale, True, False),
-                    ((n - of_suit) * m, False, True),
-                    ((n - of_suit) * (scale - m), False, False),
-                ]
-            else:  # the 21-card was the first of the characteristic's suit: a match is that suit again
-                of_suit = self.char[w - 1] - (1 if w == made_by else 0)
-                parts = [(of_suit * scale, True, True), ((n - of_suit) * scale, True, False)]
-            left2 = left - 1
-            for weight, seen1, matched in parts:
-                if not weight:
-                    continue
-                if matched and self.suit_rule and left2:
-                    # The second bonus card: sum the cards left by runs of values that give one TRL.
-                    if self.char_active and not seen1:
-                        for t, lo, hi in self.runs[True][w]:
-                            k = char_prefix[hi] - char_prefix[lo - 1]
-                            if k:
-                                out[t] = out.get(t, 0) + weight * k * d2
-                        for t, lo, hi in self.runs[False][w]:
-                            k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                            k -= char_prefix[hi] - char_prefix[lo - 1]
-                            if k:
-                                out[t] = out.get(t, 0) + weight * k * d2
-                    else:
-                        for t, lo, hi in self.runs[seen1][w]:
-                            k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                            if k:
-                                out[t] = out.get(t, 0) + weight * k * d2
-                else:
-                    t = trl[seen1][BLACKJACK + w]
-                    out[t] = out.get(t, 0) + weight * d1
-        self.bonus_memo[key] = out
-        return out
+    def _bonus_parts(
+        self, counts: Counts, sk: SuitKey, made_by: int, made_by_suit: bool, w: int
+    ) -> list[tuple[int, bool, bool]]:
+        """The bonus card of value ``w`` after a 21 made by ``made_by`` (``counts``/``sk`` exclude that card).
 
-    def _pair_plan(self, seen: bool, made_by: int, kind: int, second: bool) -> list[_PlanRow]:
-        """Per bonus-card value w, ``bonus_pair``'s weights as linear functions of the count of w left.
-
-        A row is (w, P and E coefficients of the bonus card alone: times n plus a constant, the matched
-        weight (times n plus a constant) that earns the second bonus card, that card's seen-flag, and
-        whether its own suit still matters for BJ-9).
+        (weight x scale, seen after the bonus card, suits matched) for each way it can come.
         """
-        key = (seen, made_by, kind, second)
-        found = self.plans.get(key)
-        if found is not None:
-            return found
+        n = counts[w - 1]
         scale = self.scale
-        trl = self.trl
-        rows: list[_PlanRow] = []
-        for w in VALUES:
+        seen = self.seen(sk)
+        if not self.track:
+            if not self.suit_rule:
+                return [(n * scale, False, False)]
+            m = self.match[made_by][w]
+            return [(n * m, False, True), (n * (scale - m), False, False)]
+        of_suit = 0 if sk is _SEEN or len(sk) != 10 else sk[w - 1]
+        other = n - of_suit
+        parts = [(of_suit * scale, True, made_by_suit and self.suit_rule)]
+        if not self.suit_rule or made_by_suit:
+            parts.append((other * scale, seen, False))
+        else:
+            m = self.match[made_by][w]
+            parts += [(other * m, seen, True), (other * (scale - m), seen, False)]
+        return parts
 
-            def single(flag: bool, w: int = w) -> tuple[int, int]:
-                t = trl[flag][BLACKJACK + w]
-                return (1 if t >= 1 else 0), t
+    def _second(self, counts: Counts, seen1: bool) -> list[dict[int, int]]:
+        """Per bonus card w: TRL -> cards left giving it, for the second bonus card (``counts`` hold w).
 
-            # Each part: (weight per card of w left, constant weight, seen after the bonus card, matched).
-            if kind == _BY_VALUE:
-                m = self.m_by_value[made_by][w]
-                parts = [(m, 0, seen, True), (scale - m, 0, seen, False)]
-            elif kind == _OTHER_SUIT:
-                of_suit = self.char[w - 1]
-                m = self.m_other[made_by][w]
-                parts = [
-                    (0, of_suit * scale, True, False),
-                    (m, -of_suit * m, False, True),
-                    (scale - m, -of_suit * (scale - m), False, False),
-                ]
-            else:
-                of_suit = self.char[w - 1] - (1 if w == made_by else 0)
-                parts = [(0, of_suit * scale, True, True), (scale, -of_suit * scale, True, False)]
-            a1p = a0p = a1e = a0e = m1 = m0 = 0
-            matched_seen = seen
-            for per_card, constant, seen1, matched in parts:
-                if matched and second:
-                    m1, m0, matched_seen = per_card, constant, seen1
-                    continue
-                pf, t = single(seen1)
-                a1p += per_card * pf
-                a0p += constant * pf
-                a1e += per_card * t
-                a0e += constant * t
-            split = self.char_active and not matched_seen
-            rows.append((w, a1p, a0p, a1e, a0e, m1, m0, matched_seen, split))
-        self.plans[key] = rows
-        return rows
-
-    def _second_card_sums(self, counts: tuple[int, ...], seen1: bool, split: bool) -> list[tuple[int, int]]:
-        """Per bonus card w: (cards left giving success, sum of their TRLs) for the second bonus card.
-
-        Shared by every 21-card that leaves these counts, whatever its value; runs of values that give
-        one TRL are summed with prefix sums.
+        Unseen (only with the exact suit state, whose suit key is then the shoe's): a second card of the
+        characteristic's suit makes the bonus count.
         """
+        split = self.track and not seen1
         key = (counts, seen1, split)
-        found = self.sums_memo.get(key)
+        found = self.second_memo.get(key)
         if found is not None:
             return found
-        runs = self.pair_runs
-        char_prefix = self.char_prefix
         prefix = [0] * 11
         for v in VALUES:
             prefix[v] = prefix[v - 1] + counts[v - 1]
+        cp = self.char_prefix
+        found = []
+        for w in range(11):
+            out: dict[int, int] = {}
+            if w and counts[w - 1]:
+                if split:
+                    for _, t, lo, hi in self.runs[True][w]:
+                        k = cp[hi] - cp[lo - 1]
+                        if k:
+                            out[t] = out.get(t, 0) + k
+                    for _, t, lo, hi in self.runs[False][w]:
+                        k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - cp[hi] + cp[lo - 1]
+                        if k:
+                            out[t] = out.get(t, 0) + k
+                else:
+                    for _, t, lo, hi in self.runs[seen1][w]:
+                        k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
+                        if k:
+                            out[t] = out.get(t, 0) + k
+            found.append(out)
+        self.second_memo[key] = found
+        return found
+
+    def _second_pair(self, counts: Counts, seen1: bool) -> list[tuple[int, int]]:
+        """``_second`` reduced to (cards giving success, sum of their TRLs) per bonus card w."""
+        split = self.track and not seen1
+        key = (counts, seen1, split)
+        found = self.second_pair_memo.get(key)
+        if found is not None:
+            return found
+        prefix = [0] * 11
+        for v in VALUES:
+            prefix[v] = prefix[v - 1] + counts[v - 1]
+        cp = self.char_prefix
         found = [(0, 0)] * 11
         for w in VALUES:
             if not counts[w - 1]:
                 continue
             sp = se = 0
             if split:
-                for flag, t, lo, hi in runs[True][w]:
-                    k = char_prefix[hi] - char_prefix[lo - 1]
+                for flag, t, lo, hi in self.runs[True][w]:
+                    k = cp[hi] - cp[lo - 1]
                     sp += flag * k
                     se += t * k
-                for flag, t, lo, hi in runs[False][w]:
-                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - char_prefix[hi] + char_prefix[lo - 1]
+                for flag, t, lo, hi in self.runs[False][w]:
+                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - cp[hi] + cp[lo - 1]
                     sp += flag * k
                     se += t * k
             else:
-                for flag, t, lo, hi in runs[seen1][w]:
+                for flag, t, lo, hi in self.runs[seen1][w]:
                     k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
                     sp += flag * k
                     se += t * k
             found[w] = (sp, se)
-        self.sums_memo[key] = found
+        self.second_pair_memo[key] = found
         return found
 
-    def bonus_pair(self, counts: tuple[int, ...], seen: bool, made_by: int, kind: int) -> tuple[int, int]:
+    def bonus(self, counts: Counts, sk: SuitKey, made_by: int, made_by_suit: bool) -> dict[int, int]:
+        """BJ-6: the TRL numerators after a 21 made by a card of value ``made_by`` (counts exclude it)."""
+        key = (counts, sk, made_by, made_by_suit)
+        found = self.bonus_memo.get(key)
+        if found is not None:
+            return found
+        depth = self.depth(counts)
+        left = self.size - depth
+        if left == 0:  # no bonus card can be drawn (see the module docstring)
+            found = self.terminal(BLACKJACK, self.seen(sk), depth)
+            self.bonus_memo[key] = found
+            return found
+        out: dict[int, int] = {}
+        d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
+        trl = self.trl
+        second = self.suit_rule and left > 1
+        for w in VALUES:
+            if not counts[w - 1]:
+                continue
+            for weight, seen1, matched in self._bonus_parts(counts, sk, made_by, made_by_suit, w):
+                if not weight:
+                    continue
+                if matched and second:
+                    for t, k in self._second(counts, seen1)[w].items():
+                        out[t] = out.get(t, 0) + weight * k * d2
+                else:
+                    t = trl[seen1][BLACKJACK + w]
+                    out[t] = out.get(t, 0) + weight * d1
+        self.bonus_memo[key] = out
+        return out
+
+    def bonus_pair(self, counts: Counts, sk: SuitKey, made_by: int, made_by_suit: bool) -> tuple[int, int]:
         """``bonus`` reduced to (P(success), E[TRL]) numerators, computed without the distribution."""
-        key = (counts, seen, made_by, kind)
+        key = (counts, sk, made_by, made_by_suit)
         found = self.pair_memo.get(key)
         if found is not None:
             return found
         depth = self.size - sum(counts)
         left = self.size - depth
         if left == 0:
-            t = self.trl[seen][BLACKJACK]
+            p, e = self._pe(self.trl[self.seen(sk)][BLACKJACK])
             unit = self.depth_scale[depth] * self.scale
-            found = (unit if t >= 1 else 0, t * unit)
+            found = (p * unit, e * unit)
             self.pair_memo[key] = found
             return found
-        d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
         second = self.suit_rule and left > 1
         p1 = e1 = p2 = e2 = 0
-        sums: list[tuple[int, int]] | None = None
-        sums_key: tuple[bool, bool] | None = None
-        for w, a1p, a0p, a1e, a0e, m1, m0, seen1, split in self._pair_plan(seen, made_by, kind, second):
-            n = counts[w - 1]
-            if not n:
+        single = self.single
+        if self.exact and second:  # the hot path of a voluntary plan with both suit rules, inlined
+            seen = self.seen(sk)
+            scale = self.scale
+            row = self.match[made_by]
+            seconds_seen = self._second_pair(counts, seen)
+            seconds_suited = self._second_pair(counts, True)
+            for w in VALUES:
+                n = counts[w - 1]
+                if not n:
+                    continue
+                of_suit = sk[w - 1]
+                other = n - of_suit
+                if made_by_suit:  # a match is a bonus card of the characteristic's suit again
+                    sp, se = seconds_suited[w]
+                    p2 += of_suit * scale * sp
+                    e2 += of_suit * scale * se
+                    sp, se = single[seen][w]
+                    p1 += other * scale * sp
+                    e1 += other * scale * se
+                else:
+                    m = row[w]
+                    sp, se = single[True][w]
+                    p1 += of_suit * scale * sp
+                    e1 += of_suit * scale * se
+                    sp, se = single[seen][w]
+                    p1 += other * (scale - m) * sp
+                    e1 += other * (scale - m) * se
+                    sp, se = seconds_seen[w]
+                    p2 += other * m * sp
+                    e2 += other * m * se
+            d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
+            found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
+            self.pair_memo[key] = found
+            return found
+        for w in VALUES:
+            if not counts[w - 1]:
                 continue
-            p1 += a1p * n + a0p
-            e1 += a1e * n + a0e
-            matched = m1 * n + m0
-            if not matched:
-                continue
-            if sums_key != (seen1, split):
-                sums, sums_key = self._second_card_sums(counts, seen1, split), (seen1, split)
-            assert sums is not None
-            sp, se = sums[w]
-            p2 += matched * sp
-            e2 += matched * se
+            for weight, seen1, matched in self._bonus_parts(counts, sk, made_by, made_by_suit, w):
+                if not weight:
+                    continue
+                if matched and second:
+                    sp, se = self._second_pair(counts, seen1)[w]
+                    p2 += weight * sp
+                    e2 += weight * se
+                else:
+                    sp, se = single[seen1][w]
+                    p1 += weight * sp
+                    e1 += weight * se
+        d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
         found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
         self.pair_memo[key] = found
         return found
 
     def after_card(
-        self, counts: tuple[int, ...], hard: int, ace: bool, value: int, seen: bool, kind: int
-    ) -> tuple[tuple[int, ...], int, bool, int | None, dict[int, int] | None]:
+        self, counts: Counts, hard: int, ace: bool, value: int, sk: SuitKey, of_suit: bool
+    ) -> tuple[Counts, int, bool, dict[int, int] | None]:
         """Draw a card of ``value``: the new state, and its result when the hand ends on it."""
-        after = list(counts)
-        after[value - 1] -= 1
-        new_counts = tuple(after)
+        new_counts = _minus(counts, value)
         new_hard = hard + value
         new_ace = ace or value == 1
         total = _soft(new_hard, new_ace)
         if total > BLACKJACK:  # BJ-5: wraps and ends
-            return (
-                new_counts,
-                new_hard,
-                new_ace,
-                total,
-                self.terminal(new_hard - BLACKJACK, seen, self.depth(new_counts)),
-            )
+            ended = self.terminal(new_hard - BLACKJACK, self.seen(sk), self.depth(new_counts))
+            return new_counts, new_hard, new_ace, ended
         if total == BLACKJACK:  # BJ-6
-            return new_counts, new_hard, new_ace, total, self.bonus(new_counts, seen, value, kind)
-        return new_counts, new_hard, new_ace, total, None
+            return new_counts, new_hard, new_ace, self.bonus(new_counts, sk, value, of_suit)
+        return new_counts, new_hard, new_ace, None
 
 
 def _distribution(numerators: dict[int, int]) -> Distribution[int]:
@@ -449,28 +468,28 @@ def involuntary_odds(
     solver = _Solver(
         _cards(shoe), skill, difficulty, characteristic, characteristic_bonus, options or rules.HandOptions()
     )
-    memo: dict[tuple[tuple[int, ...], bool], dict[int, int]] = {}
+    memo: dict[tuple[Counts, SuitKey], dict[int, int]] = {}
 
-    def value(counts: tuple[int, ...], hard: int, ace: bool, seen: bool) -> dict[int, int]:
-        key = (counts, seen)
+    def value(counts: Counts, hard: int, ace: bool, sk: SuitKey) -> dict[int, int]:
+        key = (counts, sk)
         found = memo.get(key)
         if found is not None:
             return found
         depth = solver.depth(counts)
         total = _soft(hard, ace)
         if total >= rules.DEALER_STANDS_ON or depth == solver.size:
-            out = solver.terminal(total, seen, depth)
+            out = solver.terminal(total, solver.seen(sk), depth)
         else:
             out = {}
-            for v, weight, seen1, kind in solver.branches(counts, seen):
-                new_counts, new_hard, new_ace, _, ended = solver.after_card(counts, hard, ace, v, seen1, kind)
-                child = ended if ended is not None else value(new_counts, new_hard, new_ace, seen1)
+            for v, weight, sk1, of_suit in solver.branches(counts, sk):
+                new_counts, new_hard, new_ace, ended = solver.after_card(counts, hard, ace, v, sk1, of_suit)
+                child = ended if ended is not None else value(new_counts, new_hard, new_ace, sk1)
                 for t, n in child.items():
                     out[t] = out.get(t, 0) + weight * n
         memo[key] = out
         return out
 
-    numerators = value(solver.counts0, 0, False, False)
+    numerators = value(solver.counts0, 0, False, solver.sk0)
     trl = _distribution(numerators)
     return InvoluntaryOdds(trl=trl, success=trl.at_least(1), expected_trl=trl.expectation(lambda t: t))
 
@@ -542,27 +561,35 @@ class VoluntaryPlan:
             hand.characteristic_bonus,
             hand.options,
             start_hard=sum(c.pip_value for c in hand.cards),
+            root_seen=hand.characteristic_counts,
         )
         self.adders = hand.allowed_adders
-        self.memo: dict[tuple[tuple[int, ...], bool], tuple[int, int, int]] = {}
+        self.memo: dict[tuple[Counts, SuitKey], tuple[int, int, int]] = {}
         self.fixed_memo: dict[tuple[int, bool, bool], tuple[int, int, int]] = {}
+        self.robust_memo: dict[tuple[Counts, bool], tuple[int, int] | None] = {}
+        self.bound_memo: dict[tuple[Counts, bool], tuple[int, int, int, int]] = {}
+        self.bonus_bound_memo: dict[tuple[Counts, bool], tuple[int, int]] = {}
         self.decision = self._decision(hand)
 
-    def _seen(self, hand: rules.Hand) -> bool:
-        return self.solver.char_active and hand.characteristic_counts
-
-    def _state(self, hand: rules.Hand) -> tuple[tuple[int, ...], int, bool, bool]:
+    def _state(self, hand: rules.Hand) -> tuple[Counts, int, bool, SuitKey]:
         drawn = hand.cards[len(self.root.cards) :]
         if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
             raise RuleError("That hand did not grow from this plan's hand.")
-        counts = list(self.solver.counts0)
+        solver = self.solver
+        counts = list(solver.counts0)
+        of_suit = list(solver.char0)
         for card in drawn:
             counts[card.pip_value - 1] -= 1
-        if min(counts) < 0:
+            if solver.track and card.suit is solver.suit:
+                of_suit[card.pip_value - 1] -= 1
+        if min(counts) < 0 or min(of_suit) < 0:
             raise RuleError("That hand drew cards this plan's shoe does not hold.")
         hard = sum(c.pip_value for c in hand.cards)
         ace = any(c.rank == 1 for c in hand.cards)
-        return tuple(counts), hard, ace, self._seen(hand)
+        sk: SuitKey = tuple(of_suit)
+        if solver.track and not solver.exact and (solver.root_seen or sk != solver.char0):
+            sk = _SEEN
+        return tuple(counts), hard, ace, sk
 
     def _fixed(self, hard: int, ace: bool, extra: int, seen: bool, depth: int) -> tuple[int, int]:
         """(P, E) numerators of ending now with ``extra`` added (0 = Stand), wrapping over 21 (BJ-5, BJ-7)."""
@@ -573,39 +600,79 @@ class VoluntaryPlan:
         unit = self.solver.depth_scale[depth] * self.solver.scale
         return (unit if t >= 1 else 0, t * unit)
 
-    def _hit(self, counts: tuple[int, ...], hard: int, ace: bool, seen: bool) -> tuple[int, int]:
+    def _hit(self, counts: Counts, hard: int, ace: bool, sk: SuitKey) -> tuple[int, int]:
         solver = self.solver
         trl = solver.trl
         depth = solver.size - sum(counts)
         unit = solver.depth_scale[depth + 1] * solver.scale
+        split = solver.track and len(sk) == 10
+        seen = solver.seen(sk)
+        exact = solver.exact
         p = e = 0
-        for v, weight, seen1, kind in solver.branches(counts, seen):
+        for v in VALUES:
+            n = counts[v - 1]
+            if not n:
+                continue
             new_hard = hard + v
             new_ace = ace or v == 1
             total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
-            if total > BLACKJACK:  # BJ-5: wraps and ends
-                t = trl[seen1][new_hard - BLACKJACK]
-                if t >= 1:
-                    p += weight * unit
-                e += weight * t * unit
-                continue
-            after = (*counts[: v - 1], counts[v - 1] - 1, *counts[v:])
-            if total == BLACKJACK:  # BJ-6
-                cp, ce = solver.bonus_pair(after, seen1, v, kind)
+            # The ways this value can come: (weight, suit key after it, of the characteristic's suit).
+            if split:
+                of_suit = sk[v - 1]
+                ways = []
+                if n - of_suit:
+                    ways.append((n - of_suit, sk, False))
+                if of_suit:
+                    ways.append((of_suit, _minus(sk, v) if solver.exact else _SEEN, True))
             else:
-                cp, ce, _ = self._value(after, new_hard, new_ace, seen1)
-            p += weight * cp
-            e += weight * ce
+                ways = [(n, sk, False)]
+            if total > BLACKJACK:  # BJ-5: wraps and ends
+                for weight, _, suited in ways:
+                    t = trl[seen or suited][new_hard - BLACKJACK]
+                    if t >= 1:
+                        p += weight * unit
+                    e += weight * t * unit
+                continue
+            after = (*counts[: v - 1], n - 1, *counts[v:])
+            for weight, sk1, suited in ways:
+                if total == BLACKJACK:  # BJ-6
+                    cp, ce = solver.bonus_pair(after, sk1, v, suited)
+                else:
+                    robust = self._robust(after, new_hard, new_ace, not (seen or suited)) if exact else None
+                    if robust is None:
+                        cp, ce, _ = self._value(after, new_hard, new_ace, sk1)
+                    else:
+                        cp, ce = robust
+                p += weight * cp
+                e += weight * ce
         return p, e
 
+    def _robust(self, counts: Counts, hard: int, ace: bool, unseen: bool) -> tuple[int, int] | None:
+        """(P, E) of the best of Stand and the adders when it beats Hit for every suit state, else None."""
+        key = (counts, unseen)
+        if key in self.robust_memo:
+            return self.robust_memo[key]
+        depth = self.solver.size - sum(counts)
+        unit = self.solver.depth_scale[depth] * self.solver.scale
+        _, success, trl = self._best_fixed(hard, ace, not unseen)
+        fixed: tuple[int, int] | None = (unit * success, unit * trl)
+        if depth < self.solver.size:
+            hit_p, hit_e, _, _ = self._bound(counts, hard, ace, unseen)
+            assert fixed is not None
+            if not (fixed[0] > hit_p or (fixed[0] >= hit_p and fixed[1] >= hit_e)):
+                fixed = None
+        self.robust_memo[key] = fixed
+        return fixed
+
     def _choices(
-        self, counts: tuple[int, ...], hard: int, ace: bool, seen: bool
+        self, counts: Counts, hard: int, ace: bool, sk: SuitKey
     ) -> list[tuple[Action, tuple[int, int]]]:
         depth = self.solver.depth(counts)
+        seen = self.solver.seen(sk)
         choices = [(STAND, self._fixed(hard, ace, 0, seen, depth))]
         choices += [(Action("add", a), self._fixed(hard, ace, a, seen, depth)) for a in self.adders]
         if depth < self.solver.size:
-            choices.append((HIT, self._hit(counts, hard, ace, seen)))
+            choices.append((HIT, self._hit(counts, hard, ace, sk)))
         return choices
 
     @staticmethod
@@ -616,19 +683,113 @@ class VoluntaryPlan:
                 best = i
         return best
 
-    def _value(self, counts: tuple[int, ...], hard: int, ace: bool, seen: bool) -> tuple[int, int, int]:
-        key = (counts, seen)
+    def _value(self, counts: Counts, hard: int, ace: bool, sk: SuitKey) -> tuple[int, int, int]:
+        key = (counts, sk)
         found = self.memo.get(key)
         if found is None:
             depth = self.solver.size - sum(counts)
             unit = self.solver.depth_scale[depth] * self.solver.scale
+            seen = self.solver.seen(sk)
             index, success, trl = self._best_fixed(hard, ace, seen)
             found = (unit * success, unit * trl, index)
+            if self.solver.exact and depth < self.solver.size:
+                # Stand or an adder beats Hit whatever the suits left: skip the exact suit state.
+                hit_p, hit_e, _, _ = self._bound(counts, hard, ace, not seen)
+                if found[0] > hit_p or (found[0] >= hit_p and found[1] >= hit_e):
+                    self.memo[key] = found
+                    return found
             if depth < self.solver.size:
-                hit = self._hit(counts, hard, ace, seen)
+                hit = self._hit(counts, hard, ace, sk)
                 if hit > found[:2]:  # strictly better: ties stay with Stand or the adder (as _best)
                     found = (*hit, len(self.adders) + 1)
             self.memo[key] = found
+        return found
+
+    def _bound(self, counts: Counts, hard: int, ace: bool, unseen: bool) -> tuple[int, int, int, int]:
+        """Upper bounds, over every suit state with these counts, of Hit's (P, E) numerators and of the
+        state's value: the most P and the most E any play reaches if every bonus card matched (BJ-6).
+
+        A matched bonus card adds a card and never lowers the TRL, so these bound the exact values; only
+        the seen-flag (BJ-9) is kept, so the memo is on counts by value.
+        """
+        key = (counts, unseen)
+        found = self.bound_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        trl = solver.trl
+        depth = solver.size - sum(counts)
+        unit = solver.depth_scale[depth + 1] * solver.scale
+        p = e = 0
+        for v in VALUES:
+            n = counts[v - 1]
+            if not n:
+                continue
+            new_hard = hard + v
+            new_ace = ace or v == 1
+            total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
+            of_suit = solver.char0[v - 1] if unseen else 0
+            ways = [(w, u) for w, u in ((n - of_suit, unseen), (of_suit, False)) if w]
+            if total > BLACKJACK:
+                for weight, still in ways:
+                    t = trl[not still][new_hard - BLACKJACK]
+                    if t >= 1:
+                        p += weight * unit
+                    e += weight * t * unit
+                continue
+            after = (*counts[: v - 1], n - 1, *counts[v:])
+            for weight, still in ways:
+                if total == BLACKJACK:
+                    cp, ce = self._bonus_bound(after, still)
+                else:
+                    _, _, cp, ce = self._bound(after, new_hard, new_ace, still)
+                p += weight * cp
+                e += weight * ce
+        unit = solver.depth_scale[depth] * solver.scale
+        best_p = best_e = None
+        for extra in (0, *self.adders):
+            total = _soft(hard + extra, ace)
+            if total > BLACKJACK:
+                total -= BLACKJACK
+            fp, fe = _Solver._pe(trl[not unseen][total])
+            best_p = fp * unit if best_p is None else max(best_p, fp * unit)
+            best_e = fe * unit if best_e is None else max(best_e, fe * unit)
+        assert best_p is not None and best_e is not None
+        found = (p, e, max(best_p, p), max(best_e, e)) if depth < solver.size else (p, e, best_p, best_e)
+        self.bound_memo[key] = found
+        return found
+
+    def _bonus_bound(self, counts: Counts, unseen: bool) -> tuple[int, int]:
+        """``bonus_pair`` with every bonus card matched (an upper bound for ``_bound``)."""
+        key = (counts, unseen)
+        found = self.bonus_bound_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        depth = solver.size - sum(counts)
+        left = solver.size - depth
+        if left == 0:
+            p, e = _Solver._pe(solver.trl[not unseen][BLACKJACK])
+            unit = solver.depth_scale[depth] * solver.scale
+            found = (p * unit, e * unit)
+        else:
+            scale = solver.scale
+            second = left > 1
+            d = solver.depth_scale[depth + 2] if second else solver.depth_scale[depth + 1]
+            p = e = 0
+            for w in VALUES:
+                n = counts[w - 1]
+                if not n:
+                    continue
+                of_suit = solver.char0[w - 1] if unseen else 0
+                for weight, seen1 in ((of_suit, True), (n - of_suit, not unseen)):
+                    if not weight:
+                        continue
+                    sp, se = solver._second_pair(counts, seen1)[w] if second else solver.single[seen1][w]
+                    p += weight * scale * sp
+                    e += weight * scale * se
+            found = (p * d, e * d)
+        self.bonus_bound_memo[key] = found
         return found
 
     def _best_fixed(self, hard: int, ace: bool, seen: bool) -> tuple[int, int, int]:
@@ -649,10 +810,10 @@ class VoluntaryPlan:
         return found
 
     def _decision(self, hand: rules.Hand) -> HandDecision:
-        counts, hard, ace, seen = self._state(hand)
-        choices = self._choices(counts, hard, ace, seen)
+        counts, hard, ace, sk = self._state(hand)
+        choices = self._choices(counts, hard, ace, sk)
         best = self._best(choices)
-        self.memo[(counts, seen)] = (*choices[best][1], best)
+        self.memo[(counts, sk)] = (*choices[best][1], best)
         unit = self.solver.depth_scale[self.solver.depth(counts)] * self.solver.scale
         odds = [ActionOdds(action, Fraction(p, unit), Fraction(e, unit)) for action, (p, e) in choices]
         hit = odds[-1] if odds[-1].action == HIT else None
@@ -663,8 +824,8 @@ class VoluntaryPlan:
         """The optimal move for a later state of this hand (same shoe, more cards drawn)."""
         if not hand.can_stand:
             raise IllegalMove("This hand has no decision to make now.")
-        counts, hard, ace, seen = self._state(hand)
-        choices = self._choices(counts, hard, ace, seen)
+        counts, hard, ace, sk = self._state(hand)
+        choices = self._choices(counts, hard, ace, sk)
         return choices[self._best(choices)][0]
 
 

@@ -263,3 +263,23 @@ def test_voluntary_with_both_suit_rules_matches_every_order(shoe: list[Card], se
     assert decision.hit is not None
     assert (decision.hit.success, decision.hit.expected_trl) == _policy_value(plan, root, shoe)
     assert _full_information_best(root, tuple(shoe)) >= (decision.best.success, decision.best.expected_trl)
+
+
+# Found by search: shoes where estimating the bonus card's suit-match chance from the shoe's make-up by
+# value (the old reading) gave a Hit value that playing the plan's own choices does not reach.
+SEEN_BEFORE_21 = [
+    (["JD", "3C", "AS", "8H", "AC", "AD"], "8C"),
+    (["10S", "4S", "AD", "6C", "KH", "4D"], "6H"),
+    (["3H", "QS", "QD", "AS", "5D", "10D"], "6C"),
+]
+
+
+@pytest.mark.parametrize(("codes", "face_down"), SEEN_BEFORE_21)
+def test_voluntary_hit_is_exact_after_the_characteristic_suit_shows(codes: list[str], face_down: str) -> None:
+    # BJ-6 with BJ-9 in a voluntary hand (BJ-4): Hit's exact odds equal every order played by the plan.
+    shoe = [C(x) for x in codes]
+    root = bj.hit(bj.start_voluntary(3, 4, "Strength", 5), C(face_down))
+    plan = odds.plan_voluntary(root, shoe)
+    assert plan.decision.hit is not None
+    hit = (plan.decision.hit.success, plan.decision.hit.expected_trl)
+    assert hit == _policy_value(plan, root, shoe)

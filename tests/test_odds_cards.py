@@ -83,6 +83,39 @@ def test_involuntary_with_both_suit_rules_matches_every_order(shoe: list[Card], 
     assert dict(exact.trl.outcomes) == brute_involuntary(shoe, 2, 3, setting)
 
 
+# Two-deck shoes (equal cards twice) rich in 21s, where the 21-card and its bonus card often share a value
+# and a suit; each with the characteristic whose suit dominates it.
+TWO_DECK_SHOES = [
+    (["5S", "5S", "6S", "10S", "AS", "5H", "10C", "KS"], "Strength", 4),
+    (["4H", "7H", "10H", "7H", "AD", "3H", "10D", "KD"], "Speed", -4),
+    (["9C", "2C", "10C", "10S", "AC", "2D", "9C", "QC"], "Will", 6),
+]
+
+
+@pytest.mark.parametrize(("codes", "characteristic", "bonus"), TWO_DECK_SHOES)
+def test_involuntary_two_deck_shoes_match_every_order(
+    codes: list[str], characteristic: str, bonus: int
+) -> None:
+    # BJ-3, BJ-6 with BJ-9: the one pass over counts by value with its "no card of the suit" weight
+    # equals every order of the shoe through the real hand.
+    shoe = [C(x) for x in codes]
+    setting = (characteristic, bonus, bj.HandOptions())
+    exact = odds.involuntary_odds(shoe, 2, 3, *setting)
+    assert dict(exact.trl.outcomes) == brute_involuntary(shoe, 2, 3, setting)
+
+
+@pytest.mark.parametrize(
+    "codes", [[], ["KD", "AD"], ["10S", "AS", "5S"], ["10S", "AS", "5S", "KH"], ["AS", "KS", "9S", "2H"]]
+)
+@pytest.mark.parametrize("setting", [BOTH_RULES, ("Strength", 5, bj.HandOptions()), ONLY_SUIT_RULE])
+def test_involuntary_shoe_running_out_matches_every_order(codes: list[str], setting: tuple) -> None:
+    # BJ-3, BJ-6: a 21 with no card left, or one left after a matched bonus card, ends where it stands
+    # (the odds' documented reading, as ``play_out`` stops when the cards run out).
+    shoe = [C(x) for x in codes]
+    exact = odds.involuntary_odds(shoe, 2, 3, *setting)
+    assert dict(exact.trl.outcomes) == brute_involuntary(shoe, 2, 3, setting)
+
+
 @pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, BOTH_RULES])
 def test_involuntary_one_deck_against_monte_carlo(setting: tuple) -> None:
     # BJ-3 from a one-deck shoe with cards gone, against seeded deals through blackjack.play_involuntary.

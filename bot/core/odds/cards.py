@@ -6,15 +6,20 @@ remaining count of each card value (1..10) and, for the optional suit rules, a l
 * BJ-9 (characteristic bonus): whether a card of the characteristic's suit has been played.
 * BJ-6 (a second bonus card when the bonus card's suit matches the card that made 21).
 
-With the characteristic bonus in play, the state is the remaining count of each value and the remaining
-count of each value *in the characteristic's suit* (what the player sees: every card, and which of them
-were of that suit). Given that, the cards of the other suits are a uniformly random part of the shoe's
-other-suit cards of each value, with nothing known about which, so the chance that two of them share a
-suit comes from the shoe's make-up by value; a card of the characteristic's suit matches exactly the
-others of its suit. Every chance is exact, with both suit rules on too (the tests enumerate every order
-of small shoes). With the suit rule off the characteristic's suit only matters until it first shows, so
-the state shrinks to (counts by value, seen); with the characteristic rule inactive the suits of a
-21-card and its bonus card match with the shoe's chance by value (exact by symmetry).
+An involuntary hand (BJ-3) makes no choices, so it needs no suit state at all: one forward pass over
+counts by value carries, besides each path's chance, its chance with no card of the characteristic's suit
+played, and the suit-match chances follow from the shoe's make-up by value (``_involuntary_numerators``).
+
+For a voluntary hand with the characteristic bonus in play, the state is the remaining count of each
+value and the remaining count of each value *in the characteristic's suit* (what the player sees: every
+card, and which of them were of that suit). Given that, the cards of the other suits are a uniformly
+random part of the shoe's other-suit cards of each value, with nothing known about which, so the chance
+that two of them share a suit comes from the shoe's make-up by value; a card of the characteristic's
+suit matches exactly the others of its suit. Every chance is exact, with both suit rules on too (the
+tests enumerate every order of small shoes). With the suit rule off the characteristic's suit only
+matters until it first shows, so the state shrinks to (counts by value, seen); with the characteristic
+rule inactive the suits of a 21-card and its bonus card match with the shoe's chance by value (exact by
+symmetry).
 
 Memoisation is on those counts, never on card order. Probabilities are exact integers over a common
 denominator (the falling factorial of the shoe's size times one constant for the suit-match chances),
@@ -125,13 +130,14 @@ class _Solver:
         self.sk0: SuitKey = _SEEN if self.root_seen and not self.exact else self.char0
         # Suit-match chances (BJ-6) of a 21-card of value x and a bonus card of value w: over all suits
         # (no characteristic in play), or over the other suits when both are known not to be of it.
-        if self.track:
-            table = self._match_table(by_suit, [s for s in Suit if s is not self.suit])
-        else:
-            table = self._match_table(by_suit, list(Suit))
-        denominators = [f.denominator for row in table for f in row]
+        every_suit = self._match_table(by_suit, list(Suit))
+        table = (
+            self._match_table(by_suit, [s for s in Suit if s is not self.suit]) if self.track else every_suit
+        )
+        denominators = [f.denominator for t in (table, every_suit) for row in t for f in row]
         self.scale = lcm(*denominators) if denominators else 1
         self.match = [[int(f * self.scale) for f in row] for row in table]
+        self.match_all = [[int(f * self.scale) for f in row] for row in every_suit]
         # depth_scale[k] = prod_{i=k}^{deepest-1} max(size - i, 1): the common denominator at depth k.
         deepest = self._deepest(start_hard)
         self.depth_scale = [1] * (deepest + 3)
@@ -147,9 +153,7 @@ class _Solver:
         self.single = {
             seen: [self._pe(self.trl[seen][BLACKJACK + w]) for w in range(11)] for seen in (False, True)
         }
-        self.second_memo: dict[tuple[Counts, bool, bool], list[dict[int, int]]] = {}
         self.second_pair_memo: dict[tuple[Counts, bool, bool], list[tuple[int, int]]] = {}
-        self.bonus_memo: dict[tuple[Counts, SuitKey, int, bool], dict[int, int]] = {}
         self.pair_memo: dict[tuple[Counts, SuitKey, int, bool], tuple[int, int]] = {}
 
     @staticmethod
@@ -201,27 +205,6 @@ class _Solver:
         """Whether the characteristic's bonus counts in this state (BJ-9)."""
         return self.root_seen or sk != self.char0
 
-    def terminal(self, total: int, seen: bool, depth: int) -> dict[int, int]:
-        return {self.trl[seen][total]: self.depth_scale[depth] * self.scale}
-
-    def branches(self, counts: Counts, sk: SuitKey) -> list[tuple[int, int, SuitKey, bool]]:
-        """The next card: (value, integer weight over the cards left, suit key after it, of the suit)."""
-        out: list[tuple[int, int, SuitKey, bool]] = []
-        split = self.track and sk is not _SEEN and len(sk) == 10
-        for v in VALUES:
-            n = counts[v - 1]
-            if not n:
-                continue
-            if split:
-                of_suit = sk[v - 1]
-                if n - of_suit:
-                    out.append((v, n - of_suit, sk, False))
-                if of_suit:
-                    out.append((v, of_suit, _minus(sk, v) if self.exact else _SEEN, True))
-            else:
-                out.append((v, n, sk, False))
-        return out
-
     def _bonus_parts(
         self, counts: Counts, sk: SuitKey, made_by: int, made_by_suit: bool, w: int
     ) -> list[tuple[int, bool, bool]]:
@@ -246,43 +229,6 @@ class _Solver:
             m = self.match[made_by][w]
             parts += [(other * m, seen, True), (other * (scale - m), seen, False)]
         return parts
-
-    def _second(self, counts: Counts, seen1: bool) -> list[dict[int, int]]:
-        """Per bonus card w: TRL -> cards left giving it, for the second bonus card (``counts`` hold w).
-
-        Unseen (only with the exact suit state, whose suit key is then the shoe's): a second card of the
-        characteristic's suit makes the bonus count.
-        """
-        split = self.track and not seen1
-        key = (counts, seen1, split)
-        found = self.second_memo.get(key)
-        if found is not None:
-            return found
-        prefix = [0] * 11
-        for v in VALUES:
-            prefix[v] = prefix[v - 1] + counts[v - 1]
-        cp = self.char_prefix
-        found = []
-        for w in range(11):
-            out: dict[int, int] = {}
-            if w and counts[w - 1]:
-                if split:
-                    for _, t, lo, hi in self.runs[True][w]:
-                        k = cp[hi] - cp[lo - 1]
-                        if k:
-                            out[t] = out.get(t, 0) + k
-                    for _, t, lo, hi in self.runs[False][w]:
-                        k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - cp[hi] + cp[lo - 1]
-                        if k:
-                            out[t] = out.get(t, 0) + k
-                else:
-                    for _, t, lo, hi in self.runs[seen1][w]:
-                        k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                        if k:
-                            out[t] = out.get(t, 0) + k
-            found.append(out)
-        self.second_memo[key] = found
-        return found
 
     def _second_pair(self, counts: Counts, seen1: bool) -> list[tuple[int, int]]:
         """``_second`` reduced to (cards giving success, sum of their TRLs) per bonus card w."""
@@ -317,37 +263,6 @@ class _Solver:
             found[w] = (sp, se)
         self.second_pair_memo[key] = found
         return found
-
-    def bonus(self, counts: Counts, sk: SuitKey, made_by: int, made_by_suit: bool) -> dict[int, int]:
-        """BJ-6: the TRL numerators after a 21 made by a card of value ``made_by`` (counts exclude it)."""
-        key = (counts, sk, made_by, made_by_suit)
-        found = self.bonus_memo.get(key)
-        if found is not None:
-            return found
-        depth = self.depth(counts)
-        left = self.size - depth
-        if left == 0:  # no bonus card can be drawn (see the module docstring)
-            found = self.terminal(BLACKJACK, self.seen(sk), depth)
-            self.bonus_memo[key] = found
-            return found
-        out: dict[int, int] = {}
-        d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
-        trl = self.trl
-        second = self.suit_rule and left > 1
-        for w in VALUES:
-            if not counts[w - 1]:
-                continue
-            for weight, seen1, matched in self._bonus_parts(counts, sk, made_by, made_by_suit, w):
-                if not weight:
-                    continue
-                if matched and second:
-                    for t, k in self._second(counts, seen1)[w].items():
-                        out[t] = out.get(t, 0) + weight * k * d2
-                else:
-                    t = trl[seen1][BLACKJACK + w]
-                    out[t] = out.get(t, 0) + weight * d1
-        self.bonus_memo[key] = out
-        return out
 
     def bonus_pair(self, counts: Counts, sk: SuitKey, made_by: int, made_by_suit: bool) -> tuple[int, int]:
         """``bonus`` reduced to (P(success), E[TRL]) numerators, computed without the distribution."""
@@ -419,21 +334,6 @@ class _Solver:
         self.pair_memo[key] = found
         return found
 
-    def after_card(
-        self, counts: Counts, hard: int, ace: bool, value: int, sk: SuitKey, of_suit: bool
-    ) -> tuple[Counts, int, bool, dict[int, int] | None]:
-        """Draw a card of ``value``: the new state, and its result when the hand ends on it."""
-        new_counts = _minus(counts, value)
-        new_hard = hard + value
-        new_ace = ace or value == 1
-        total = _soft(new_hard, new_ace)
-        if total > BLACKJACK:  # BJ-5: wraps and ends
-            ended = self.terminal(new_hard - BLACKJACK, self.seen(sk), self.depth(new_counts))
-            return new_counts, new_hard, new_ace, ended
-        if total == BLACKJACK:  # BJ-6
-            return new_counts, new_hard, new_ace, self.bonus(new_counts, sk, value, of_suit)
-        return new_counts, new_hard, new_ace, None
-
 
 def _distribution(numerators: dict[int, int]) -> Distribution[int]:
     return Distribution.from_counts(numerators)
@@ -468,30 +368,146 @@ def involuntary_odds(
     solver = _Solver(
         _cards(shoe), skill, difficulty, characteristic, characteristic_bonus, options or rules.HandOptions()
     )
-    memo: dict[tuple[Counts, SuitKey], dict[int, int]] = {}
-
-    def value(counts: Counts, hard: int, ace: bool, sk: SuitKey) -> dict[int, int]:
-        key = (counts, sk)
-        found = memo.get(key)
-        if found is not None:
-            return found
-        depth = solver.depth(counts)
-        total = _soft(hard, ace)
-        if total >= rules.DEALER_STANDS_ON or depth == solver.size:
-            out = solver.terminal(total, solver.seen(sk), depth)
-        else:
-            out = {}
-            for v, weight, sk1, of_suit in solver.branches(counts, sk):
-                new_counts, new_hard, new_ace, ended = solver.after_card(counts, hard, ace, v, sk1, of_suit)
-                child = ended if ended is not None else value(new_counts, new_hard, new_ace, sk1)
-                for t, n in child.items():
-                    out[t] = out.get(t, 0) + weight * n
-        memo[key] = out
-        return out
-
-    numerators = value(solver.counts0, 0, False, solver.sk0)
-    trl = _distribution(numerators)
+    trl = _distribution(_involuntary_numerators(solver))
     return InvoluntaryOdds(trl=trl, success=trl.at_least(1), expected_trl=trl.expectation(lambda t: t))
+
+
+def _involuntary_numerators(solver: _Solver) -> dict[int, int]:
+    """TRL -> numerator over ``depth_scale[0] * scale``: one forward pass over counts by value.
+
+    An involuntary hand makes no choices, so which values come decides every draw; suits only decide,
+    at the end, whether the characteristic's bonus counts (BJ-9) and whether a bonus card matched (BJ-6).
+    Given the values drawn, the cards of each value are a uniform sample of the shoe's cards of that value,
+    independent across values. So each path by value carries two weights: ``all`` (products of the cards
+    left of each value drawn: the path's chance) and ``unseen`` (products of the cards left of each value
+    *not* of the characteristic's suit: the chance of the path with no card of that suit). An outcome
+    counts with the bonus for ``all - unseen`` and without it for ``unseen``. A bonus card matches the
+    21-card's suit with the shoe's chance by value over every suit (``match_all``) on ``all``, and over the
+    other suits (``match``) on ``unseen``, where both cards are known not to be of the characteristic's
+    suit. Both weights are products of counts of the state, so states merge on counts by value.
+    """
+    counts0 = solver.counts0
+    size = solver.size
+    char0 = solver.char0  # zeros unless the characteristic's suit matters (then ``unseen`` is used)
+    track = solver.track
+    scale = solver.scale
+    ds = solver.depth_scale
+    two_bonus = solver.suit_rule
+    top = 2 * BLACKJACK + 21
+    all_at = [0] * top  # final total -> numerator, every suit state
+    unseen_at = [0] * top  # final total -> numerator, no card of the characteristic's suit played
+    # level: counts -> [all, unseen, hard, ace]; every state of a level has drawn the same number of cards
+    level: dict[Counts, list[int]] = {counts0: [1, 1 if track else 0, 0, 0]}
+    if not size:  # nothing to draw: the hand stands at 0 (see the module docstring)
+        all_at[0] = ds[0] * scale
+        unseen_at[0] = all_at[0] if track else 0
+        level = {}
+    depth = 0
+    while level:
+        nxt: dict[Counts, list[int]] = {}
+        made: dict[tuple[Counts, int], list[int]] = {}  # (counts, value of the 21-card) -> [all, unseen]
+        unit = ds[depth + 1] * scale
+        for counts, (wa, wu, hard, ace) in level.items():
+            for v in VALUES:
+                n = counts[v - 1]
+                if not n:
+                    continue
+                ca = wa * n
+                cu = wu * (n - char0[v - 1])
+                new_hard = hard + v
+                new_ace = ace or v == 1
+                total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
+                if total > BLACKJACK:  # BJ-5: wraps and ends
+                    all_at[new_hard - BLACKJACK] += ca * unit
+                    unseen_at[new_hard - BLACKJACK] += cu * unit
+                    continue
+                child = (*counts[: v - 1], n - 1, *counts[v:])
+                if total == BLACKJACK:  # BJ-6, below
+                    key = (child, v)
+                    found = made.get(key)
+                    if found is None:
+                        made[key] = [ca, cu]
+                    else:
+                        found[0] += ca
+                        found[1] += cu
+                elif total >= rules.DEALER_STANDS_ON or depth + 1 == size:  # BJ-3 (or no card left)
+                    all_at[total] += ca * unit
+                    unseen_at[total] += cu * unit
+                else:
+                    state = nxt.get(child)
+                    if state is None:
+                        nxt[child] = [ca, cu, new_hard, int(new_ace)]
+                    else:
+                        state[0] += ca
+                        state[1] += cu
+        depth += 1
+        if made:
+            _bonus_forward(solver, made, depth, two_bonus, all_at, unseen_at)
+        level = nxt
+    trl_seen, trl_unseen = solver.trl[track], solver.trl[False]
+    out: dict[int, int] = {}
+    for total in range(top):
+        a, u = all_at[total], unseen_at[total]
+        if a - u:
+            out[trl_seen[total]] = out.get(trl_seen[total], 0) + a - u
+        if u:
+            out[trl_unseen[total]] = out.get(trl_unseen[total], 0) + u
+    return out
+
+
+def _bonus_forward(
+    solver: _Solver,
+    made: dict[tuple[Counts, int], list[int]],
+    depth: int,
+    two_bonus: bool,
+    all_at: list[int],
+    unseen_at: list[int],
+) -> None:
+    """Add the bonus cards (BJ-6) after the 21s in ``made`` (``depth`` cards drawn, the 21-card last)."""
+    size, scale, ds, char0 = solver.size, solver.scale, solver.depth_scale, solver.char0
+    left = size - depth
+    if left == 0:  # no bonus card can be drawn (see the module docstring)
+        unit = ds[depth] * scale
+        for wa, wu in made.values():
+            all_at[BLACKJACK] += wa * unit
+            unseen_at[BLACKJACK] += wu * unit
+        return
+    second = two_bonus and left > 1
+    d1, d2 = ds[depth + 1], ds[depth + 2]
+    # Per counts after the 21-card, the weights of "a bonus card w that matched", summed over 21-cards.
+    matched: dict[Counts, tuple[list[int], list[int]]] = {}
+    for (counts, x), (wa, wu) in made.items():
+        row_all, row_other = solver.match_all[x], solver.match[x]
+        if second:
+            found = matched.get(counts)
+            if found is None:
+                found = matched[counts] = ([0] * 11, [0] * 11)
+            m_all, m_un = found
+        for w in VALUES:
+            n = counts[w - 1]
+            if not n:
+                continue
+            a = wa * n
+            u = wu * (n - char0[w - 1])  # the bonus card is not of the suit either
+            if second:
+                ma, mu = row_all[w], row_other[w]
+                all_at[BLACKJACK + w] += a * (scale - ma) * d1
+                unseen_at[BLACKJACK + w] += u * (scale - mu) * d1
+                m_all[w] += a * ma
+                m_un[w] += u * mu
+            else:  # no suit rule, or no card left for a second bonus card
+                all_at[BLACKJACK + w] += a * scale * d1
+                unseen_at[BLACKJACK + w] += u * scale * d1
+    for counts, (m_all, m_un) in matched.items():
+        for w in VALUES:
+            a, u = m_all[w] * d2, m_un[w] * d2
+            if not (a or u):
+                continue
+            for v in VALUES:  # the second bonus card, from the cards left after w
+                n = counts[v - 1] - (v == w)
+                if n:
+                    all_at[BLACKJACK + w + v] += a * n
+                    unseen_at[BLACKJACK + w + v] += u * (n - char0[v - 1])
 
 
 # --------------------------------------------------------------------------------------------------

@@ -62,11 +62,8 @@ __all__ = [
 
 VALUES = range(1, 11)
 BLACKJACK = rules.BLACKJACK
-_SEEN: tuple[int, ...] = ()  # the suit key once the characteristic's suit has shown and nothing more matters
 
 Counts = tuple[int, ...]
-# A suit key: the remaining cards of the characteristic's suit by value (``_SEEN`` once they stop mattering).
-SuitKey = tuple[int, ...]
 Runs = list[tuple[int, int, int, int]]  # (success 0/1, TRL, lowest value, highest value)
 
 
@@ -80,10 +77,6 @@ def _cards(shoe: Shoe | Iterable[Card]) -> tuple[Card, ...]:
 def _soft(hard: int, ace: bool) -> int:
     """BJ-2 (as ``blackjack.card_total``): one ace counts 11 when that keeps the total at 21 or less."""
     return hard + 10 if ace and hard + 10 <= BLACKJACK else hard
-
-
-def _minus(counts: Counts, value: int) -> Counts:
-    return (*counts[: value - 1], counts[value - 1] - 1, *counts[value:])
 
 
 class _Solver:
@@ -124,10 +117,9 @@ class _Solver:
         self.size = len(remaining)
         by_suit = Counter((c.pip_value, c.suit) for c in remaining)
         suit = self.suit
-        self.char0: SuitKey = tuple(
+        self.char0: Counts = tuple(
             by_suit[(v, suit)] if suit is not None and self.track else 0 for v in VALUES
         )
-        self.sk0: SuitKey = _SEEN if self.root_seen and not self.exact else self.char0
         # Suit-match chances (BJ-6) of a 21-card of value x and a bonus card of value w: over all suits
         # (no characteristic in play), or over the other suits when both are known not to be of it.
         every_suit = self._match_table(by_suit, list(Suit))
@@ -153,8 +145,6 @@ class _Solver:
         self.single = {
             seen: [self._pe(self.trl[seen][BLACKJACK + w]) for w in range(11)] for seen in (False, True)
         }
-        self.second_pair_memo: dict[tuple[Counts, bool, bool], list[tuple[int, int]]] = {}
-        self.pair_memo: dict[tuple[Counts, SuitKey, int, bool], tuple[int, int]] = {}
 
     @staticmethod
     def _pe(t: int) -> tuple[int, int]:
@@ -197,142 +187,6 @@ class _Solver:
                     pairs = sum(by_suit[(x, s)] * (by_suit[(x, s)] - 1) for s in suits)
                     table[x][w] = Fraction(pairs, nx * (nx - 1))
         return table
-
-    def depth(self, counts: Counts) -> int:
-        return self.size - sum(counts)
-
-    def seen(self, sk: SuitKey) -> bool:
-        """Whether the characteristic's bonus counts in this state (BJ-9)."""
-        return self.root_seen or sk != self.char0
-
-    def _bonus_parts(
-        self, counts: Counts, sk: SuitKey, made_by: int, made_by_suit: bool, w: int
-    ) -> list[tuple[int, bool, bool]]:
-        """The bonus card of value ``w`` after a 21 made by ``made_by`` (``counts``/``sk`` exclude that card).
-
-        (weight x scale, seen after the bonus card, suits matched) for each way it can come.
-        """
-        n = counts[w - 1]
-        scale = self.scale
-        seen = self.seen(sk)
-        if not self.track:
-            if not self.suit_rule:
-                return [(n * scale, False, False)]
-            m = self.match[made_by][w]
-            return [(n * m, False, True), (n * (scale - m), False, False)]
-        of_suit = 0 if sk is _SEEN or len(sk) != 10 else sk[w - 1]
-        other = n - of_suit
-        parts = [(of_suit * scale, True, made_by_suit and self.suit_rule)]
-        if not self.suit_rule or made_by_suit:
-            parts.append((other * scale, seen, False))
-        else:
-            m = self.match[made_by][w]
-            parts += [(other * m, seen, True), (other * (scale - m), seen, False)]
-        return parts
-
-    def _second_pair(self, counts: Counts, seen1: bool) -> list[tuple[int, int]]:
-        """``_second`` reduced to (cards giving success, sum of their TRLs) per bonus card w."""
-        split = self.track and not seen1
-        key = (counts, seen1, split)
-        found = self.second_pair_memo.get(key)
-        if found is not None:
-            return found
-        prefix = [0] * 11
-        for v in VALUES:
-            prefix[v] = prefix[v - 1] + counts[v - 1]
-        cp = self.char_prefix
-        found = [(0, 0)] * 11
-        for w in VALUES:
-            if not counts[w - 1]:
-                continue
-            sp = se = 0
-            if split:
-                for flag, t, lo, hi in self.runs[True][w]:
-                    k = cp[hi] - cp[lo - 1]
-                    sp += flag * k
-                    se += t * k
-                for flag, t, lo, hi in self.runs[False][w]:
-                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - cp[hi] + cp[lo - 1]
-                    sp += flag * k
-                    se += t * k
-            else:
-                for flag, t, lo, hi in self.runs[seen1][w]:
-                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                    sp += flag * k
-                    se += t * k
-            found[w] = (sp, se)
-        self.second_pair_memo[key] = found
-        return found
-
-    def bonus_pair(self, counts: Counts, sk: SuitKey, made_by: int, made_by_suit: bool) -> tuple[int, int]:
-        """``bonus`` reduced to (P(success), E[TRL]) numerators, computed without the distribution."""
-        key = (counts, sk, made_by, made_by_suit)
-        found = self.pair_memo.get(key)
-        if found is not None:
-            return found
-        depth = self.size - sum(counts)
-        left = self.size - depth
-        if left == 0:
-            p, e = self._pe(self.trl[self.seen(sk)][BLACKJACK])
-            unit = self.depth_scale[depth] * self.scale
-            found = (p * unit, e * unit)
-            self.pair_memo[key] = found
-            return found
-        second = self.suit_rule and left > 1
-        p1 = e1 = p2 = e2 = 0
-        single = self.single
-        if self.exact and second:  # the hot path of a voluntary plan with both suit rules, inlined
-            seen = self.seen(sk)
-            scale = self.scale
-            row = self.match[made_by]
-            seconds_seen = self._second_pair(counts, seen)
-            seconds_suited = self._second_pair(counts, True)
-            for w in VALUES:
-                n = counts[w - 1]
-                if not n:
-                    continue
-                of_suit = sk[w - 1]
-                other = n - of_suit
-                if made_by_suit:  # a match is a bonus card of the characteristic's suit again
-                    sp, se = seconds_suited[w]
-                    p2 += of_suit * scale * sp
-                    e2 += of_suit * scale * se
-                    sp, se = single[seen][w]
-                    p1 += other * scale * sp
-                    e1 += other * scale * se
-                else:
-                    m = row[w]
-                    sp, se = single[True][w]
-                    p1 += of_suit * scale * sp
-                    e1 += of_suit * scale * se
-                    sp, se = single[seen][w]
-                    p1 += other * (scale - m) * sp
-                    e1 += other * (scale - m) * se
-                    sp, se = seconds_seen[w]
-                    p2 += other * m * sp
-                    e2 += other * m * se
-            d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
-            found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
-            self.pair_memo[key] = found
-            return found
-        for w in VALUES:
-            if not counts[w - 1]:
-                continue
-            for weight, seen1, matched in self._bonus_parts(counts, sk, made_by, made_by_suit, w):
-                if not weight:
-                    continue
-                if matched and second:
-                    sp, se = self._second_pair(counts, seen1)[w]
-                    p2 += weight * sp
-                    e2 += weight * se
-                else:
-                    sp, se = single[seen1][w]
-                    p1 += weight * sp
-                    e1 += weight * se
-        d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
-        found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
-        self.pair_memo[key] = found
-        return found
 
 
 def _distribution(numerators: dict[int, int]) -> Distribution[int]:
@@ -559,7 +413,15 @@ class HandDecision:
 
 
 class VoluntaryPlan:
-    """Optimal play of one voluntary hand from a given shoe; ``decide`` answers for any later state too."""
+    """Optimal play of one voluntary hand from a given shoe; ``decide`` answers for any later state too.
+
+    The search keeps the state's counts in two mutable lists (``cnt``: cards left by value, ``chr``: of
+    those, cards of the characteristic's suit), changed before a recursive call and restored after it,
+    and memoises on integer codes of them: ``ckey`` (counts by value, mixed radix) and ``skey`` (counts of
+    the characteristic's suit by value, the same radices above ``ckey``'s). A state's memo key is
+    ``ckey + skey`` with both suit rules; ``ckey + seen * span`` with only the characteristic rule (the suit
+    then matters only until it shows); ``ckey`` when suits cannot change the TRL.
+    """
 
     def __init__(self, hand: rules.Hand, shoe: Shoe | Iterable[Card]) -> None:
         if not isinstance(hand, rules.Hand) or hand.mode is not rules.HandMode.VOLUNTARY:
@@ -569,7 +431,7 @@ class VoluntaryPlan:
                 "This hand has no decision to make now (it needs a card, a bonus, or has ended)."
             )
         self.root = hand
-        self.solver = _Solver(
+        solver = self.solver = _Solver(
             _cards(shoe),
             hand.skill,
             hand.difficulty,
@@ -580,32 +442,71 @@ class VoluntaryPlan:
             root_seen=hand.characteristic_counts,
         )
         self.adders = hand.allowed_adders
-        self.memo: dict[tuple[Counts, SuitKey], tuple[int, int, int]] = {}
+        self.exact = solver.exact  # both suit rules: the state holds the characteristic's suit by value
+        self.track = solver.track
+        self.cnt = [0, *solver.counts0]  # by value 1..10, changed and restored during the search
+        self.chr = [0, *solver.char0]
+        self.char0 = [0, *solver.char0]
+        place = [0] * 11
+        span = 1
+        for v in VALUES:
+            place[v] = span
+            span *= solver.counts0[v - 1] + 1
+        self.place = place
+        self.span = span  # every ckey is below it
+        self.suit_place = [p * span for p in place]
+        self.ckey0 = sum(place[v] * self.cnt[v] for v in VALUES)
+        self.skey0 = sum(self.suit_place[v] * self.chr[v] for v in VALUES) if self.exact else 0
+        self.memo: dict[int, tuple[int, int]] = {}
+        self.robust_memo: dict[int, tuple[int, int] | None] = {}
+        self.bound_memo: dict[int, tuple[int, int, int, int]] = {}
+        self.bonus_bound_memo: dict[int, tuple[int, int]] = {}
+        self.pair_memo: dict[int, tuple[int, int]] = {}
+        self.second_memo: dict[int, list[tuple[int, int]]] = {}
+        # (hard, ace, seen) -> the best of Stand and the adders (index, success 0/1, TRL), and the most
+        # success and the most TRL any of them gives
         self.fixed_memo: dict[tuple[int, bool, bool], tuple[int, int, int]] = {}
-        self.robust_memo: dict[tuple[Counts, bool], tuple[int, int] | None] = {}
-        self.bound_memo: dict[tuple[Counts, bool], tuple[int, int, int, int]] = {}
-        self.bonus_bound_memo: dict[tuple[Counts, bool], tuple[int, int]] = {}
+        self.fixed_max_memo: dict[tuple[int, bool, bool], tuple[int, int]] = {}
         self.decision = self._decision(hand)
 
-    def _state(self, hand: rules.Hand) -> tuple[Counts, int, bool, SuitKey]:
+    # -- the state of a hand --------------------------------------------------------------------------
+
+    def _state(self, hand: rules.Hand) -> tuple[list[int], list[int], int, bool, bool]:
+        """(cards left by value, of them of the characteristic's suit, hard total, ace, seen)."""
         drawn = hand.cards[len(self.root.cards) :]
         if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
             raise RuleError("That hand did not grow from this plan's hand.")
         solver = self.solver
-        counts = list(solver.counts0)
-        of_suit = list(solver.char0)
+        counts = [0, *solver.counts0]
+        of_suit = [0, *solver.char0]
+        seen = solver.root_seen
         for card in drawn:
-            counts[card.pip_value - 1] -= 1
+            counts[card.pip_value] -= 1
             if solver.track and card.suit is solver.suit:
-                of_suit[card.pip_value - 1] -= 1
+                of_suit[card.pip_value] -= 1
+                seen = True
         if min(counts) < 0 or min(of_suit) < 0:
             raise RuleError("That hand drew cards this plan's shoe does not hold.")
         hard = sum(c.pip_value for c in hand.cards)
         ace = any(c.rank == 1 for c in hand.cards)
-        sk: SuitKey = tuple(of_suit)
-        if solver.track and not solver.exact and (solver.root_seen or sk != solver.char0):
-            sk = _SEEN
-        return tuple(counts), hard, ace, sk
+        return counts, of_suit, hard, ace, seen
+
+    def _enter(self, hand: rules.Hand) -> tuple[int, int, int, bool, bool, int]:
+        """Load a hand's state into the search lists: (ckey, skey, hard, ace, seen, cards left)."""
+        counts, of_suit, hard, ace, seen = self._state(hand)
+        self.cnt[:] = counts
+        if self.exact:
+            self.chr[:] = of_suit
+        ckey = sum(self.place[v] * counts[v] for v in VALUES)
+        skey = sum(self.suit_place[v] * of_suit[v] for v in VALUES) if self.exact else 0
+        return ckey, skey, hard, ace, seen, sum(counts)
+
+    def _key(self, ckey: int, skey: int, seen: bool) -> int:
+        if self.exact:
+            return ckey + skey
+        return ckey + self.span if self.track and seen else ckey
+
+    # -- Stand and the adders -------------------------------------------------------------------------
 
     def _fixed(self, hard: int, ace: bool, extra: int, seen: bool, depth: int) -> tuple[int, int]:
         """(P, E) numerators of ending now with ``extra`` added (0 = Stand), wrapping over 21 (BJ-5, BJ-7)."""
@@ -616,79 +517,369 @@ class VoluntaryPlan:
         unit = self.solver.depth_scale[depth] * self.solver.scale
         return (unit if t >= 1 else 0, t * unit)
 
-    def _hit(self, counts: Counts, hard: int, ace: bool, sk: SuitKey) -> tuple[int, int]:
+    def _fixed_options(self, hard: int, ace: bool, seen: bool) -> list[tuple[int, int]]:
+        options = []
+        for extra in (0, *self.adders):
+            total = _soft(hard + extra, ace)
+            if total > BLACKJACK:  # BJ-7: an adder over 21 wraps as BJ-5
+                total -= BLACKJACK
+            t = self.solver.trl[seen][total]
+            options.append((1 if t >= 1 else 0, t))
+        return options
+
+    def _best_fixed(self, hard: int, ace: bool, seen: bool) -> tuple[int, int, int]:
+        """The best of Stand and the adders as (index in the choices, success 0/1, TRL); no depth needed."""
+        key = (hard, ace, seen)
+        found = self.fixed_memo.get(key)
+        if found is None:
+            options = self._fixed_options(hard, ace, seen)
+            index = self._best([(STAND, option) for option in options])
+            found = self.fixed_memo[key] = (index, *options[index])
+        return found
+
+    def _fixed_max(self, hard: int, ace: bool, seen: bool) -> tuple[int, int]:
+        """The most success and, apart, the most TRL that Stand or an adder gives (for ``_bound``)."""
+        key = (hard, ace, seen)
+        found = self.fixed_max_memo.get(key)
+        if found is None:
+            options = self._fixed_options(hard, ace, seen)
+            found = self.fixed_max_memo[key] = (max(p for p, _ in options), max(t for _, t in options))
+        return found
+
+    # -- the search -----------------------------------------------------------------------------------
+
+    def _hit(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
+        """(P, E) numerators of Hit then optimal play, at the state's depth (``cnt``/``chr`` hold it)."""
         solver = self.solver
-        trl = solver.trl
-        depth = solver.size - sum(counts)
-        unit = solver.depth_scale[depth + 1] * solver.scale
-        split = solver.track and len(sk) == 10
-        seen = solver.seen(sk)
-        exact = solver.exact
+        trl_now, trl_suited = solver.trl[seen], solver.trl[True]
+        unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        cnt, chr_, place, suit_place = self.cnt, self.chr, self.place, self.suit_place
+        exact = self.exact
+        split = exact or (self.track and not seen)  # a card of the characteristic's suit is told apart
         p = e = 0
         for v in VALUES:
-            n = counts[v - 1]
+            n = cnt[v]
             if not n:
                 continue
+            c = chr_[v] if split else 0
+            o = n - c
             new_hard = hard + v
             new_ace = ace or v == 1
             total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
-            # The ways this value can come: (weight, suit key after it, of the characteristic's suit).
-            if split:
-                of_suit = sk[v - 1]
-                ways = []
-                if n - of_suit:
-                    ways.append((n - of_suit, sk, False))
-                if of_suit:
-                    ways.append((of_suit, _minus(sk, v) if solver.exact else _SEEN, True))
-            else:
-                ways = [(n, sk, False)]
             if total > BLACKJACK:  # BJ-5: wraps and ends
-                for weight, _, suited in ways:
-                    t = trl[seen or suited][new_hard - BLACKJACK]
+                t = trl_now[new_hard - BLACKJACK]
+                if t >= 1:
+                    p += o * unit
+                e += o * t * unit
+                if c:
+                    t = trl_suited[new_hard - BLACKJACK]
                     if t >= 1:
-                        p += weight * unit
-                    e += weight * t * unit
+                        p += c * unit
+                    e += c * t * unit
                 continue
-            after = (*counts[: v - 1], n - 1, *counts[v:])
-            for weight, sk1, suited in ways:
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            if o:
                 if total == BLACKJACK:  # BJ-6
-                    cp, ce = solver.bonus_pair(after, sk1, v, suited)
+                    cp, ce = self._bonus_pair(ck, skey, v, False, seen, left - 1)
                 else:
-                    robust = self._robust(after, new_hard, new_ace, not (seen or suited)) if exact else None
-                    if robust is None:
-                        cp, ce, _ = self._value(after, new_hard, new_ace, sk1)
-                    else:
-                        cp, ce = robust
-                p += weight * cp
-                e += weight * ce
+                    cp, ce = self._child(ck, skey, new_hard, new_ace, seen, left - 1)
+                p += o * cp
+                e += o * ce
+            if c:
+                sk = skey
+                if exact:
+                    sk = skey - suit_place[v]
+                    chr_[v] = c - 1
+                if total == BLACKJACK:
+                    cp, ce = self._bonus_pair(ck, sk, v, True, True, left - 1)
+                else:
+                    cp, ce = self._child(ck, sk, new_hard, new_ace, True, left - 1)
+                chr_[v] = c
+                p += c * cp
+                e += c * ce
+            cnt[v] = n
         return p, e
 
-    def _robust(self, counts: Counts, hard: int, ace: bool, unseen: bool) -> tuple[int, int] | None:
+    def _child(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
+        """The value of a state the hand reaches by a card that leaves it in play."""
+        if self.exact:
+            robust = self._robust(ckey, hard, ace, not seen, left)
+            if robust is not None:
+                return robust
+        found = self.memo.get(self._key(ckey, skey, seen))
+        if found is not None:
+            return found
+        return self._value(ckey, skey, hard, ace, seen, left)
+
+    def _value(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
+        key = self._key(ckey, skey, seen)
+        found = self.memo.get(key)
+        if found is None:
+            solver = self.solver
+            unit = solver.depth_scale[solver.size - left] * solver.scale
+            _, success, trl = self._best_fixed(hard, ace, seen)
+            found = (unit * success, unit * trl)
+            if left:
+                if self.exact:
+                    # Stand or an adder beats Hit whatever the suits left: skip the exact suit state.
+                    hit_p, hit_e, _, _ = self._bound(ckey, hard, ace, not seen, left)
+                    if found[0] > hit_p or (found[0] >= hit_p and found[1] >= hit_e):
+                        self.memo[key] = found
+                        return found
+                hit = self._hit(ckey, skey, hard, ace, seen, left)
+                if hit > found:  # strictly better: ties stay with Stand or the adder (as _best)
+                    found = hit
+            self.memo[key] = found
+        return found
+
+    def _robust(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int] | None:
         """(P, E) of the best of Stand and the adders when it beats Hit for every suit state, else None."""
-        key = (counts, unseen)
+        key = 2 * ckey + unseen
         if key in self.robust_memo:
             return self.robust_memo[key]
-        depth = self.solver.size - sum(counts)
-        unit = self.solver.depth_scale[depth] * self.solver.scale
+        solver = self.solver
+        unit = solver.depth_scale[solver.size - left] * solver.scale
         _, success, trl = self._best_fixed(hard, ace, not unseen)
         fixed: tuple[int, int] | None = (unit * success, unit * trl)
-        if depth < self.solver.size:
-            hit_p, hit_e, _, _ = self._bound(counts, hard, ace, unseen)
+        if left:
+            hit_p, hit_e, _, _ = self._bound(ckey, hard, ace, unseen, left)
             assert fixed is not None
             if not (fixed[0] > hit_p or (fixed[0] >= hit_p and fixed[1] >= hit_e)):
                 fixed = None
         self.robust_memo[key] = fixed
         return fixed
 
-    def _choices(
-        self, counts: Counts, hard: int, ace: bool, sk: SuitKey
-    ) -> list[tuple[Action, tuple[int, int]]]:
-        depth = self.solver.depth(counts)
-        seen = self.solver.seen(sk)
+    def _bound(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int, int, int]:
+        """Upper bounds, over every suit state with these counts, of Hit's (P, E) numerators and of the
+        state's value: the most P and the most E any play reaches if every bonus card matched (BJ-6).
+
+        A matched bonus card adds a card and never lowers the TRL, so these bound the exact values; only
+        the seen-flag (BJ-9) is kept, so the memo is on counts by value (``cnt`` holds them; ``chr`` may
+        not: unseen, the characteristic's suit left is the shoe's).
+        """
+        key = 2 * ckey + unseen
+        found = self.bound_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        trl = solver.trl
+        trl_now, trl_suited = trl[not unseen], trl[True]
+        depth = solver.size - left
+        unit = solver.depth_scale[depth + 1] * solver.scale
+        cnt, char0, place = self.cnt, self.char0, self.place
+        p = e = 0
+        for v in VALUES:
+            n = cnt[v]
+            if not n:
+                continue
+            c = char0[v] if unseen else 0
+            o = n - c
+            new_hard = hard + v
+            new_ace = ace or v == 1
+            total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
+            if total > BLACKJACK:
+                t = trl_now[new_hard - BLACKJACK]
+                if t >= 1:
+                    p += o * unit
+                e += o * t * unit
+                if c:
+                    t = trl_suited[new_hard - BLACKJACK]
+                    if t >= 1:
+                        p += c * unit
+                    e += c * t * unit
+                continue
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            if o:
+                if total == BLACKJACK:
+                    cp, ce = self._bonus_bound(ck, unseen, left - 1)
+                else:
+                    _, _, cp, ce = self._bound(ck, new_hard, new_ace, unseen, left - 1)
+                p += o * cp
+                e += o * ce
+            if c:
+                if total == BLACKJACK:
+                    cp, ce = self._bonus_bound(ck, False, left - 1)
+                else:
+                    _, _, cp, ce = self._bound(ck, new_hard, new_ace, False, left - 1)
+                p += c * cp
+                e += c * ce
+            cnt[v] = n
+        unit = solver.depth_scale[depth] * solver.scale
+        fp, fe = self._fixed_max(hard, ace, not unseen)
+        fp, fe = fp * unit, fe * unit
+        found = (p, e, max(fp, p), max(fe, e)) if left else (p, e, fp, fe)
+        self.bound_memo[key] = found
+        return found
+
+    def _bonus_bound(self, ckey: int, unseen: bool, left: int) -> tuple[int, int]:
+        """``_bonus_pair`` with every bonus card matched (an upper bound for ``_bound``)."""
+        key = 2 * ckey + unseen
+        found = self.bonus_bound_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        depth = solver.size - left
+        if left == 0:
+            p, e = _Solver._pe(solver.trl[not unseen][BLACKJACK])
+            unit = solver.depth_scale[depth] * solver.scale
+            found = (p * unit, e * unit)
+        else:
+            scale = solver.scale
+            second = left > 1
+            d = solver.depth_scale[depth + 2] if second else solver.depth_scale[depth + 1]
+            seconds_suited = self._second_pair(ckey, True) if second else solver.single[True]
+            seconds_now = self._second_pair(ckey, not unseen) if second else solver.single[not unseen]
+            cnt, char0 = self.cnt, self.char0
+            p = e = 0
+            for w in VALUES:
+                n = cnt[w]
+                if not n:
+                    continue
+                c = char0[w] if unseen else 0
+                sp, se = seconds_suited[w]
+                p += c * sp
+                e += c * se
+                sp, se = seconds_now[w]
+                p += (n - c) * sp
+                e += (n - c) * se
+            found = (p * scale * d, e * scale * d)
+        self.bonus_bound_memo[key] = found
+        return found
+
+    def _second_pair(self, ckey: int, seen1: bool) -> list[tuple[int, int]]:
+        """Per bonus card w (of ``cnt``): (cards giving success, sum of their TRLs) for a second bonus card.
+
+        Unseen (the characteristic's suit left is then the shoe's), a second card of that suit makes the
+        characteristic's bonus count (BJ-9).
+        """
+        key = 2 * ckey + seen1
+        found = self.second_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        split = solver.track and not seen1
+        cnt = self.cnt
+        prefix = [0] * 11
+        for v in VALUES:
+            prefix[v] = prefix[v - 1] + cnt[v]
+        cp = solver.char_prefix
+        found = [(0, 0)] * 11
+        for w in VALUES:
+            if not cnt[w]:
+                continue
+            sp = se = 0
+            if split:
+                for flag, t, lo, hi in solver.runs[True][w]:
+                    k = cp[hi] - cp[lo - 1]
+                    sp += flag * k
+                    se += t * k
+                for flag, t, lo, hi in solver.runs[False][w]:
+                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - cp[hi] + cp[lo - 1]
+                    sp += flag * k
+                    se += t * k
+            else:
+                for flag, t, lo, hi in solver.runs[seen1][w]:
+                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
+                    sp += flag * k
+                    se += t * k
+            found[w] = (sp, se)
+        self.second_memo[key] = found
+        return found
+
+    def _bonus_pair(
+        self, ckey: int, skey: int, made_by: int, made_by_suit: bool, seen: bool, left: int
+    ) -> tuple[int, int]:
+        """BJ-6: (P, E) numerators after a 21 made by a card of value ``made_by`` (``cnt`` excludes it)."""
+        key = (self._key(ckey, skey, seen) * 11 + made_by) * 2 + made_by_suit
+        found = self.pair_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        depth = solver.size - left
+        if left == 0:  # no bonus card can be drawn (see the module docstring)
+            p, e = _Solver._pe(solver.trl[seen][BLACKJACK])
+            unit = solver.depth_scale[depth] * solver.scale
+            found = self.pair_memo[key] = (p * unit, e * unit)
+            return found
+        second = solver.suit_rule and left > 1
+        scale = solver.scale
+        single = solver.single
+        cnt = self.cnt
+        row = solver.match[made_by]
+        p1 = e1 = p2 = e2 = 0
+        if self.track:
+            split = self.exact or not seen
+            chr_ = self.chr if self.exact else self.char0
+            seconds_now = self._second_pair(ckey, seen) if second else single[seen]
+            seconds_suited = self._second_pair(ckey, True) if second else single[True]
+            single_now, single_suited = single[seen], single[True]
+            for w in VALUES:
+                n = cnt[w]
+                if not n:
+                    continue
+                c = chr_[w] if split else 0
+                o = n - c
+                if not solver.suit_rule:
+                    sp, se = single_suited[w]
+                    p1 += c * scale * sp
+                    e1 += c * scale * se
+                    sp, se = single_now[w]
+                    p1 += o * scale * sp
+                    e1 += o * scale * se
+                elif made_by_suit:  # a match is a bonus card of the characteristic's suit again
+                    sp, se = seconds_suited[w]
+                    p2 += c * scale * sp
+                    e2 += c * scale * se
+                    sp, se = single_now[w]
+                    p1 += o * scale * sp
+                    e1 += o * scale * se
+                else:  # a card of the suit cannot match; another matches with the other suits' chance
+                    m = row[w]
+                    sp, se = single_suited[w]
+                    p1 += c * scale * sp
+                    e1 += c * scale * se
+                    sp, se = single_now[w]
+                    p1 += o * (scale - m) * sp
+                    e1 += o * (scale - m) * se
+                    sp, se = seconds_now[w]
+                    p2 += o * m * sp
+                    e2 += o * m * se
+        else:
+            seconds = self._second_pair(ckey, False) if second else single[False]
+            single_now = single[False]
+            for w in VALUES:
+                n = cnt[w]
+                if not n:
+                    continue
+                if solver.suit_rule:
+                    m = row[w]
+                    sp, se = single_now[w]
+                    p1 += n * (scale - m) * sp
+                    e1 += n * (scale - m) * se
+                    sp, se = seconds[w]
+                    p2 += n * m * sp
+                    e2 += n * m * se
+                else:
+                    sp, se = single_now[w]
+                    p1 += n * scale * sp
+                    e1 += n * scale * se
+        d1 = solver.depth_scale[depth + 1]
+        d2 = solver.depth_scale[depth + 2] if second else d1
+        found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
+        self.pair_memo[key] = found
+        return found
+
+    # -- the answers ----------------------------------------------------------------------------------
+
+    def _choices(self, hand: rules.Hand) -> list[tuple[Action, tuple[int, int]]]:
+        ckey, skey, hard, ace, seen, left = self._enter(hand)
+        depth = self.solver.size - left
         choices = [(STAND, self._fixed(hard, ace, 0, seen, depth))]
         choices += [(Action("add", a), self._fixed(hard, ace, a, seen, depth)) for a in self.adders]
-        if depth < self.solver.size:
-            choices.append((HIT, self._hit(counts, hard, ace, sk)))
+        if left:
+            choices.append((HIT, self._hit(ckey, skey, hard, ace, seen, left)))
         return choices
 
     @staticmethod
@@ -699,138 +890,11 @@ class VoluntaryPlan:
                 best = i
         return best
 
-    def _value(self, counts: Counts, hard: int, ace: bool, sk: SuitKey) -> tuple[int, int, int]:
-        key = (counts, sk)
-        found = self.memo.get(key)
-        if found is None:
-            depth = self.solver.size - sum(counts)
-            unit = self.solver.depth_scale[depth] * self.solver.scale
-            seen = self.solver.seen(sk)
-            index, success, trl = self._best_fixed(hard, ace, seen)
-            found = (unit * success, unit * trl, index)
-            if self.solver.exact and depth < self.solver.size:
-                # Stand or an adder beats Hit whatever the suits left: skip the exact suit state.
-                hit_p, hit_e, _, _ = self._bound(counts, hard, ace, not seen)
-                if found[0] > hit_p or (found[0] >= hit_p and found[1] >= hit_e):
-                    self.memo[key] = found
-                    return found
-            if depth < self.solver.size:
-                hit = self._hit(counts, hard, ace, sk)
-                if hit > found[:2]:  # strictly better: ties stay with Stand or the adder (as _best)
-                    found = (*hit, len(self.adders) + 1)
-            self.memo[key] = found
-        return found
-
-    def _bound(self, counts: Counts, hard: int, ace: bool, unseen: bool) -> tuple[int, int, int, int]:
-        """Upper bounds, over every suit state with these counts, of Hit's (P, E) numerators and of the
-        state's value: the most P and the most E any play reaches if every bonus card matched (BJ-6).
-
-        A matched bonus card adds a card and never lowers the TRL, so these bound the exact values; only
-        the seen-flag (BJ-9) is kept, so the memo is on counts by value.
-        """
-        key = (counts, unseen)
-        found = self.bound_memo.get(key)
-        if found is not None:
-            return found
-        solver = self.solver
-        trl = solver.trl
-        depth = solver.size - sum(counts)
-        unit = solver.depth_scale[depth + 1] * solver.scale
-        p = e = 0
-        for v in VALUES:
-            n = counts[v - 1]
-            if not n:
-                continue
-            new_hard = hard + v
-            new_ace = ace or v == 1
-            total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
-            of_suit = solver.char0[v - 1] if unseen else 0
-            ways = [(w, u) for w, u in ((n - of_suit, unseen), (of_suit, False)) if w]
-            if total > BLACKJACK:
-                for weight, still in ways:
-                    t = trl[not still][new_hard - BLACKJACK]
-                    if t >= 1:
-                        p += weight * unit
-                    e += weight * t * unit
-                continue
-            after = (*counts[: v - 1], n - 1, *counts[v:])
-            for weight, still in ways:
-                if total == BLACKJACK:
-                    cp, ce = self._bonus_bound(after, still)
-                else:
-                    _, _, cp, ce = self._bound(after, new_hard, new_ace, still)
-                p += weight * cp
-                e += weight * ce
-        unit = solver.depth_scale[depth] * solver.scale
-        best_p = best_e = None
-        for extra in (0, *self.adders):
-            total = _soft(hard + extra, ace)
-            if total > BLACKJACK:
-                total -= BLACKJACK
-            fp, fe = _Solver._pe(trl[not unseen][total])
-            best_p = fp * unit if best_p is None else max(best_p, fp * unit)
-            best_e = fe * unit if best_e is None else max(best_e, fe * unit)
-        assert best_p is not None and best_e is not None
-        found = (p, e, max(best_p, p), max(best_e, e)) if depth < solver.size else (p, e, best_p, best_e)
-        self.bound_memo[key] = found
-        return found
-
-    def _bonus_bound(self, counts: Counts, unseen: bool) -> tuple[int, int]:
-        """``bonus_pair`` with every bonus card matched (an upper bound for ``_bound``)."""
-        key = (counts, unseen)
-        found = self.bonus_bound_memo.get(key)
-        if found is not None:
-            return found
-        solver = self.solver
-        depth = solver.size - sum(counts)
-        left = solver.size - depth
-        if left == 0:
-            p, e = _Solver._pe(solver.trl[not unseen][BLACKJACK])
-            unit = solver.depth_scale[depth] * solver.scale
-            found = (p * unit, e * unit)
-        else:
-            scale = solver.scale
-            second = left > 1
-            d = solver.depth_scale[depth + 2] if second else solver.depth_scale[depth + 1]
-            p = e = 0
-            for w in VALUES:
-                n = counts[w - 1]
-                if not n:
-                    continue
-                of_suit = solver.char0[w - 1] if unseen else 0
-                for weight, seen1 in ((of_suit, True), (n - of_suit, not unseen)):
-                    if not weight:
-                        continue
-                    sp, se = solver._second_pair(counts, seen1)[w] if second else solver.single[seen1][w]
-                    p += weight * scale * sp
-                    e += weight * scale * se
-            found = (p * d, e * d)
-        self.bonus_bound_memo[key] = found
-        return found
-
-    def _best_fixed(self, hard: int, ace: bool, seen: bool) -> tuple[int, int, int]:
-        """The best of Stand and the adders as (index in the choices, success 0/1, TRL); no depth needed."""
-        key = (hard, ace, seen)
-        found = self.fixed_memo.get(key)
-        if found is None:
-            options = []
-            for extra in (0, *self.adders):
-                total = _soft(hard + extra, ace)
-                if total > BLACKJACK:  # BJ-7: an adder over 21 wraps as BJ-5
-                    total -= BLACKJACK
-                t = self.solver.trl[seen][total]
-                options.append((1 if t >= 1 else 0, t))
-            index = self._best([(STAND, option) for option in options])
-            found = (index, *options[index])
-            self.fixed_memo[key] = found
-        return found
-
     def _decision(self, hand: rules.Hand) -> HandDecision:
-        counts, hard, ace, sk = self._state(hand)
-        choices = self._choices(counts, hard, ace, sk)
+        choices = self._choices(hand)
         best = self._best(choices)
-        self.memo[(counts, sk)] = (*choices[best][1], best)
-        unit = self.solver.depth_scale[self.solver.depth(counts)] * self.solver.scale
+        left = sum(self.cnt)
+        unit = self.solver.depth_scale[self.solver.size - left] * self.solver.scale
         odds = [ActionOdds(action, Fraction(p, unit), Fraction(e, unit)) for action, (p, e) in choices]
         hit = odds[-1] if odds[-1].action == HIT else None
         adders = tuple(o for o in odds if o.action.kind == "add")
@@ -840,8 +904,7 @@ class VoluntaryPlan:
         """The optimal move for a later state of this hand (same shoe, more cards drawn)."""
         if not hand.can_stand:
             raise IllegalMove("This hand has no decision to make now.")
-        counts, hard, ace, sk = self._state(hand)
-        choices = self._choices(counts, hard, ace, sk)
+        choices = self._choices(hand)
         return choices[self._best(choices)][0]
 
 

@@ -43,6 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
+from operator import mul
 
 from bot.core import blackjack as rules
 from bot.core.cards import Card, Shoe, Suit
@@ -65,6 +66,8 @@ BLACKJACK = rules.BLACKJACK
 
 Counts = tuple[int, ...]
 Runs = list[tuple[int, int, int, int]]  # (success 0/1, TRL, lowest value, highest value)
+_Steps = tuple[list[tuple[int, int, bool, int]], list[int], list[int], list[int], list[int]]
+_NOT_YET = (-1, -1)  # a memo lookup's default (a stored None means "not decided by Stand or an adder")
 
 
 def _cards(shoe: Shoe | Iterable[Card]) -> tuple[Card, ...]:
@@ -467,6 +470,21 @@ class VoluntaryPlan:
         # success and the most TRL any of them gives
         self.fixed_memo: dict[tuple[int, bool, bool], tuple[int, int, int]] = {}
         self.fixed_max_memo: dict[tuple[int, bool, bool], tuple[int, int]] = {}
+        self.steps_memo: dict[tuple[int, bool, bool], _Steps] = {}
+        # sure[total]: a success whether or not the characteristic's bonus counts (BJ-8, BJ-9)
+        self.sure = [a >= 1 and b >= 1 for a, b in zip(solver.trl[False], solver.trl[True], strict=True)]
+        # _bonus_pair's tables: a bonus card w of the characteristic's suit (never a match for a 21-card
+        # of another suit), and per seen-flag and 21-card x one of another suit that did not match x's
+        scale = solver.scale
+        single = solver.single
+        self.suited_single = [(scale * p, scale * e) for p, e in single[True]]
+        self.no_match = {
+            seen: [
+                [((scale - row[w]) * p, (scale - row[w]) * e) for w, (p, e) in enumerate(single[seen])]
+                for row in solver.match
+            ]
+            for seen in (False, True)
+        }
         self.decision = self._decision(hand)
 
     # -- the state of a hand --------------------------------------------------------------------------
@@ -549,68 +567,122 @@ class VoluntaryPlan:
     # -- the search -----------------------------------------------------------------------------------
 
     def _hit(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
-        """(P, E) numerators of Hit then optimal play, at the state's depth (``cnt``/``chr`` hold it)."""
+        """(P, E) numerators of Hit then optimal play, at the state's depth (``cnt``/``chr`` hold it).
+
+        The memo lookups of the children are inlined (``_key``, ``_child``): this loop is the hot path.
+        """
         solver = self.solver
-        trl_now, trl_suited = solver.trl[seen], solver.trl[True]
         unit = solver.depth_scale[solver.size - left + 1] * solver.scale
         cnt, chr_, place, suit_place = self.cnt, self.chr, self.place, self.suit_place
+        memo, robust_memo, pair_memo = self.memo, self.robust_memo, self.pair_memo
         exact = self.exact
         split = exact or (self.track and not seen)  # a card of the characteristic's suit is told apart
-        p = e = 0
-        for v in VALUES:
+        # memo key = counts code + offset: the suit code (both rules) or the seen flag (only BJ-9)
+        offset = skey if exact else (self.span if self.track and seen else 0)
+        suited_offset = self.span if self.track and not exact else 0
+        unseen = not seen
+        robust: tuple[int, int] | None
+        # The cards that wrap (BJ-5) end the hand: their part is a dot product with the counts.
+        steps, wrap_p, wrap_e, suited_p, suited_e = self._steps(hard, ace, seen)
+        p = sum(map(mul, cnt, wrap_p))
+        e = sum(map(mul, cnt, wrap_e))
+        if split and unseen:
+            p += sum(map(mul, chr_, suited_p))
+            e += sum(map(mul, chr_, suited_e))
+        p *= unit
+        e *= unit
+        for v, new_hard, new_ace, total in steps:
             n = cnt[v]
             if not n:
                 continue
             c = chr_[v] if split else 0
             o = n - c
-            new_hard = hard + v
-            new_ace = ace or v == 1
-            total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
-            if total > BLACKJACK:  # BJ-5: wraps and ends
-                t = trl_now[new_hard - BLACKJACK]
-                if t >= 1:
-                    p += o * unit
-                e += o * t * unit
-                if c:
-                    t = trl_suited[new_hard - BLACKJACK]
-                    if t >= 1:
-                        p += c * unit
-                    e += c * t * unit
-                continue
             ck = ckey - place[v]
             cnt[v] = n - 1
+            if total == BLACKJACK:  # BJ-6
+                if exact and left > 2:  # both ways at once (each such 21 state has this one parent)
+                    bp, be = self._bonus_both(ck, v, o, c, seen, left - 1)
+                    p += bp
+                    e += be
+                    cnt[v] = n
+                    continue
+                if o:
+                    found = pair_memo.get((ck + offset) * 22 + 2 * v)
+                    if found is None:
+                        found = self._bonus_pair(ck, skey, v, False, seen, left - 1)
+                    p += o * found[0]
+                    e += o * found[1]
+                if c:
+                    if exact:
+                        sk = skey - suit_place[v]
+                        chr_[v] = c - 1
+                        found = pair_memo.get((ck + sk) * 22 + 2 * v + 1)
+                    else:
+                        sk = skey
+                        found = pair_memo.get((ck + suited_offset) * 22 + 2 * v + 1)
+                    if found is None:
+                        found = self._bonus_pair(ck, sk, v, True, True, left - 1)
+                    chr_[v] = c
+                    p += c * found[0]
+                    e += c * found[1]
+                cnt[v] = n
+                continue
             if o:
-                if total == BLACKJACK:  # BJ-6
-                    cp, ce = self._bonus_pair(ck, skey, v, False, seen, left - 1)
-                else:
-                    cp, ce = self._child(ck, skey, new_hard, new_ace, seen, left - 1)
-                p += o * cp
-                e += o * ce
-            if c:
-                sk = skey
+                robust = _NOT_YET
                 if exact:
-                    sk = skey - suit_place[v]
-                    chr_[v] = c - 1
-                if total == BLACKJACK:
-                    cp, ce = self._bonus_pair(ck, sk, v, True, True, left - 1)
-                else:
-                    cp, ce = self._child(ck, sk, new_hard, new_ace, True, left - 1)
-                chr_[v] = c
-                p += c * cp
-                e += c * ce
+                    robust = robust_memo.get(2 * ck + unseen, _NOT_YET)
+                    if robust is _NOT_YET:
+                        robust = self._robust(ck, new_hard, new_ace, unseen, left - 1)
+                if robust is None or robust is _NOT_YET:
+                    robust = memo.get(ck + offset)
+                    if robust is None:
+                        robust = self._value(ck, skey, new_hard, new_ace, seen, left - 1)
+                p += o * robust[0]
+                e += o * robust[1]
+            if c:
+                robust = _NOT_YET
+                if exact:
+                    robust = robust_memo.get(2 * ck, _NOT_YET)
+                    if robust is _NOT_YET:
+                        robust = self._robust(ck, new_hard, new_ace, False, left - 1)
+                if robust is None or robust is _NOT_YET:
+                    if exact:
+                        sk = skey - suit_place[v]
+                        chr_[v] = c - 1
+                        robust = memo.get(ck + sk)
+                    else:
+                        sk = skey
+                        robust = memo.get(ck + suited_offset)
+                    if robust is None:
+                        robust = self._value(ck, sk, new_hard, new_ace, True, left - 1)
+                    chr_[v] = c
+                p += c * robust[0]
+                e += c * robust[1]
             cnt[v] = n
         return p, e
 
-    def _child(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
-        """The value of a state the hand reaches by a card that leaves it in play."""
-        if self.exact:
-            robust = self._robust(ckey, hard, ace, not seen, left)
-            if robust is not None:
-                return robust
-        found = self.memo.get(self._key(ckey, skey, seen))
-        if found is not None:
-            return found
-        return self._value(ckey, skey, hard, ace, seen, left)
+    def _steps(self, hard: int, ace: bool, seen: bool) -> _Steps:
+        """The next card from (hard, ace): (value, new hard, new ace, total) for each that does not wrap,
+        and for those that wrap, per value, the success and the TRL of a card not of the characteristic's
+        suit and what one of that suit adds to them (``seen`` is the state's: whether the bonus counts)."""
+        key = (hard, ace, seen)
+        found = self.steps_memo.get(key)
+        if found is None:
+            trl_now, trl_suited = self.solver.trl[seen], self.solver.trl[True]
+            steps: list[tuple[int, int, bool, int]] = []
+            wrap_p, wrap_e, suited_p, suited_e = [0] * 11, [0] * 11, [0] * 11, [0] * 11
+            for v in VALUES:
+                new_hard = hard + v
+                new_ace = ace or v == 1
+                total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
+                if total <= BLACKJACK:
+                    steps.append((v, new_hard, new_ace, total))
+                    continue
+                t, ts = trl_now[new_hard - BLACKJACK], trl_suited[new_hard - BLACKJACK]
+                wrap_p[v], wrap_e[v] = int(t >= 1), t
+                suited_p[v], suited_e[v] = int(ts >= 1) - int(t >= 1), ts - t
+            found = self.steps_memo[key] = (steps, wrap_p, wrap_e, suited_p, suited_e)
+        return found
 
     def _value(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
         key = self._key(ckey, skey, seen)
@@ -620,13 +692,7 @@ class VoluntaryPlan:
             unit = solver.depth_scale[solver.size - left] * solver.scale
             _, success, trl = self._best_fixed(hard, ace, seen)
             found = (unit * success, unit * trl)
-            if left:
-                if self.exact:
-                    # Stand or an adder beats Hit whatever the suits left: skip the exact suit state.
-                    hit_p, hit_e, _, _ = self._bound(ckey, hard, ace, not seen, left)
-                    if found[0] > hit_p or (found[0] >= hit_p and found[1] >= hit_e):
-                        self.memo[key] = found
-                        return found
+            if left:  # (with both suit rules, _hit has already asked _robust about this state)
                 hit = self._hit(ckey, skey, hard, ace, seen, left)
                 if hit > found:  # strictly better: ties stay with Stand or the adder (as _best)
                     found = hit
@@ -643,12 +709,34 @@ class VoluntaryPlan:
         _, success, trl = self._best_fixed(hard, ace, not unseen)
         fixed: tuple[int, int] | None = (unit * success, unit * trl)
         if left:
-            hit_p, hit_e, _, _ = self._bound(ckey, hard, ace, unseen, left)
-            assert fixed is not None
-            if not (fixed[0] > hit_p or (fixed[0] >= hit_p and fixed[1] >= hit_e)):
-                fixed = None
+            if not success and self._can_succeed(hard, ace):
+                fixed = None  # Hit has a chance of success and Stand or an adder none: no bound needed
+            else:
+                hit_p, hit_e, _, _ = self._bound(ckey, hard, ace, unseen, left)
+                assert fixed is not None
+                if not (fixed[0] > hit_p or (fixed[0] >= hit_p and fixed[1] >= hit_e)):
+                    fixed = None
         self.robust_memo[key] = fixed
         return fixed
+
+    def _can_succeed(self, hard: int, ace: bool) -> bool:
+        """True when some run of Hits (``cnt`` holds the counts left) ends in a success whatever the
+        suits: then Hit's chance of success is above 0, and with Stand and every adder at 0 Hit is strictly
+        better, so no bound is needed. It draws the smallest values left until the total is a sure success
+        (standing there, wrapping, or a 21, whose bonus cards only add); a False means only "not found".
+        """
+        sure = self.sure
+        cnt = self.cnt
+        for v in VALUES:
+            for _ in range(cnt[v]):
+                hard += v
+                ace = ace or v == 1
+                total = hard + 10 if ace and hard + 10 <= BLACKJACK else hard
+                if total >= BLACKJACK:
+                    return sure[hard - BLACKJACK] if total > BLACKJACK else sure[BLACKJACK]
+                if sure[total]:
+                    return True
+        return False
 
     def _bound(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int, int, int]:
         """Upper bounds, over every suit state with these counts, of Hit's (P, E) numerators and of the
@@ -663,48 +751,52 @@ class VoluntaryPlan:
         if found is not None:
             return found
         solver = self.solver
-        trl = solver.trl
-        trl_now, trl_suited = trl[not unseen], trl[True]
         depth = solver.size - left
         unit = solver.depth_scale[depth + 1] * solver.scale
         cnt, char0, place = self.cnt, self.char0, self.place
-        p = e = 0
-        for v in VALUES:
+        bound_memo, bonus_memo = self.bound_memo, self.bonus_bound_memo
+        steps, wrap_p, wrap_e, suited_p, suited_e = self._steps(hard, ace, not unseen)
+        p = sum(map(mul, cnt, wrap_p))
+        e = sum(map(mul, cnt, wrap_e))
+        if unseen:
+            p += sum(map(mul, char0, suited_p))
+            e += sum(map(mul, char0, suited_e))
+        p *= unit
+        e *= unit
+        for v, new_hard, new_ace, total in steps:
             n = cnt[v]
             if not n:
                 continue
             c = char0[v] if unseen else 0
             o = n - c
-            new_hard = hard + v
-            new_ace = ace or v == 1
-            total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
-            if total > BLACKJACK:
-                t = trl_now[new_hard - BLACKJACK]
-                if t >= 1:
-                    p += o * unit
-                e += o * t * unit
-                if c:
-                    t = trl_suited[new_hard - BLACKJACK]
-                    if t >= 1:
-                        p += c * unit
-                    e += c * t * unit
-                continue
             ck = ckey - place[v]
             cnt[v] = n - 1
-            if o:
-                if total == BLACKJACK:
-                    cp, ce = self._bonus_bound(ck, unseen, left - 1)
-                else:
-                    _, _, cp, ce = self._bound(ck, new_hard, new_ace, unseen, left - 1)
-                p += o * cp
-                e += o * ce
-            if c:
-                if total == BLACKJACK:
-                    cp, ce = self._bonus_bound(ck, False, left - 1)
-                else:
-                    _, _, cp, ce = self._bound(ck, new_hard, new_ace, False, left - 1)
-                p += c * cp
-                e += c * ce
+            if total == BLACKJACK:
+                if o:
+                    pair = bonus_memo.get(2 * ck + unseen)
+                    if pair is None:
+                        pair = self._bonus_bound(ck, unseen, left - 1)
+                    p += o * pair[0]
+                    e += o * pair[1]
+                if c:
+                    pair = bonus_memo.get(2 * ck)
+                    if pair is None:
+                        pair = self._bonus_bound(ck, False, left - 1)
+                    p += c * pair[0]
+                    e += c * pair[1]
+            else:
+                if o:
+                    child = bound_memo.get(2 * ck + unseen)
+                    if child is None:
+                        child = self._bound(ck, new_hard, new_ace, unseen, left - 1)
+                    p += o * child[2]
+                    e += o * child[3]
+                if c:
+                    child = bound_memo.get(2 * ck)
+                    if child is None:
+                        child = self._bound(ck, new_hard, new_ace, False, left - 1)
+                    p += c * child[2]
+                    e += c * child[3]
             cnt[v] = n
         unit = solver.depth_scale[depth] * solver.scale
         fp, fe = self._fixed_max(hard, ace, not unseen)
@@ -788,6 +880,50 @@ class VoluntaryPlan:
         self.second_memo[key] = found
         return found
 
+    def _bonus_both(self, ckey: int, x: int, o: int, c: int, seen: bool, left: int) -> tuple[int, int]:
+        """Both suit rules, 2 or more cards left: ``o`` times ``_bonus_pair`` of a 21 made by a card of value
+        ``x`` not of the characteristic's suit plus ``c`` times one made by a card of that suit, in one
+        pass over the bonus card's value w (``cnt`` excludes the 21-card, ``chr`` still counts it)."""
+        solver = self.solver
+        scale = solver.scale
+        cnt, chr_ = self.cnt, self.chr
+        suited = self.suited_single  # scale x (success, TRL) of a single bonus card, bonus counting
+        no_match = self.no_match[seen][x]
+        row = solver.match[x]
+        seconds = self._second_pair(ckey, seen)
+        seconds_suited = self._second_pair(ckey, True)
+        p1 = e1 = p2 = e2 = q1 = f1 = q2 = f2 = 0
+        for w in VALUES:
+            n = cnt[w]
+            if not n:
+                continue
+            cw = chr_[w]
+            ow = n - cw
+            sp, se = suited[w]
+            if o:  # the 21-card is not of the suit: a bonus card of the suit cannot match it
+                qp, qe = no_match[w]
+                p1 += cw * sp + ow * qp
+                e1 += cw * se + ow * qe
+                m = row[w]
+                if m:
+                    tp, te = seconds[w]
+                    p2 += ow * m * tp
+                    e2 += ow * m * te
+            if c:  # the 21-card is of the suit: a match is a bonus card of the suit (the 21-card gone)
+                if w == x:
+                    cw -= 1
+                    ow += 1
+                q1 += ow * sp
+                f1 += ow * se
+                tp, te = seconds_suited[w]
+                q2 += cw * tp
+                f2 += cw * te
+        depth = solver.size - left
+        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
+        p = o * (p1 * d1 + p2 * d2) + c * (q1 * d1 + q2 * scale * d2)
+        e = o * (e1 * d1 + e2 * d2) + c * (f1 * d1 + f2 * scale * d2)
+        return p, e
+
     def _bonus_pair(
         self, ckey: int, skey: int, made_by: int, made_by_suit: bool, seen: bool, left: int
     ) -> tuple[int, int]:
@@ -809,6 +945,30 @@ class VoluntaryPlan:
         cnt = self.cnt
         row = solver.match[made_by]
         p1 = e1 = p2 = e2 = 0
+        if self.exact and second and not made_by_suit:  # the common case, with per-row tables
+            suited = self.suited_single
+            no_match = self.no_match[seen][made_by]
+            seconds = self._second_pair(ckey, seen)
+            chr_ = self.chr
+            for w in VALUES:
+                n = cnt[w]
+                if not n:
+                    continue
+                c = chr_[w]
+                o = n - c
+                sp, se = suited[w]  # a bonus card of the suit cannot match the 21-card
+                qp, qe = no_match[w]  # another, not matched
+                p1 += c * sp + o * qp
+                e1 += c * se + o * qe
+                m = row[w]
+                if m:  # matched: a second bonus card
+                    sp, se = seconds[w]
+                    p2 += o * m * sp
+                    e2 += o * m * se
+            d1 = solver.depth_scale[depth + 1]
+            d2 = solver.depth_scale[depth + 2]
+            found = self.pair_memo[key] = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
+            return found
         if self.track:
             split = self.exact or not seen
             chr_ = self.chr if self.exact else self.char0

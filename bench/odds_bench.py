@@ -164,6 +164,16 @@ def bench_engine(repeats: int) -> None:
         median_ms(lambda: cards.voluntary_decision(root, six), slow),
         200,
     )
+    # A harder case (no budget; the budget is on the line above): a negative characteristic bonus
+    # with an ace face down keeps many suit states where only Hit can still succeed.
+    ace_down = Card.parse("AS")
+    negative = bj.hit(bj.start_voluntary(1, 4, "Speed", -3), ace_down)
+    rest = [c for c in full_deck() if c != ace_down]
+    report(
+        "voluntary decision, 1-deck, Speed -3, ace face down",
+        median_ms(lambda: cards.voluntary_decision(negative, rest), slow),
+        None,
+    )
     plain = bj.hit(bj.start_voluntary(1, 4), face_down)
     report(
         "voluntary decision, 1-deck, no characteristic",

@@ -683,7 +683,9 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     ) -> None:
         entry = _record_for_log(record, hand, "cards task")
         # BJ-3 from the shoe this hand was dealt from (tens of ms: off the event loop)
-        line, _ = await asyncio.to_thread(involuntary_line, before.remaining, hand, resolve(hand).trl)
+        line, _ = await asyncio.to_thread(
+            involuntary_line, before.remaining, hand, resolve(hand).trl, before.discards
+        )
         await publish(
             interaction,
             self.store,

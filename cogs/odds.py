@@ -770,7 +770,7 @@ class Odds(
         task = bj_start_involuntary(level, difficulty, characteristic, char_bonus, options)
         shoe, _ = await self.store.cards.get_shoe(guild_id, channel_id, settings.decks_per_shoe, self.bot.rng)
         await defer(interaction, ephemeral=not public)
-        line, odds = await asyncio.to_thread(involuntary_line, shoe.remaining, task, None)
+        line, odds = await asyncio.to_thread(involuntary_line, shoe.remaining, task, None, shoe.discards)
         embed = odds_embed(
             f"Odds: involuntary hand, {SKILL_NAMES[level]} vs {DIFFICULTY_NAMES[difficulty]}",
             headline=f"{line} (this channel's shoe: {len(shoe.remaining)} cards left)",

@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from bot.core import blackjack as bj
-from bot.core.cards import Card, Suit, full_deck
+from bot.core.cards import Card, Shoe, Suit, full_deck
 from bot.core.errors import IllegalMove, RuleError
 from bot.core.odds import cards as odds
 
@@ -114,6 +114,83 @@ def test_involuntary_shoe_running_out_matches_every_order(codes: list[str], sett
     shoe = [C(x) for x in codes]
     exact = odds.involuntary_odds(shoe, 2, 3, *setting)
     assert dict(exact.trl.outcomes) == brute_involuntary(shoe, 2, 3, setting)
+
+
+def brute_with_discards(
+    shoe: list[Card], discards: list[Card], skill: int, difficulty: int, setting: tuple
+) -> dict[int, Fraction]:
+    """Every order of the shoe, then (BJ-1: an empty shoe reshuffles its discards) every order of the
+    discards, through the real hand; a hand that runs out of both ends where it stands."""
+    characteristic, bonus, options = setting
+    counts: Counter[int] = Counter()
+    for first in itertools.permutations(shoe):
+        for then in itertools.permutations(discards):
+            hand = bj.start_involuntary(skill, difficulty, characteristic, bonus, options)
+            counts[trl_of(play_out(hand, [*first, *then]))] += 1
+    total = sum(counts.values())
+    return {t: Fraction(c, total) for t, c in counts.items()}
+
+
+# (shoe, discards): the shoe runs out before a hand ends, at a 21, between two bonus cards, or at once.
+RESHUFFLES = [
+    (["5S", "6H"], ["10S", "AS", "5H", "KS", "9C"]),
+    (["10S", "AS"], ["5S", "5H", "KS", "9C", "2S"]),
+    (["10S", "AS", "5S"], ["5H", "KS", "6S", "2C"]),
+    (["7S", "7H", "7D"], ["AS", "2S", "KH", "3S", "4H"]),
+    ([], ["10S", "AS", "5H", "6H", "9C"]),
+    (["9S", "QS", "AH", "2S"], ["3S", "QH", "8D"]),
+]
+
+
+@pytest.mark.parametrize(("shoe_codes", "discard_codes"), RESHUFFLES)
+@pytest.mark.parametrize("setting", [BOTH_RULES, ("Strength", 5, bj.HandOptions()), ONLY_SUIT_RULE, NEITHER])
+def test_involuntary_with_discards_matches_every_order(
+    shoe_codes: list[str], discard_codes: list[str], setting: tuple
+) -> None:
+    # BJ-1 (the discards are dealt on from when the shoe empties mid-hand), BJ-3, BJ-6, BJ-9.
+    shoe, discards = [C(x) for x in shoe_codes], [C(x) for x in discard_codes]
+    exact = odds.involuntary_odds(shoe, 2, 3, *setting, discards=discards)
+    assert dict(exact.trl.outcomes) == brute_with_discards(shoe, discards, 2, 3, setting)
+    assert sum(p for _, p in exact.trl) == 1
+
+
+def test_involuntary_takes_the_discards_of_a_shoe() -> None:
+    # BJ-1: a Shoe brings its discard pile; a list of cards has none unless given.
+    remaining = tuple(C(x) for x in ["10S", "AS", "5S"])
+    pile = tuple(C(x) for x in ["5H", "KS", "6S", "2C"])
+    shoe = Shoe(decks=1, remaining=remaining, discards=pile)
+    with_pile = odds.involuntary_odds(list(remaining), 2, 3, *BOTH_RULES, discards=pile)
+    assert odds.involuntary_odds(shoe, 2, 3, *BOTH_RULES) == with_pile
+    assert odds.involuntary_odds(list(remaining), 2, 3, *BOTH_RULES) != with_pile
+    assert odds.involuntary_odds(shoe, 2, 3, *BOTH_RULES, discards=()) == odds.involuntary_odds(
+        list(remaining), 2, 3, *BOTH_RULES
+    )
+
+
+def test_involuntary_with_discards_against_real_shoe_draws() -> None:
+    # BJ-1 through Shoe.draw itself: a 5-card shoe with a 40-card discard pile, seeded deals.
+    deck = list(full_deck())
+    remaining, pile = tuple(deck[:5]), tuple(deck[12:52])
+    exact = odds.involuntary_odds(Shoe(decks=1, remaining=remaining, discards=pile), 1, 4, *BOTH_RULES)
+    rng = random.Random(7)
+    n = 12_000
+    results: Counter[int] = Counter()
+    for _ in range(n):
+        order = list(remaining)
+        rng.shuffle(order)
+        current = Shoe(decks=1, remaining=tuple(order), discards=pile)
+
+        def draw() -> Card:
+            nonlocal current
+            card, current = current.draw(rng)
+            return card
+
+        hand = bj.play_involuntary(draw, 1, 4, *BOTH_RULES)
+        results[bj.resolve(hand).trl] += 1
+    for threshold in (-1, 0, 1, 2, 3):
+        assert within_sigmas(
+            exact.at_least(threshold), sum(c for t, c in results.items() if t >= threshold), n
+        )
 
 
 @pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, BOTH_RULES])

@@ -302,10 +302,19 @@ def supply_line(rolled: SupplyDie, now: SupplyDie) -> str:
     return f"{head}; {supply_summary(supply_cached(now))}"
 
 
-def involuntary_line(shoe: Sequence[Card], hand: Hand, actual_trl: int | None) -> tuple[str, InvoluntaryOdds]:
-    """BJ-3 from the shoe the hand was dealt from (slow: call it in a worker thread)."""
+def involuntary_line(
+    shoe: Sequence[Card], hand: Hand, actual_trl: int | None, discards: Sequence[Card] = ()
+) -> tuple[str, InvoluntaryOdds]:
+    """BJ-3 from the shoe the hand was dealt from, and its discards, which an empty shoe reshuffles and
+    deals on from (BJ-1) (slow: call it in a worker thread)."""
     odds = involuntary_odds(
-        shoe, hand.skill, hand.difficulty, hand.characteristic, hand.characteristic_bonus, hand.options
+        shoe,
+        hand.skill,
+        hand.difficulty,
+        hand.characteristic,
+        hand.characteristic_bonus,
+        hand.options,
+        discards=discards,
     )
     return cards_summary(odds, actual_trl), odds
 

@@ -25,10 +25,13 @@ Memoisation is on those counts, never on card order. Probabilities are exact int
 denominator (the falling factorial of the shoe's size times one constant for the suit-match chances),
 turned into Fractions only for the results.
 
-When no card is left to draw, the real bot reshuffles the discards (BJ-1). The odds do not model that
-(the discards are not an input): a hand that would need a card from an empty shoe is counted as ending
-where it stands, and Hit is not offered when the shoe is empty. With a shoe of a dozen cards or more an
-involuntary hand can never run out.
+When no card is left to draw, the real bot reshuffles the discards (BJ-1, ``Shoe.draw``: the discard
+pile only, not the cards of hands in play). ``involuntary_odds`` models that when it is given the
+discards (or a ``Shoe``, which brings them): the hand deals on from a uniformly shuffled discard pile.
+Without discards, and when those run out too, a hand that would need a card is counted as ending where
+it stands. A voluntary plan does not take discards yet: it ends a hand where the shoe runs out, and Hit
+is not offered when the shoe is empty. With a shoe of a dozen cards or more an involuntary hand can
+never run out.
 
 A voluntary hand's player knows the face-down card, so Stand and each skill adder have a certain
 result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The policy
@@ -95,7 +98,10 @@ class _Solver:
         options: rules.HandOptions,
         start_hard: int = 0,
         root_seen: bool = False,
+        plan: bool = True,
     ) -> None:
+        """``plan``: build the shoe's tables for a voluntary plan (an involuntary hand needs only the
+        task's: options, suit, TRL tables; ``_Piles`` has its shoe tables)."""
         # Validate the task as a hand would, and take the TRL table from the rule function (BJ-8).
         probe = rules.start_involuntary(skill, difficulty, characteristic, characteristic_bonus, options)
         self.options = probe.options
@@ -116,6 +122,8 @@ class _Solver:
             ]
             for seen in (False, True)
         }
+        if not plan:
+            return
         self.counts0: Counts = tuple(sum(1 for c in remaining if c.pip_value == v) for v in VALUES)
         self.size = len(remaining)
         by_suit = Counter((c.pip_value, c.suit) for c in remaining)
@@ -125,14 +133,11 @@ class _Solver:
         )
         # Suit-match chances (BJ-6) of a 21-card of value x and a bonus card of value w: over all suits
         # (no characteristic in play), or over the other suits when both are known not to be of it.
-        every_suit = self._match_table(by_suit, list(Suit))
-        table = (
-            self._match_table(by_suit, [s for s in Suit if s is not self.suit]) if self.track else every_suit
-        )
-        denominators = [f.denominator for t in (table, every_suit) for row in t for f in row]
+        suits = [s for s in Suit if s is not self.suit] if self.track else list(Suit)
+        table = self._match_table(by_suit, suits)
+        denominators = [f.denominator for row in table for f in row]
         self.scale = lcm(*denominators) if denominators else 1
         self.match = [[int(f * self.scale) for f in row] for row in table]
-        self.match_all = [[int(f * self.scale) for f in row] for row in every_suit]
         # depth_scale[k] = prod_{i=k}^{deepest-1} max(size - i, 1): the common denominator at depth k.
         deepest = self._deepest(start_hard)
         self.depth_scale = [1] * (deepest + 3)
@@ -220,47 +225,135 @@ def involuntary_odds(
     characteristic: str | None = None,
     characteristic_bonus: int = 0,
     options: rules.HandOptions | None = None,
+    discards: Iterable[Card] | None = None,
 ) -> InvoluntaryOdds:
-    """BJ-3: the TRL distribution of a whole involuntary hand drawn from the shoe's remaining cards."""
-    solver = _Solver(
-        _cards(shoe), skill, difficulty, characteristic, characteristic_bonus, options or rules.HandOptions()
-    )
-    trl = _distribution(_involuntary_numerators(solver))
+    """BJ-3: the TRL distribution of a whole involuntary hand drawn from the shoe's remaining cards.
+
+    ``discards``: the shoe's discard pile, which an empty shoe reshuffles and deals on from (BJ-1, as
+    ``Shoe.draw``); taken from ``shoe`` when that is a ``Shoe`` and ``discards`` is not given. Without
+    discards, a hand that needs a card from an empty shoe ends where it stands (the module docstring).
+    """
+    if discards is None:
+        discards = shoe.discards if isinstance(shoe, Shoe) else ()
+    remaining = _cards(shoe)
+    options = options or rules.HandOptions()
+    solver = _Solver(remaining, skill, difficulty, characteristic, characteristic_bonus, options, plan=False)
+    piles = _Piles(solver, remaining, _cards(discards))
+    trl = _distribution(_involuntary_numerators(solver, piles))
     return InvoluntaryOdds(trl=trl, success=trl.at_least(1), expected_trl=trl.expectation(lambda t: t))
 
 
-def _involuntary_numerators(solver: _Solver) -> dict[int, int]:
+class _Piles:
+    """The cards an involuntary hand draws from, in order: the shoe's remaining cards, then (BJ-1) its
+    discards, reshuffled when the shoe is empty. Pile 0 is the shoe, pile 1 the discards.
+
+    ``left(i)``: the cards left in the pile the card at position i (0-based) comes from; ``depth_scale[k]``
+    the product of ``left(i)`` over the positions from k on (a common denominator), and per pair of piles
+    (21-card's, bonus card's) the suit-match chances by value over every suit and over the suits other
+    than the characteristic's, as integers over ``scale``.
+    """
+
+    def __init__(self, solver: _Solver, remaining: tuple[Card, ...], discards: tuple[Card, ...]) -> None:
+        self.sizes = (len(remaining), len(discards))
+        self.total = len(remaining) + len(discards)
+        by_suit = [Counter((c.pip_value, c.suit) for c in pile) for pile in (remaining, discards)]
+        self.counts0: list[Counts] = [
+            tuple(sum(1 for c in pile if c.pip_value == v) for v in VALUES) for pile in (remaining, discards)
+        ]
+        suit = solver.suit
+        self.char0: list[Counts] = [
+            tuple(b[(v, suit)] if solver.track and suit is not None else 0 for v in VALUES) for b in by_suit
+        ]
+        others = [s for s in Suit if s is not suit] if solver.track else list(Suit)
+        fractions: dict[tuple[int, int], tuple[list[list[Fraction]], list[list[Fraction]]]] = {}
+        # (21-card's pile, bonus card's pile) pairs that can occur
+        pairs = [(0, 0), (0, 1), (1, 1)] if remaining and discards else [(1, 1)] if discards else [(0, 0)]
+        for a, b in pairs:
+            every = _pile_match_table(by_suit[a], by_suit[b], list(Suit), a == b)
+            other = _pile_match_table(by_suit[a], by_suit[b], others, a == b) if solver.track else every
+            fractions[(a, b)] = (every, other)
+        denominators = [
+            f.denominator for t in fractions.values() for table in t for row in table for f in row
+        ]
+        self.scale = scale = lcm(*denominators) if denominators else 1
+        self.match_all = {k: [[int(f * scale) for f in row] for row in t[0]] for k, t in fractions.items()}
+        self.match = {k: [[int(f * scale) for f in row] for row in t[1]] for k, t in fractions.items()}
+        # the most cards a hand can draw: the smallest values first (pile by pile) until past 20, + 2 bonus
+        hard = drawn = 0
+        for pile in (remaining, discards):
+            for v in sorted(c.pip_value for c in pile):
+                if hard > BLACKJACK - 1:
+                    break
+                hard += v
+                drawn += 1
+        deepest = drawn + 3
+        self.depth_scale = [1] * (deepest + 3)
+        for k in range(deepest - 1, -1, -1):
+            self.depth_scale[k] = self.depth_scale[k + 1] * max(self.left(k), 1)
+
+    def pile(self, position: int) -> int:
+        return 0 if position < self.sizes[0] else 1
+
+    def left(self, position: int) -> int:
+        if position < self.sizes[0]:
+            return self.sizes[0] - position
+        return max(self.total - position, 0)
+
+
+def _pile_match_table(
+    a: Counter[tuple[int, Suit]], b: Counter[tuple[int, Suit]], suits: list[Suit], same: bool
+) -> list[list[Fraction]]:
+    """P(a card of value x from pile ``a`` and one of value w from pile ``b`` share a suit), each uniform
+    among its pile's cards of its value in ``suits``; ``same``: one pile, two distinct cards."""
+    if same:
+        return _Solver._match_table(a, suits)
+    table = [[Fraction(0)] * 11 for _ in range(11)]
+    for x in VALUES:
+        nx = sum(a[(x, s)] for s in suits)
+        for w in VALUES:
+            nw = sum(b[(w, s)] for s in suits)
+            if nx and nw:
+                table[x][w] = Fraction(sum(a[(x, s)] * b[(w, s)] for s in suits), nx * nw)
+    return table
+
+
+def _involuntary_numerators(solver: _Solver, piles: _Piles) -> dict[int, int]:
     """TRL -> numerator over ``depth_scale[0] * scale``: one forward pass over counts by value.
 
     An involuntary hand makes no choices, so which values come decides every draw; suits only decide,
     at the end, whether the characteristic's bonus counts (BJ-9) and whether a bonus card matched (BJ-6).
-    Given the values drawn, the cards of each value are a uniform sample of the shoe's cards of that value,
-    independent across values. So each path by value carries two weights: ``all`` (products of the cards
-    left of each value drawn: the path's chance) and ``unseen`` (products of the cards left of each value
-    *not* of the characteristic's suit: the chance of the path with no card of that suit). An outcome
-    counts with the bonus for ``all - unseen`` and without it for ``unseen``. A bonus card matches the
-    21-card's suit with the shoe's chance by value over every suit (``match_all``) on ``all``, and over the
-    other suits (``match``) on ``unseen``, where both cards are known not to be of the characteristic's
-    suit. Both weights are products of counts of the state, so states merge on counts by value.
+    Given the values drawn, the cards of each value are a uniform sample of the pile's cards of that value,
+    independent across values (and piles). So each path by value carries two weights: ``all`` (products
+    of the cards left of each value drawn: the path's chance) and ``unseen`` (products of the cards left
+    of each value *not* of the characteristic's suit: the chance of the path with no card of that suit).
+    An outcome counts with the bonus for ``all - unseen`` and without it for ``unseen``. A bonus card
+    matches the 21-card's suit with the piles' chance by value over every suit (``match_all``) on
+    ``all``, and over the other suits (``match``) on ``unseen``, where both cards are known not to be of
+    the characteristic's suit. Both weights are products of counts of the state, so states merge on
+    counts by value (of the pile being drawn; the shoe is all drawn before the discards are).
     """
-    counts0 = solver.counts0
-    size = solver.size
-    char0 = solver.char0  # zeros unless the characteristic's suit matters (then ``unseen`` is used)
     track = solver.track
-    scale = solver.scale
-    ds = solver.depth_scale
+    scale = piles.scale
+    ds = piles.depth_scale
+    size = piles.total
+    shoe_size = piles.sizes[0]
     two_bonus = solver.suit_rule
     top = 2 * BLACKJACK + 21
     all_at = [0] * top  # final total -> numerator, every suit state
     unseen_at = [0] * top  # final total -> numerator, no card of the characteristic's suit played
-    # level: counts -> [all, unseen, hard, ace]; every state of a level has drawn the same number of cards
-    level: dict[Counts, list[int]] = {counts0: [1, 1 if track else 0, 0, 0]}
+    # level: counts of the pile drawn from -> [all, unseen, hard, ace]; one level, one number of cards drawn
+    start = 0 if shoe_size else 1
+    level: dict[Counts, list[int]] = {piles.counts0[start]: [1, 1 if track else 0, 0, 0]}
     if not size:  # nothing to draw: the hand stands at 0 (see the module docstring)
         all_at[0] = ds[0] * scale
         unseen_at[0] = all_at[0] if track else 0
         level = {}
     depth = 0
     while level:
+        if depth == shoe_size and depth:  # the shoe is empty: deal on from the reshuffled discards (BJ-1)
+            (last,) = level.values()  # every card of the shoe drawn: one state
+            level = {piles.counts0[1]: last}
+        char0 = piles.char0[piles.pile(depth)]
         nxt: dict[Counts, list[int]] = {}
         made: dict[tuple[Counts, int], list[int]] = {}  # (counts, value of the 21-card) -> [all, unseen]
         unit = ds[depth + 1] * scale
@@ -299,7 +392,7 @@ def _involuntary_numerators(solver: _Solver) -> dict[int, int]:
                         state[1] += cu
         depth += 1
         if made:
-            _bonus_forward(solver, made, depth, two_bonus, all_at, unseen_at)
+            _bonus_forward(piles, made, depth, two_bonus, all_at, unseen_at)
         level = nxt
     trl_seen, trl_unseen = solver.trl[track], solver.trl[False]
     out: dict[int, int] = {}
@@ -313,16 +406,17 @@ def _involuntary_numerators(solver: _Solver) -> dict[int, int]:
 
 
 def _bonus_forward(
-    solver: _Solver,
+    piles: _Piles,
     made: dict[tuple[Counts, int], list[int]],
     depth: int,
     two_bonus: bool,
     all_at: list[int],
     unseen_at: list[int],
 ) -> None:
-    """Add the bonus cards (BJ-6) after the 21s in ``made`` (``depth`` cards drawn, the 21-card last)."""
-    size, scale, ds, char0 = solver.size, solver.scale, solver.depth_scale, solver.char0
-    left = size - depth
+    """Add the bonus cards (BJ-6) after the 21s in ``made`` (``depth`` cards drawn, the 21-card last;
+    the counts are of the 21-card's pile, after it)."""
+    scale, ds = piles.scale, piles.depth_scale
+    left = piles.total - depth
     if left == 0:  # no bonus card can be drawn (see the module docstring)
         unit = ds[depth] * scale
         for wa, wu in made.values():
@@ -331,10 +425,16 @@ def _bonus_forward(
         return
     second = two_bonus and left > 1
     d1, d2 = ds[depth + 1], ds[depth + 2]
-    # Per counts after the 21-card, the weights of "a bonus card w that matched", summed over 21-cards.
+    # The piles of the 21-card, the bonus card and a second bonus card (the shoe may run out between).
+    px, pw, pu = piles.pile(depth - 1), piles.pile(depth), piles.pile(depth + 1)
+    char_w, char_u = piles.char0[pw], piles.char0[pu]
+    match_all, match_other = piles.match_all[(px, pw)], piles.match[(px, pw)]
+    # Per counts of the bonus card's pile, the weights of "a bonus card w that matched", over 21-cards.
     matched: dict[Counts, tuple[list[int], list[int]]] = {}
     for (counts, x), (wa, wu) in made.items():
-        row_all, row_other = solver.match_all[x], solver.match[x]
+        if pw != px:  # the 21-card was the shoe's last card: the bonus card comes from the discards
+            counts = piles.counts0[pw]
+        row_all, row_other = match_all[x], match_other[x]
         if second:
             found = matched.get(counts)
             if found is None:
@@ -345,7 +445,7 @@ def _bonus_forward(
             if not n:
                 continue
             a = wa * n
-            u = wu * (n - char0[w - 1])  # the bonus card is not of the suit either
+            u = wu * (n - char_w[w - 1])  # the bonus card is not of the suit either
             if second:
                 ma, mu = row_all[w], row_other[w]
                 all_at[BLACKJACK + w] += a * (scale - ma) * d1
@@ -360,11 +460,11 @@ def _bonus_forward(
             a, u = m_all[w] * d2, m_un[w] * d2
             if not (a or u):
                 continue
-            for v in VALUES:  # the second bonus card, from the cards left after w
-                n = counts[v - 1] - (v == w)
+            for v in VALUES:  # the second bonus card: from the cards left after w, or the discards
+                n = counts[v - 1] - (v == w) if pu == pw else piles.counts0[pu][v - 1]
                 if n:
                     all_at[BLACKJACK + w + v] += a * n
-                    unseen_at[BLACKJACK + w + v] += u * (n - char0[v - 1])
+                    unseen_at[BLACKJACK + w + v] += u * (n - char_u[v - 1])
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1027,7 +1027,10 @@ class VoluntaryPlan:
     def _bonus_pair(
         self, ckey: int, skey: int, made_by: int, made_by_suit: bool, seen: bool, left: int
     ) -> tuple[int, int]:
-        """BJ-6: (P, E) numerators after a 21 made by a card of value ``made_by`` (``cnt`` excludes it)."""
+        """BJ-6: (P, E) numerators after a 21 made by a card of value ``made_by`` (``cnt`` excludes it).
+
+        (With both suit rules and two or more cards left, ``_hit`` uses ``_bonus_both`` instead.)
+        """
         key = (self._key(ckey, skey, seen) * 11 + made_by) * 2 + made_by_suit
         found = self.pair_memo.get(key)
         if found is not None:
@@ -1045,30 +1048,6 @@ class VoluntaryPlan:
         cnt = self.cnt
         row = solver.match[made_by]
         p1 = e1 = p2 = e2 = 0
-        if self.exact and second and not made_by_suit:  # the common case, with per-row tables
-            suited = self.suited_single
-            no_match = self.no_match[seen][made_by]
-            seconds = self._second_pair(ckey, seen)
-            chr_ = self.chr
-            for w in VALUES:
-                n = cnt[w]
-                if not n:
-                    continue
-                c = chr_[w]
-                o = n - c
-                sp, se = suited[w]  # a bonus card of the suit cannot match the 21-card
-                qp, qe = no_match[w]  # another, not matched
-                p1 += c * sp + o * qp
-                e1 += c * se + o * qe
-                m = row[w]
-                if m:  # matched: a second bonus card
-                    sp, se = seconds[w]
-                    p2 += o * m * sp
-                    e2 += o * m * se
-            d1 = solver.depth_scale[depth + 1]
-            d2 = solver.depth_scale[depth + 2]
-            found = self.pair_memo[key] = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
-            return found
         if self.track:
             split = self.exact or not seen
             chr_ = self.chr if self.exact else self.char0

@@ -268,7 +268,7 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     odds_line = None
     if moved.is_over:
         # the chance each move had just before the last one (the player knew the face-down card)
-        decision = await asyncio.to_thread(hand_decision, hand, shoe.remaining)
+        decision = await asyncio.to_thread(hand_decision, hand, shoe.remaining, shoe.discards)
         odds_line = f"Before the last move: {hand_decision_line(decision)}"
     await _show(interaction, updated, moved, odds_line)
 
@@ -447,7 +447,7 @@ async def _decision_line(interaction: discord.Interaction[Any], record: HandReco
     shoe, _ = await store.cards.get_shoe(
         record.guild_id, record.channel_id, settings.decks_per_shoe, interaction.client.rng
     )
-    decision = await asyncio.to_thread(hand_decision, hand, shoe.remaining)
+    decision = await asyncio.to_thread(hand_decision, hand, shoe.remaining, shoe.discards)
     return hand_decision_line(decision)
 
 

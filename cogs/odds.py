@@ -798,7 +798,7 @@ class Odds(
         played = Hand.from_dict(record.data)
         shoe, _ = await self.store.cards.get_shoe(record.guild_id, record.channel_id, decks, self.bot.rng)
         await defer(interaction, ephemeral=True)
-        decision = await asyncio.to_thread(hand_decision, played, shoe.remaining)
+        decision = await asyncio.to_thread(hand_decision, played, shoe.remaining, shoe.discards)
         rows = [
             Row(f"{o.action.label}{' (best)' if o == decision.best else ''}", o.success)
             for o in decision.options

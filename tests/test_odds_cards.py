@@ -393,3 +393,115 @@ def test_voluntary_hit_is_exact_after_the_characteristic_suit_shows(codes: list[
     assert plan.decision.hit is not None
     hit = (plan.decision.hit.success, plan.decision.hit.expected_trl)
     assert hit == _policy_value(plan, root, shoe)
+
+
+# -- BJ-1 in a voluntary hand: Hit deals on from the reshuffled discards when the shoe is empty ------------
+
+
+def _policy_value_with_discards(
+    plan: odds.VoluntaryPlan, root: bj.Hand, shoe: list[Card], discards: list[Card]
+) -> tuple[Fraction, Fraction]:
+    """Exact (P, E) of Hit-then-the-plan's-policy over every order of the shoe, then of the discards."""
+    successes = trl_sum = n = 0
+    for first in itertools.permutations(shoe):
+        for then in itertools.permutations(discards):
+            cards = [*first, *then]
+            hand = play_out(bj.hit(root, cards.pop(0)), cards)
+            while hand.can_stand:
+                action = plan.decide(hand)
+                if action.kind == "stand":
+                    hand = bj.stand(hand)
+                elif action.kind == "add":
+                    assert action.value is not None
+                    hand = bj.add_skill(hand, action.value)
+                else:
+                    hand = play_out(bj.hit(hand, cards.pop(0)), cards)
+            t = trl_of(hand)
+            successes += t >= 1
+            trl_sum += t
+            n += 1
+    return Fraction(successes, n), Fraction(trl_sum, n)
+
+
+def _full_information_best_two_piles(
+    hand: bj.Hand, shoe: tuple[Card, ...], pile: tuple[Card, ...]
+) -> tuple[Fraction, Fraction]:
+    """The best (P, E) of a player who sees every suit, the shoe dealt first and then the discards."""
+
+    def deal_one(h: bj.Hand, s: tuple[Card, ...], d: tuple[Card, ...], move) -> tuple[Fraction, Fraction]:
+        source, from_shoe = (s, True) if s else (d, False)
+        total_p = total_e = Fraction(0)
+        for i, card in enumerate(source):
+            rest = source[:i] + source[i + 1 :]
+            p, e = after(move(h, card), rest, d) if from_shoe else after(move(h, card), s, rest)
+            total_p += p
+            total_e += e
+        return total_p / len(source), total_e / len(source)
+
+    def after(h: bj.Hand, s: tuple[Card, ...], d: tuple[Card, ...]) -> tuple[Fraction, Fraction]:
+        if h.needs_card and (s or d):
+            return deal_one(h, s, d, bj.deal)
+        if h.can_stand:
+            options = [after(bj.stand(h), s, d)]
+            options += [after(bj.add_skill(h, a), s, d) for a in h.allowed_adders]
+            if s or d:
+                options.append(deal_one(h, s, d, bj.hit))
+            return max(options)
+        t = trl_of(h)
+        return Fraction(int(t >= 1)), Fraction(t)
+
+    return after(hand, shoe, pile)
+
+
+VOLUNTARY_RESHUFFLES = [
+    (["5S", "6H"], ["10S", "AS", "5H", "9C"], "2C"),
+    (["9S", "AS"], ["5S", "KH", "6S", "2D"], "QC"),
+    ([], ["10S", "AS", "5H", "6S", "4C"], "7D"),
+    (["3S", "2S", "4H"], ["9S", "AH", "6S", "KD"], "5C"),
+    # a 21 made by the shoe's last card (bonus cards from the discards), or by its second-to-last
+    (["AS"], ["5S", "6S", "2H", "9S"], "KS"),
+    (["AS", "5S"], ["3S", "4H", "6S", "KS"], "KD"),
+    (["AH", "10S"], ["2S", "3H", "4S", "5D", "9H"], "QS"),
+    # a low total when the shoe runs out: Hit from the discards beats Stand
+    (["2D", "3C"], ["10H", "9S", "KD", "8C"], "4D"),
+    # small cards everywhere: Hit through the shoe's last card and on from the discards beats Stand
+    (["4C", "2D"], ["2S", "3S", "4D", "3D"], "9H"),
+    (["3C", "2D"], ["AS", "2S", "AD", "2H"], "8H"),
+]
+
+
+@pytest.mark.parametrize(("shoe_codes", "discard_codes", "face_down"), VOLUNTARY_RESHUFFLES)
+@pytest.mark.parametrize("setting", [BOTH_RULES, ("Strength", 5, bj.HandOptions()), ONLY_SUIT_RULE, NEITHER])
+def test_voluntary_with_discards_matches_every_order(
+    shoe_codes: list[str], discard_codes: list[str], face_down: str, setting: tuple
+) -> None:
+    # BJ-1, BJ-4, BJ-6, BJ-7, BJ-9: with the shoe empty (or emptied mid-hand) Hit deals on from the
+    # discards; Hit's odds equal the plan's own choices played on every order of the shoe, then of the
+    # discards, through the real hand, and no player who also sees every suit does better.
+    characteristic, bonus, options = setting
+    shoe, discards = [C(x) for x in shoe_codes], [C(x) for x in discard_codes]
+    root = bj.hit(bj.start_voluntary(2, 4, characteristic, bonus, options), C(face_down))
+    plan = odds.plan_voluntary(root, shoe, discards)
+    decision = plan.decision
+    assert decision.hit is not None
+    assert (decision.hit.success, decision.hit.expected_trl) == _policy_value_with_discards(
+        plan, root, shoe, discards
+    )
+    full = _full_information_best_two_piles(root, tuple(shoe), tuple(discards))
+    assert full >= (decision.best.success, decision.best.expected_trl)
+    if setting is not BOTH_RULES and setting[1] != 5:  # one suit rule at most: nothing to see
+        assert full[0] == decision.best.success
+
+
+def test_voluntary_empty_shoe_offers_hit_from_the_discards() -> None:
+    # BJ-1: the bot reshuffles the discards when the shoe is empty, so Hit is a move.
+    root = bj.hit(bj.start_voluntary(1, 1), C("9S"))
+    pile = [C(x) for x in ["2H", "5D", "KC"]]
+    assert odds.voluntary_decision(root, []).hit is None
+    hit = odds.voluntary_decision(root, [], pile).hit
+    assert hit is not None
+    totals = [9 + 2, 9 + 5, 9 + 10]
+    trls = [bj.task_result(t, 1, 1).trl for t in totals]
+    assert hit.expected_trl >= Fraction(sum(trls), 3)  # at least: hit once, then stand
+    shoe = Shoe(decks=1, remaining=(), discards=tuple(pile))
+    assert odds.voluntary_decision(root, shoe) == odds.voluntary_decision(root, [], pile)

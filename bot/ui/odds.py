@@ -319,9 +319,10 @@ def involuntary_line(
     return cards_summary(odds, actual_trl), odds
 
 
-def hand_decision(hand: Hand, shoe: Sequence[Card]) -> HandDecision:
-    """BJ-4/BJ-7: Stand, each adder and Hit from here (slow: call it in a worker thread)."""
-    return voluntary_decision(hand, shoe)
+def hand_decision(hand: Hand, shoe: Sequence[Card], discards: Sequence[Card] = ()) -> HandDecision:
+    """BJ-4/BJ-7: Stand, each adder and Hit from here, the shoe's discards dealt on from when it runs out
+    (BJ-1) (slow: call it in a worker thread)."""
+    return voluntary_decision(hand, shoe, discards)
 
 
 def hand_decision_line(decision: HandDecision) -> str:

@@ -25,6 +25,7 @@ from bot.core.odds.dn import dn_odds
 from bot.core.odds.rps import check_odds as rps_check_odds
 from bot.core.odds.rps import resisted_odds, sustained_odds
 from bot.core.odds.systemx import check_odds, combined_distribution, opposed_distribution
+from bot.ui.odds import hand_decision_line
 from tests.e2e.test_cards import hand_id_of, shoe_of, stack_shoe
 from tests.fake_discord.harness import Answer, Harness, SubprocessBot, World
 from tests.fake_discord.server import FakeDiscord
@@ -232,6 +233,37 @@ async def test_cards_task_odds_line_counts_the_reshuffle(harness: Harness, world
     assert field(answer.embed, "Odds").startswith(f"{percent(expected.success)} to succeed")
     after = await shoe_of(harness.bot.store, world.general)
     assert len(after.remaining) < len(before.discards)  # the discards were reshuffled into the shoe
+
+
+async def test_odds_cards_hand_hits_on_from_the_discards(harness: Harness, world: World) -> None:
+    # BJ-1, BJ-4: a hand dealt from a 2-card shoe: Hit draws its last card and goes on from the discards.
+    await nearly_empty_shoe(harness, world, ["7S", "5H"])
+    dealt = await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 4, "level": 2}
+    )
+    hand_id = hand_id_of(dealt.original)
+    hand = Hand.from_dict((await harness.bot.store.cards.get_hand(hand_id)).data)
+    shoe = await shoe_of(harness.bot.store, world.general)
+    assert shoe.remaining == (Card.parse("5H"),)
+    expected = voluntary_decision(hand, shoe.remaining, shoe.discards)
+    alone = voluntary_decision(hand, shoe.remaining)
+    assert expected.hit is not None and alone.hit is not None and expected.hit != alone.hit
+    embed = answered(await odds(harness, world, "cards", {"hand": hand_id}), ephemeral=True)
+    assert field(embed, "In one line") == hand_decision_line(expected) != hand_decision_line(alone)
+
+
+async def test_cards_odds_button_hits_on_from_the_discards(harness: Harness, world: World) -> None:
+    # BJ-1, BJ-4: the hand's Odds button, from a 2-card shoe, counts the discards too.
+    await nearly_empty_shoe(harness, world, ["7S", "5H"])
+    dealt = await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 4, "level": 2}
+    )
+    hand = Hand.from_dict((await harness.bot.store.cards.get_hand(hand_id_of(dealt.original))).data)
+    shoe = await shoe_of(harness.bot.store, world.general)
+    expected = hand_decision_line(voluntary_decision(hand, shoe.remaining, shoe.discards))
+    alone = hand_decision_line(voluntary_decision(hand, shoe.remaining))
+    own = await harness.click(dealt.original, "Odds", world.alice)
+    assert own.ephemeral and expected in own.content and alone not in own.content
 
 
 async def voluntary_hand(harness: Harness, world: World, **options: Any) -> Answer:

@@ -26,12 +26,14 @@ denominator (the falling factorial of the shoe's size times one constant for the
 turned into Fractions only for the results.
 
 When no card is left to draw, the real bot reshuffles the discards (BJ-1, ``Shoe.draw``: the discard
-pile only, not the cards of hands in play). ``involuntary_odds`` models that when it is given the
-discards (or a ``Shoe``, which brings them): the hand deals on from a uniformly shuffled discard pile.
-Without discards, and when those run out too, a hand that would need a card is counted as ending where
-it stands. A voluntary plan does not take discards yet: it ends a hand where the shoe runs out, and Hit
-is not offered when the shoe is empty. With a shoe of a dozen cards or more an involuntary hand can
-never run out.
+pile only, not the cards of hands in play). The odds model that when they are given the discards (or a
+``Shoe``, which brings them): the hand deals on from a uniformly shuffled discard pile. An involuntary
+hand's forward pass goes on over the second pile (``_Piles``). A voluntary plan's state with every card
+of the shoe drawn is a single one, so Hit from there is a plan of its own on the discards, and a 21 on
+the shoe's last card or its second-to-last takes its bonus cards from them (``_refill_setup``).
+Without discards, and when those run out too (the real bot then refuses to draw), a hand that would
+need a card is counted as ending where it stands, and Hit is not offered. With a shoe of a dozen cards
+or more an involuntary hand can never run out.
 
 A voluntary hand's player knows the face-down card, so Stand and each skill adder have a certain
 result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The policy
@@ -42,7 +44,7 @@ decides on the total, the values of the cards gone and which of them were of the
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
@@ -99,6 +101,7 @@ class _Solver:
         start_hard: int = 0,
         root_seen: bool = False,
         plan: bool = True,
+        extra_scale: int = 1,
     ) -> None:
         """``plan``: build the shoe's tables for a voluntary plan (an involuntary hand needs only the
         task's: options, suit, TRL tables; ``_Piles`` has its shoe tables)."""
@@ -136,7 +139,7 @@ class _Solver:
         suits = [s for s in Suit if s is not self.suit] if self.track else list(Suit)
         table = self._match_table(by_suit, suits)
         denominators = [f.denominator for row in table for f in row]
-        self.scale = lcm(*denominators) if denominators else 1
+        self.scale = lcm(*denominators) * extra_scale  # extra: what a plan's discards need (VoluntaryPlan)
         self.match = [[int(f * self.scale) for f in row] for row in table]
         # depth_scale[k] = prod_{i=k}^{deepest-1} max(size - i, 1): the common denominator at depth k.
         deepest = self._deepest(start_hard)
@@ -526,23 +529,70 @@ class VoluntaryPlan:
     then matters only until it shows); ``ckey`` when suits cannot change the TRL.
     """
 
-    def __init__(self, hand: rules.Hand, shoe: Shoe | Iterable[Card]) -> None:
+    def __init__(
+        self, hand: rules.Hand, shoe: Shoe | Iterable[Card], discards: Iterable[Card] | None = None
+    ) -> None:
         if not isinstance(hand, rules.Hand) or hand.mode is not rules.HandMode.VOLUNTARY:
             raise RuleError("A voluntary decision needs a voluntary hand.")
         if not hand.can_stand:
             raise IllegalMove(
                 "This hand has no decision to make now (it needs a card, a bonus, or has ended)."
             )
+        if discards is None:
+            discards = shoe.discards if isinstance(shoe, Shoe) else ()
         self.root = hand
-        solver = self.solver = _Solver(
+        self._setup(
+            hand,
             _cards(shoe),
+            _cards(discards),
+            sum(c.pip_value for c in hand.cards),
+            any(c.rank == 1 for c in hand.cards),
+            hand.characteristic_counts,
+        )
+        self.decision = self._decision(hand)
+
+    @classmethod
+    def _from_state(
+        cls, task: rules.Hand, pile: tuple[Card, ...], hard: int, ace: bool, seen: bool
+    ) -> VoluntaryPlan:
+        """A plan from a state, not a hand: the hand of ``task`` at (hard, ace, seen) with ``pile`` to draw
+        from (the reshuffled discards, when the shoe ran out; no discards behind them)."""
+        plan = cls.__new__(cls)
+        plan.root = task
+        plan._setup(task, pile, (), hard, ace, seen)
+        return plan
+
+    def _setup(
+        self,
+        task: rules.Hand,
+        remaining: tuple[Card, ...],
+        pile: tuple[Card, ...],
+        hard: int,
+        ace: bool,
+        seen: bool,
+    ) -> None:
+        hand = task
+        self.remaining = remaining
+        self.pile = pile
+        self.root_hard, self.root_ace = hard, ace
+        # BJ-1: when the shoe runs out mid-hand the bot deals on from its reshuffled discards. That can
+        # matter only if the hand can draw all but one of the shoe's cards and still be in play.
+        shoe_values = sorted(c.pip_value for c in remaining)
+        self.refills = bool(pile) and hard + sum(shoe_values[:-1]) <= BLACKJACK
+        self.refill_plan: VoluntaryPlan | None = None
+        extra = 1
+        if self.refills:
+            extra = self._refill_setup(task, remaining, pile, hard, ace, seen)
+        solver = self.solver = _Solver(
+            remaining,
             hand.skill,
             hand.difficulty,
             hand.characteristic,
             hand.characteristic_bonus,
             hand.options,
-            start_hard=sum(c.pip_value for c in hand.cards),
-            root_seen=hand.characteristic_counts,
+            start_hard=hard,
+            root_seen=seen,
+            extra_scale=extra,
         )
         self.adders = hand.allowed_adders
         self.exact = solver.exact  # both suit rules: the state holds the characteristic's suit by value
@@ -585,15 +635,152 @@ class VoluntaryPlan:
             ]
             for seen in (False, True)
         }
-        self.decision = self._decision(hand)
+        self.refill_hit: tuple[int, int] | None = None  # Hit's value once the shoe is empty (BJ-1)
+
+    # -- the discards (BJ-1) ----------------------------------------------------------------------------
+
+    def _refill_setup(
+        self,
+        task: rules.Hand,
+        remaining: tuple[Card, ...],
+        pile: tuple[Card, ...],
+        hard: int,
+        ace: bool,
+        seen: bool,
+    ) -> int:
+        """Prepare dealing on from the discards; return what the plan's common denominator must hold.
+
+        With every card of the shoe drawn, the hand's state is one: (hard, ace, seen) of all of them. From
+        there Hit plays on from the discards: a plan of its own (``refill_plan``). A 21 made by the shoe's
+        last card or its second-to-last takes its bonus cards from the discards (``_refill_bonus``).
+        """
+        probe = _Solver(
+            remaining,
+            task.skill,
+            task.difficulty,
+            task.characteristic,
+            task.characteristic_bonus,
+            task.options,
+            plan=False,
+        )
+        self.pile_counts = [0] * 11
+        self.pile_char = [0] * 11
+        for card in pile:
+            self.pile_counts[card.pip_value] += 1
+            if probe.track and card.suit is probe.suit:
+                self.pile_char[card.pip_value] += 1
+        # a 21-card from the shoe and a bonus card from the discards share a suit (over the other suits
+        # when both are known not to be the characteristic's)
+        shoe_by_suit = Counter((c.pip_value, c.suit) for c in remaining)
+        pile_by_suit = Counter((c.pip_value, c.suit) for c in pile)
+        suits = [s for s in Suit if s is not probe.suit] if probe.track else list(Suit)
+        self.cross = _pile_match_table(shoe_by_suit, pile_by_suit, suits, False)
+        size = len(pile)
+        extra = size * max(size - 1, 1) * lcm(*(f.denominator for row in self.cross for f in row))
+        all_hard = hard + sum(c.pip_value for c in remaining)
+        all_ace = ace or any(c.rank == 1 for c in remaining)
+        all_seen = seen or (probe.track and any(c.suit is probe.suit for c in remaining))
+        self.switch = (all_hard, all_ace, all_seen)
+        if _soft(all_hard, all_ace) < BLACKJACK:  # the hand can be in play with the shoe empty
+            sub = self.refill_plan = VoluntaryPlan._from_state(task, pile, all_hard, all_ace, all_seen)
+            extra = lcm(extra, sub.solver.depth_scale[0] * sub.solver.scale)
+        return extra
+
+    def _refill_hit_value(self) -> tuple[int, int]:
+        """Hit's (P, E) numerators with the shoe empty (at depth ``size``): the discards' own plan."""
+        if self.refill_hit is None:
+            sub = self.refill_plan
+            assert sub is not None
+            hard, ace, seen = self.switch
+            p, e = sub._hit(sub.ckey0, sub.skey0, hard, ace, seen, sub.solver.size)
+            unit = sub.solver.depth_scale[0] * sub.solver.scale
+            factor, rest = divmod(self.solver.depth_scale[self.solver.size] * self.solver.scale, unit)
+            assert not rest
+            self.refill_hit = (p * factor, e * factor)
+        return self.refill_hit
+
+    def _refill_bonus(
+        self, made_by: int, made_by_suit: bool, seen: bool, left: int, last_suited: bool
+    ) -> tuple[Fraction, Fraction]:
+        """BJ-6 with the discards: (P, E) after a 21 made by a card of value ``made_by`` with ``left`` (0
+        or 1) cards in the shoe. With 0 the bonus cards come from the discards; with 1 the bonus card is
+        the shoe's last (of the suit when ``last_suited``; ``cnt`` holds it) and a second from the discards.
+        """
+        solver = self.solver
+        trl, suit_rule = solver.trl, solver.suit_rule
+        n_pile, c_pile = self.pile_counts, self.pile_char
+        size = len(self.pile)
+
+        def second(total: int, seen1: bool, skip: int, skip_suited: bool) -> tuple[Fraction, Fraction]:
+            """A second bonus card from the discards (less the card ``skip`` already taken from them)."""
+            p = e = 0
+            for u in VALUES:
+                n = n_pile[u] - (u == skip)
+                c = c_pile[u] - (u == skip and skip_suited)
+                for weight, flag in ((n - c, seen1), (c, True)):
+                    if weight:
+                        t = trl[flag][total + u]
+                        p += weight * (t >= 1)
+                        e += weight * t
+            count = size - (skip > 0)
+            return Fraction(p, count), Fraction(e, count)
+
+        def single(total: int, seen1: bool) -> tuple[Fraction, Fraction]:
+            t = trl[seen1][total]
+            return Fraction(int(t >= 1)), Fraction(t)
+
+        if left == 1:
+            w = next(v for v in VALUES if self.cnt[v])
+            if not solver.track:
+                match = Fraction(solver.match[made_by][w], solver.scale)
+            elif made_by_suit or last_suited:
+                match = Fraction(int(made_by_suit and last_suited))
+            else:
+                match = Fraction(solver.match[made_by][w], solver.scale)
+            seen1 = seen or last_suited
+            p0, e0 = single(BLACKJACK + w, seen1)
+            if not suit_rule or not match:
+                return p0, e0
+            p2, e2 = second(BLACKJACK + w, seen1, 0, False)
+            return p0 + match * (p2 - p0), e0 + match * (e2 - e0)
+        p = e = Fraction(0)
+        for w in VALUES:
+            n = n_pile[w]
+            if not n:
+                continue
+            c = c_pile[w]
+            for weight, suited in ((n - c, False), (c, True)):
+                if not weight:
+                    continue
+                seen1 = seen or suited
+                if not solver.track:
+                    match = self.cross[made_by][w]
+                elif made_by_suit or suited:
+                    match = Fraction(int(made_by_suit and suited))
+                else:
+                    match = self.cross[made_by][w]
+                p0, e0 = single(BLACKJACK + w, seen1)
+                if suit_rule and match and size > 1:
+                    p2, e2 = second(BLACKJACK + w, seen1, w, suited)
+                    p0, e0 = p0 + match * (p2 - p0), e0 + match * (e2 - e0)
+                p += weight * p0
+                e += weight * e0
+        return p / size, e / size
+
+    def _refill_bonus_numerators(
+        self, made_by: int, made_by_suit: bool, seen: bool, left: int, last_suited: bool
+    ) -> tuple[int, int]:
+        p, e = self._refill_bonus(made_by, made_by_suit, seen, left, last_suited)
+        unit = self.solver.depth_scale[self.solver.size - left] * self.solver.scale
+        p, e = p * unit, e * unit
+        assert p.denominator == 1 and e.denominator == 1
+        return p.numerator, e.numerator
 
     # -- the state of a hand --------------------------------------------------------------------------
 
-    def _state(self, hand: rules.Hand) -> tuple[list[int], list[int], int, bool, bool]:
-        """(cards left by value, of them of the characteristic's suit, hard total, ace, seen)."""
-        drawn = hand.cards[len(self.root.cards) :]
-        if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
-            raise RuleError("That hand did not grow from this plan's hand.")
+    def _state(self, drawn: Sequence[Card]) -> tuple[list[int], list[int], bool]:
+        """(cards left by value, of them of the characteristic's suit, seen) after ``drawn`` were drawn
+        from this plan's cards."""
         solver = self.solver
         counts = [0, *solver.counts0]
         of_suit = [0, *solver.char0]
@@ -605,19 +792,17 @@ class VoluntaryPlan:
                 seen = True
         if min(counts) < 0 or min(of_suit) < 0:
             raise RuleError("That hand drew cards this plan's shoe does not hold.")
-        hard = sum(c.pip_value for c in hand.cards)
-        ace = any(c.rank == 1 for c in hand.cards)
-        return counts, of_suit, hard, ace, seen
+        return counts, of_suit, seen
 
-    def _enter(self, hand: rules.Hand) -> tuple[int, int, int, bool, bool, int]:
-        """Load a hand's state into the search lists: (ckey, skey, hard, ace, seen, cards left)."""
-        counts, of_suit, hard, ace, seen = self._state(hand)
+    def _enter(self, drawn: Sequence[Card]) -> tuple[int, int, bool, int]:
+        """Load a state into the search lists: (ckey, skey, seen, cards left)."""
+        counts, of_suit, seen = self._state(drawn)
         self.cnt[:] = counts
         if self.exact:
             self.chr[:] = of_suit
         ckey = sum(self.place[v] * counts[v] for v in VALUES)
         skey = sum(self.suit_place[v] * of_suit[v] for v in VALUES) if self.exact else 0
-        return ckey, skey, hard, ace, seen, sum(counts)
+        return ckey, skey, seen, sum(counts)
 
     def _key(self, ckey: int, skey: int, seen: bool) -> int:
         if self.exact:
@@ -792,10 +977,13 @@ class VoluntaryPlan:
             unit = solver.depth_scale[solver.size - left] * solver.scale
             _, success, trl = self._best_fixed(hard, ace, seen)
             found = (unit * success, unit * trl)
+            hit = None
             if left:  # (with both suit rules, _hit has already asked _robust about this state)
                 hit = self._hit(ckey, skey, hard, ace, seen, left)
-                if hit > found:  # strictly better: ties stay with Stand or the adder (as _best)
-                    found = hit
+            elif self.refill_plan is not None:  # BJ-1: the shoe is empty, Hit deals from the discards
+                hit = self._refill_hit_value()
+            if hit is not None and hit > found:  # strictly better: ties stay with Stand or the adder
+                found = hit
             self.memo[key] = found
         return found
 
@@ -816,6 +1004,11 @@ class VoluntaryPlan:
                 assert fixed is not None
                 if not (fixed[0] > hit_p or (fixed[0] >= hit_p and fixed[1] >= hit_e)):
                     fixed = None
+        elif self.refill_plan is not None:  # the shoe is empty: Hit's exact value from the discards
+            hit_p, hit_e = self._refill_hit_value()
+            assert fixed is not None
+            if not (fixed[0] > hit_p or (fixed[0] >= hit_p and fixed[1] >= hit_e)):
+                fixed = None
         self.robust_memo[key] = fixed
         return fixed
 
@@ -901,7 +1094,9 @@ class VoluntaryPlan:
         unit = solver.depth_scale[depth] * solver.scale
         fp, fe = self._fixed_max(hard, ace, not unseen)
         fp, fe = fp * unit, fe * unit
-        found = (p, e, max(fp, p), max(fe, e)) if left else (p, e, fp, fe)
+        if not left and self.refill_plan is not None:  # the shoe is empty: Hit from the discards, exact
+            p, e = self._refill_hit_value()
+        found = (p, e, max(fp, p), max(fe, e)) if left or self.refill_plan is not None else (p, e, fp, fe)
         self.bound_memo[key] = found
         return found
 
@@ -913,6 +1108,17 @@ class VoluntaryPlan:
             return found
         solver = self.solver
         depth = solver.size - left
+        if self.refills and (left == 0 or (left == 1 and solver.suit_rule)):
+            # the discards: the most of the exact values over every 21-card and suit
+            options = [
+                self._refill_bonus_numerators(x, suited, not unseen or suited, left, last)
+                for x in VALUES
+                for suited in (False, True)
+                for last in (False, True)
+            ]
+            found = (max(p for p, _ in options), max(e for _, e in options))
+            self.bonus_bound_memo[key] = found
+            return found
         if left == 0:
             p, e = _Solver._pe(solver.trl[not unseen][BLACKJACK])
             unit = solver.depth_scale[depth] * solver.scale
@@ -1037,10 +1243,19 @@ class VoluntaryPlan:
             return found
         solver = self.solver
         depth = solver.size - left
+        if left == 0 and self.refills:  # BJ-1: the bonus cards come from the reshuffled discards
+            found = self.pair_memo[key] = self._refill_bonus_numerators(made_by, made_by_suit, seen, 0, False)
+            return found
         if left == 0:  # no bonus card can be drawn (see the module docstring)
             p, e = _Solver._pe(solver.trl[seen][BLACKJACK])
             unit = solver.depth_scale[depth] * solver.scale
             found = self.pair_memo[key] = (p * unit, e * unit)
+            return found
+        if left == 1 and self.refills and solver.suit_rule:  # the shoe's last card, then the discards
+            w = next(v for v in VALUES if self.cnt[v])
+            last_suited = self.exact and self.chr[w] == 1
+            found = self._refill_bonus_numerators(made_by, made_by_suit, seen, 1, last_suited)
+            self.pair_memo[key] = found
             return found
         second = solver.suit_rule and left > 1
         scale = solver.scale
@@ -1113,12 +1328,29 @@ class VoluntaryPlan:
     # -- the answers ----------------------------------------------------------------------------------
 
     def _choices(self, hand: rules.Hand) -> list[tuple[Action, tuple[int, int]]]:
-        ckey, skey, hard, ace, seen, left = self._enter(hand)
+        if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
+            raise RuleError("That hand did not grow from this plan's hand.")
+        drawn = hand.cards[len(self.root.cards) :]
+        plan = self
+        if len(drawn) > self.solver.size:  # the shoe ran out and the hand went on from the discards
+            if self.refill_plan is None or Counter(drawn[: self.solver.size]) != Counter(self.remaining):
+                raise RuleError("That hand drew cards this plan's shoe does not hold.")
+            plan, drawn = self.refill_plan, drawn[self.solver.size :]
+        hard = sum(c.pip_value for c in hand.cards)
+        ace = any(c.rank == 1 for c in hand.cards)
+        return plan._choices_at(drawn, hard, ace)
+
+    def _choices_at(
+        self, drawn: Sequence[Card], hard: int, ace: bool
+    ) -> list[tuple[Action, tuple[int, int]]]:
+        ckey, skey, seen, left = self._enter(drawn)
         depth = self.solver.size - left
         choices = [(STAND, self._fixed(hard, ace, 0, seen, depth))]
         choices += [(Action("add", a), self._fixed(hard, ace, a, seen, depth)) for a in self.adders]
         if left:
             choices.append((HIT, self._hit(ckey, skey, hard, ace, seen, left)))
+        elif self.refill_plan is not None:  # BJ-1: Hit deals from the reshuffled discards
+            choices.append((HIT, self._refill_hit_value()))
         return choices
 
     @staticmethod
@@ -1147,11 +1379,19 @@ class VoluntaryPlan:
         return choices[self._best(choices)][0]
 
 
-def plan_voluntary(hand: rules.Hand, shoe: Shoe | Iterable[Card]) -> VoluntaryPlan:
-    """Solve a voluntary hand in progress against the shoe's remaining cards (the player sees every card)."""
-    return VoluntaryPlan(hand, shoe)
+def plan_voluntary(
+    hand: rules.Hand, shoe: Shoe | Iterable[Card], discards: Iterable[Card] | None = None
+) -> VoluntaryPlan:
+    """Solve a voluntary hand in progress against the shoe's remaining cards (the player sees every card).
+
+    ``discards``: the shoe's discard pile, dealt on from when the shoe runs out (BJ-1); taken from
+    ``shoe`` when that is a ``Shoe`` and ``discards`` is not given.
+    """
+    return VoluntaryPlan(hand, shoe, discards)
 
 
-def voluntary_decision(hand: rules.Hand, shoe: Shoe | Iterable[Card]) -> HandDecision:
+def voluntary_decision(
+    hand: rules.Hand, shoe: Shoe | Iterable[Card], discards: Iterable[Card] | None = None
+) -> HandDecision:
     """BJ-4/BJ-7: exact P(success) and expected TRL of Stand, each adder, and Hit-then-optimal; the best."""
-    return VoluntaryPlan(hand, shoe).decision
+    return VoluntaryPlan(hand, shoe, discards).decision

@@ -269,7 +269,7 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     odds_line = None
     if moved.is_over:
         # the chance each move had just before the last one (the player knew the face-down card)
-        decision = await interaction.client.workers.run(hand_decision, hand, shoe.remaining)
+        decision = await interaction.client.workers.run(hand_decision, hand, shoe.remaining, shoe.discards)
         odds_line = f"Before the last move: {hand_decision_line(decision)}"
     await _show(interaction, updated, moved, odds_line)
 
@@ -428,7 +428,7 @@ async def _decision_line(interaction: discord.Interaction[Any], record: HandReco
     shoe, _ = await store.cards.get_shoe(
         record.guild_id, record.channel_id, settings.decks_per_shoe, interaction.client.rng
     )
-    decision = await interaction.client.workers.run(hand_decision, hand, shoe.remaining)
+    decision = await interaction.client.workers.run(hand_decision, hand, shoe.remaining, shoe.discards)
     return hand_decision_line(decision)
 
 
@@ -650,7 +650,9 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     ) -> None:
         entry = _record_for_log(record, hand, "cards task")
         # BJ-3 from the shoe this hand was dealt from (tens of ms: off the event loop)
-        line, _ = await self.bot.workers.run(involuntary_line, before.remaining, hand, resolve(hand).trl)
+        line, _ = await self.bot.workers.run(
+            involuntary_line, before.remaining, hand, resolve(hand).trl, before.discards
+        )
         await publish(
             interaction,
             self.store,

@@ -737,7 +737,7 @@ class Odds(
         task = bj_start_involuntary(level, difficulty, characteristic, char_bonus, options)
         shoe, _ = await self.store.cards.get_shoe(guild_id, channel_id, settings.decks_per_shoe, self.bot.rng)
         await defer(interaction, ephemeral=not public)
-        line, odds = await self.bot.workers.run(involuntary_line, shoe.remaining, task, None)
+        line, odds = await self.bot.workers.run(involuntary_line, shoe.remaining, task, None, shoe.discards)
         embed = odds_embed(
             f"Odds: involuntary hand, {SKILL_NAMES[level]} vs {DIFFICULTY_NAMES[difficulty]}",
             headline=f"{line} (this channel's shoe: {len(shoe.remaining)} cards left)",
@@ -765,7 +765,7 @@ class Odds(
         played = Hand.from_dict(record.data)
         shoe, _ = await self.store.cards.get_shoe(record.guild_id, record.channel_id, decks, self.bot.rng)
         await defer(interaction, ephemeral=True)
-        decision = await self.bot.workers.run(hand_decision, played, shoe.remaining)
+        decision = await self.bot.workers.run(hand_decision, played, shoe.remaining, shoe.discards)
         rows = [
             Row(f"{o.action.label}{' (best)' if o == decision.best else ''}", o.success)
             for o in decision.options

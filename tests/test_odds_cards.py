@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from bot.core import blackjack as bj
-from bot.core.cards import Card, Suit, full_deck
+from bot.core.cards import Card, Shoe, Suit, full_deck
 from bot.core.errors import IllegalMove, RuleError
 from bot.core.odds import cards as odds
 
@@ -52,7 +52,7 @@ def brute_involuntary(shoe: list[Card], skill: int, difficulty: int, setting: tu
     return {t: Fraction(c, total) for t, c in counts.items()}
 
 
-@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER])
+@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER, BOTH_RULES])
 def test_involuntary_matches_every_order_of_a_small_shoe(setting: tuple) -> None:
     # BJ-2, BJ-3, BJ-5, BJ-6 (suit rule), BJ-8, BJ-9: every order of a 7-card shoe through the real hand.
     characteristic, bonus, options = setting
@@ -61,15 +61,136 @@ def test_involuntary_matches_every_order_of_a_small_shoe(setting: tuple) -> None
     assert sum(p for _, p in exact.trl) == 1
 
 
-def test_involuntary_with_both_suit_rules_is_within_a_hair() -> None:
-    # BJ-6 with BJ-9: the one documented approximation (the bonus-suit match after the characteristic's
-    # suit has shown) stays within half a percentage point of the full enumeration.
-    exact = odds.involuntary_odds(SMALL_SHOE, 2, 3, *BOTH_RULES)
-    brute = brute_involuntary(SMALL_SHOE, 2, 3, BOTH_RULES)
+# Shoes where the characteristic's suit shows before a 21 and the bonus card's suit then matters: the
+# suit-match chance must use what the earlier cards said about suits (BJ-6 with BJ-9, both on).
+MIXED_SHOES = [
+    [C(x) for x in ["AH", "5H", "10S", "6S", "5D", "10H", "2C", "9S"]],
+    [C(x) for x in ["10S", "AS", "5H", "6H", "10H", "9C", "2D", "5S"]],
+    [C(x) for x in ["6H", "5H", "KH", "10S", "AS", "5S", "4H"]],
+]
+SUIT_SETTINGS = [
+    ("Speed", 4, bj.HandOptions()),
+    ("Strength", 5, bj.HandOptions()),
+    ("Speed", -3, bj.HandOptions()),
+]
+
+
+@pytest.mark.parametrize("shoe", MIXED_SHOES)
+@pytest.mark.parametrize("setting", SUIT_SETTINGS)
+def test_involuntary_with_both_suit_rules_matches_every_order(shoe: list[Card], setting: tuple) -> None:
+    # BJ-6 with BJ-9 (the case the odds used to estimate): Fractions equal to the full enumeration.
+    exact = odds.involuntary_odds(shoe, 2, 3, *setting)
+    assert dict(exact.trl.outcomes) == brute_involuntary(shoe, 2, 3, setting)
+
+
+# Two-deck shoes (equal cards twice) rich in 21s, where the 21-card and its bonus card often share a value
+# and a suit; each with the characteristic whose suit dominates it.
+TWO_DECK_SHOES = [
+    (["5S", "5S", "6S", "10S", "AS", "5H", "10C", "KS"], "Strength", 4),
+    (["4H", "7H", "10H", "7H", "AD", "3H", "10D", "KD"], "Speed", -4),
+    (["9C", "2C", "10C", "10S", "AC", "2D", "9C", "QC"], "Will", 6),
+]
+
+
+@pytest.mark.parametrize(("codes", "characteristic", "bonus"), TWO_DECK_SHOES)
+def test_involuntary_two_deck_shoes_match_every_order(
+    codes: list[str], characteristic: str, bonus: int
+) -> None:
+    # BJ-3, BJ-6 with BJ-9: the one pass over counts by value with its "no card of the suit" weight
+    # equals every order of the shoe through the real hand.
+    shoe = [C(x) for x in codes]
+    setting = (characteristic, bonus, bj.HandOptions())
+    exact = odds.involuntary_odds(shoe, 2, 3, *setting)
+    assert dict(exact.trl.outcomes) == brute_involuntary(shoe, 2, 3, setting)
+
+
+@pytest.mark.parametrize(
+    "codes", [[], ["KD", "AD"], ["10S", "AS", "5S"], ["10S", "AS", "5S", "KH"], ["AS", "KS", "9S", "2H"]]
+)
+@pytest.mark.parametrize("setting", [BOTH_RULES, ("Strength", 5, bj.HandOptions()), ONLY_SUIT_RULE])
+def test_involuntary_shoe_running_out_matches_every_order(codes: list[str], setting: tuple) -> None:
+    # BJ-3, BJ-6: a 21 with no card left, or one left after a matched bonus card, ends where it stands
+    # (the odds' documented reading, as ``play_out`` stops when the cards run out).
+    shoe = [C(x) for x in codes]
+    exact = odds.involuntary_odds(shoe, 2, 3, *setting)
+    assert dict(exact.trl.outcomes) == brute_involuntary(shoe, 2, 3, setting)
+
+
+def brute_with_discards(
+    shoe: list[Card], discards: list[Card], skill: int, difficulty: int, setting: tuple
+) -> dict[int, Fraction]:
+    """Every order of the shoe, then (BJ-1: an empty shoe reshuffles its discards) every order of the
+    discards, through the real hand; a hand that runs out of both ends where it stands."""
+    characteristic, bonus, options = setting
+    counts: Counter[int] = Counter()
+    for first in itertools.permutations(shoe):
+        for then in itertools.permutations(discards):
+            hand = bj.start_involuntary(skill, difficulty, characteristic, bonus, options)
+            counts[trl_of(play_out(hand, [*first, *then]))] += 1
+    total = sum(counts.values())
+    return {t: Fraction(c, total) for t, c in counts.items()}
+
+
+# (shoe, discards): the shoe runs out before a hand ends, at a 21, between two bonus cards, or at once.
+RESHUFFLES = [
+    (["5S", "6H"], ["10S", "AS", "5H", "KS", "9C"]),
+    (["10S", "AS"], ["5S", "5H", "KS", "9C", "2S"]),
+    (["10S", "AS", "5S"], ["5H", "KS", "6S", "2C"]),
+    (["7S", "7H", "7D"], ["AS", "2S", "KH", "3S", "4H"]),
+    ([], ["10S", "AS", "5H", "6H", "9C"]),
+    (["9S", "QS", "AH", "2S"], ["3S", "QH", "8D"]),
+]
+
+
+@pytest.mark.parametrize(("shoe_codes", "discard_codes"), RESHUFFLES)
+@pytest.mark.parametrize("setting", [BOTH_RULES, ("Strength", 5, bj.HandOptions()), ONLY_SUIT_RULE, NEITHER])
+def test_involuntary_with_discards_matches_every_order(
+    shoe_codes: list[str], discard_codes: list[str], setting: tuple
+) -> None:
+    # BJ-1 (the discards are dealt on from when the shoe empties mid-hand), BJ-3, BJ-6, BJ-9.
+    shoe, discards = [C(x) for x in shoe_codes], [C(x) for x in discard_codes]
+    exact = odds.involuntary_odds(shoe, 2, 3, *setting, discards=discards)
+    assert dict(exact.trl.outcomes) == brute_with_discards(shoe, discards, 2, 3, setting)
     assert sum(p for _, p in exact.trl) == 1
-    for trl in set(brute) | set(exact.trl.support):
-        assert abs(exact.trl.probability(trl) - brute.get(trl, Fraction(0))) < Fraction(1, 200)
-    assert exact.success == sum((p for t, p in brute.items() if t >= 1), Fraction(0))
+
+
+def test_involuntary_takes_the_discards_of_a_shoe() -> None:
+    # BJ-1: a Shoe brings its discard pile; a list of cards has none unless given.
+    remaining = tuple(C(x) for x in ["10S", "AS", "5S"])
+    pile = tuple(C(x) for x in ["5H", "KS", "6S", "2C"])
+    shoe = Shoe(decks=1, remaining=remaining, discards=pile)
+    with_pile = odds.involuntary_odds(list(remaining), 2, 3, *BOTH_RULES, discards=pile)
+    assert odds.involuntary_odds(shoe, 2, 3, *BOTH_RULES) == with_pile
+    assert odds.involuntary_odds(list(remaining), 2, 3, *BOTH_RULES) != with_pile
+    assert odds.involuntary_odds(shoe, 2, 3, *BOTH_RULES, discards=()) == odds.involuntary_odds(
+        list(remaining), 2, 3, *BOTH_RULES
+    )
+
+
+def test_involuntary_with_discards_against_real_shoe_draws() -> None:
+    # BJ-1 through Shoe.draw itself: a 5-card shoe with a 40-card discard pile, seeded deals.
+    deck = list(full_deck())
+    remaining, pile = tuple(deck[:5]), tuple(deck[12:52])
+    exact = odds.involuntary_odds(Shoe(decks=1, remaining=remaining, discards=pile), 1, 4, *BOTH_RULES)
+    rng = random.Random(7)
+    n = 12_000
+    results: Counter[int] = Counter()
+    for _ in range(n):
+        order = list(remaining)
+        rng.shuffle(order)
+        current = Shoe(decks=1, remaining=tuple(order), discards=pile)
+
+        def draw() -> Card:
+            nonlocal current
+            card, current = current.draw(rng)
+            return card
+
+        hand = bj.play_involuntary(draw, 1, 4, *BOTH_RULES)
+        results[bj.resolve(hand).trl] += 1
+    for threshold in (-1, 0, 1, 2, 3):
+        assert within_sigmas(
+            exact.at_least(threshold), sum(c for t, c in results.items() if t >= threshold), n
+        )
 
 
 @pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, BOTH_RULES])
@@ -148,7 +269,7 @@ def _full_information_best(hand: bj.Hand, remaining: tuple[Card, ...]) -> tuple[
     return choose(hand, remaining)
 
 
-@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER])
+@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER, BOTH_RULES])
 @pytest.mark.parametrize(("skill", "difficulty", "face_down"), [(2, 4, "3C"), (0, 2, "KD"), (5, 7, "AH")])
 def test_voluntary_decision_matches_playing_its_policy_on_every_order(
     setting, skill, difficulty, face_down
@@ -169,10 +290,11 @@ def test_voluntary_decision_matches_playing_its_policy_on_every_order(
     assert (decision.hit.success, decision.hit.expected_trl) == _policy_value(plan, root, SMALL_SHOE)
     best = max(decision.options, key=lambda o: (o.success, o.expected_trl))
     assert (decision.best.success, decision.best.expected_trl) == (best.success, best.expected_trl)
-    # A player who also tracks suits can do no worse, and here does no better in P(success).
+    # A player who also tracks the other suits can do no worse.
     full = _full_information_best(root, tuple(SMALL_SHOE))
-    assert full[0] == decision.best.success
     assert full >= (decision.best.success, decision.best.expected_trl)
+    if setting is not BOTH_RULES:  # and here no better in P(success)
+        assert full[0] == decision.best.success
 
 
 def test_voluntary_policy_against_monte_carlo_one_deck() -> None:
@@ -233,3 +355,153 @@ def test_suits_matter_only_through_the_rules() -> None:
     assert a == b
     with_bonus = odds.involuntary_odds(spades, 2, 3, "Strength", 5)
     assert with_bonus.expected_trl > a.expected_trl  # every card is a spade, so the bonus always counts
+
+
+@pytest.mark.parametrize("shoe", MIXED_SHOES)
+@pytest.mark.parametrize("setting", SUIT_SETTINGS[:2])
+def test_voluntary_with_both_suit_rules_matches_every_order(shoe: list[Card], setting: tuple) -> None:
+    # BJ-4, BJ-6 with BJ-9, BJ-7: Stand and adders are certain; Hit equals playing the plan's own choices
+    # through the real hand on every order of the shoe, Fractions compared for equality.
+    characteristic, bonus, options = setting
+    root = bj.hit(bj.start_voluntary(3, 4, characteristic, bonus, options), C("2C"))
+    plan = odds.plan_voluntary(root, shoe)
+    decision = plan.decision
+    for option in (decision.stand, *decision.adders):
+        hand = bj.stand(root) if option.action.kind == "stand" else bj.add_skill(root, option.action.value)
+        t = trl_of(hand)
+        assert (option.success, option.expected_trl) == (Fraction(int(t >= 1)), Fraction(t))
+    assert decision.hit is not None
+    assert (decision.hit.success, decision.hit.expected_trl) == _policy_value(plan, root, shoe)
+    assert _full_information_best(root, tuple(shoe)) >= (decision.best.success, decision.best.expected_trl)
+
+
+# Found by search: shoes where estimating the bonus card's suit-match chance from the shoe's make-up by
+# value (the old reading) gave a Hit value that playing the plan's own choices does not reach.
+SEEN_BEFORE_21 = [
+    (["JD", "3C", "AS", "8H", "AC", "AD"], "8C"),
+    (["10S", "4S", "AD", "6C", "KH", "4D"], "6H"),
+    (["3H", "QS", "QD", "AS", "5D", "10D"], "6C"),
+]
+
+
+@pytest.mark.parametrize(("codes", "face_down"), SEEN_BEFORE_21)
+def test_voluntary_hit_is_exact_after_the_characteristic_suit_shows(codes: list[str], face_down: str) -> None:
+    # BJ-6 with BJ-9 in a voluntary hand (BJ-4): Hit's exact odds equal every order played by the plan.
+    shoe = [C(x) for x in codes]
+    root = bj.hit(bj.start_voluntary(3, 4, "Strength", 5), C(face_down))
+    plan = odds.plan_voluntary(root, shoe)
+    assert plan.decision.hit is not None
+    hit = (plan.decision.hit.success, plan.decision.hit.expected_trl)
+    assert hit == _policy_value(plan, root, shoe)
+
+
+# -- BJ-1 in a voluntary hand: Hit deals on from the reshuffled discards when the shoe is empty ------------
+
+
+def _policy_value_with_discards(
+    plan: odds.VoluntaryPlan, root: bj.Hand, shoe: list[Card], discards: list[Card]
+) -> tuple[Fraction, Fraction]:
+    """Exact (P, E) of Hit-then-the-plan's-policy over every order of the shoe, then of the discards."""
+    successes = trl_sum = n = 0
+    for first in itertools.permutations(shoe):
+        for then in itertools.permutations(discards):
+            cards = [*first, *then]
+            hand = play_out(bj.hit(root, cards.pop(0)), cards)
+            while hand.can_stand:
+                action = plan.decide(hand)
+                if action.kind == "stand":
+                    hand = bj.stand(hand)
+                elif action.kind == "add":
+                    assert action.value is not None
+                    hand = bj.add_skill(hand, action.value)
+                else:
+                    hand = play_out(bj.hit(hand, cards.pop(0)), cards)
+            t = trl_of(hand)
+            successes += t >= 1
+            trl_sum += t
+            n += 1
+    return Fraction(successes, n), Fraction(trl_sum, n)
+
+
+def _full_information_best_two_piles(
+    hand: bj.Hand, shoe: tuple[Card, ...], pile: tuple[Card, ...]
+) -> tuple[Fraction, Fraction]:
+    """The best (P, E) of a player who sees every suit, the shoe dealt first and then the discards."""
+
+    def deal_one(h: bj.Hand, s: tuple[Card, ...], d: tuple[Card, ...], move) -> tuple[Fraction, Fraction]:
+        source, from_shoe = (s, True) if s else (d, False)
+        total_p = total_e = Fraction(0)
+        for i, card in enumerate(source):
+            rest = source[:i] + source[i + 1 :]
+            p, e = after(move(h, card), rest, d) if from_shoe else after(move(h, card), s, rest)
+            total_p += p
+            total_e += e
+        return total_p / len(source), total_e / len(source)
+
+    def after(h: bj.Hand, s: tuple[Card, ...], d: tuple[Card, ...]) -> tuple[Fraction, Fraction]:
+        if h.needs_card and (s or d):
+            return deal_one(h, s, d, bj.deal)
+        if h.can_stand:
+            options = [after(bj.stand(h), s, d)]
+            options += [after(bj.add_skill(h, a), s, d) for a in h.allowed_adders]
+            if s or d:
+                options.append(deal_one(h, s, d, bj.hit))
+            return max(options)
+        t = trl_of(h)
+        return Fraction(int(t >= 1)), Fraction(t)
+
+    return after(hand, shoe, pile)
+
+
+VOLUNTARY_RESHUFFLES = [
+    (["5S", "6H"], ["10S", "AS", "5H", "9C"], "2C"),
+    (["9S", "AS"], ["5S", "KH", "6S", "2D"], "QC"),
+    ([], ["10S", "AS", "5H", "6S", "4C"], "7D"),
+    (["3S", "2S", "4H"], ["9S", "AH", "6S", "KD"], "5C"),
+    # a 21 made by the shoe's last card (bonus cards from the discards), or by its second-to-last
+    (["AS"], ["5S", "6S", "2H", "9S"], "KS"),
+    (["AS", "5S"], ["3S", "4H", "6S", "KS"], "KD"),
+    (["AH", "10S"], ["2S", "3H", "4S", "5D", "9H"], "QS"),
+    # a low total when the shoe runs out: Hit from the discards beats Stand
+    (["2D", "3C"], ["10H", "9S", "KD", "8C"], "4D"),
+    # small cards everywhere: Hit through the shoe's last card and on from the discards beats Stand
+    (["4C", "2D"], ["2S", "3S", "4D", "3D"], "9H"),
+    (["3C", "2D"], ["AS", "2S", "AD", "2H"], "8H"),
+]
+
+
+@pytest.mark.parametrize(("shoe_codes", "discard_codes", "face_down"), VOLUNTARY_RESHUFFLES)
+@pytest.mark.parametrize("setting", [BOTH_RULES, ("Strength", 5, bj.HandOptions()), ONLY_SUIT_RULE, NEITHER])
+def test_voluntary_with_discards_matches_every_order(
+    shoe_codes: list[str], discard_codes: list[str], face_down: str, setting: tuple
+) -> None:
+    # BJ-1, BJ-4, BJ-6, BJ-7, BJ-9: with the shoe empty (or emptied mid-hand) Hit deals on from the
+    # discards; Hit's odds equal the plan's own choices played on every order of the shoe, then of the
+    # discards, through the real hand, and no player who also sees every suit does better.
+    characteristic, bonus, options = setting
+    shoe, discards = [C(x) for x in shoe_codes], [C(x) for x in discard_codes]
+    root = bj.hit(bj.start_voluntary(2, 4, characteristic, bonus, options), C(face_down))
+    plan = odds.plan_voluntary(root, shoe, discards)
+    decision = plan.decision
+    assert decision.hit is not None
+    assert (decision.hit.success, decision.hit.expected_trl) == _policy_value_with_discards(
+        plan, root, shoe, discards
+    )
+    full = _full_information_best_two_piles(root, tuple(shoe), tuple(discards))
+    assert full >= (decision.best.success, decision.best.expected_trl)
+    if setting is not BOTH_RULES and setting[1] != 5:  # one suit rule at most: nothing to see
+        assert full[0] == decision.best.success
+
+
+def test_voluntary_empty_shoe_offers_hit_from_the_discards() -> None:
+    # BJ-1: the bot reshuffles the discards when the shoe is empty, so Hit is a move.
+    root = bj.hit(bj.start_voluntary(1, 1), C("9S"))
+    pile = [C(x) for x in ["2H", "5D", "KC"]]
+    assert odds.voluntary_decision(root, []).hit is None
+    hit = odds.voluntary_decision(root, [], pile).hit
+    assert hit is not None
+    totals = [9 + 2, 9 + 5, 9 + 10]
+    trls = [bj.task_result(t, 1, 1).trl for t in totals]
+    assert hit.expected_trl >= Fraction(sum(trls), 3)  # at least: hit once, then stand
+    shoe = Shoe(decks=1, remaining=(), discards=tuple(pile))
+    assert odds.voluntary_decision(root, shoe) == odds.voluntary_decision(root, [], pile)

@@ -303,17 +303,27 @@ def supply_line(rolled: SupplyDie, now: SupplyDie) -> str:
     return f"{head}; {supply_summary(supply_cached(now))}"
 
 
-def involuntary_line(shoe: Sequence[Card], hand: Hand, actual_trl: int | None) -> tuple[str, InvoluntaryOdds]:
-    """BJ-3 from the shoe the hand was dealt from (slow: run it in ``bot.workers``)."""
+def involuntary_line(
+    shoe: Sequence[Card], hand: Hand, actual_trl: int | None, discards: Sequence[Card] = ()
+) -> tuple[str, InvoluntaryOdds]:
+    """BJ-3 from the shoe the hand was dealt from, and its discards, which an empty shoe reshuffles and
+    deals on from (BJ-1) (slow: run it in ``bot.workers``)."""
     odds = involuntary_odds(
-        shoe, hand.skill, hand.difficulty, hand.characteristic, hand.characteristic_bonus, hand.options
+        shoe,
+        hand.skill,
+        hand.difficulty,
+        hand.characteristic,
+        hand.characteristic_bonus,
+        hand.options,
+        discards=discards,
     )
     return cards_summary(odds, actual_trl), odds
 
 
-def hand_decision(hand: Hand, shoe: Sequence[Card]) -> HandDecision:
-    """BJ-4/BJ-7: Stand, each adder and Hit from here (slow: run it in ``bot.workers``)."""
-    return voluntary_decision(hand, shoe)
+def hand_decision(hand: Hand, shoe: Sequence[Card], discards: Sequence[Card] = ()) -> HandDecision:
+    """BJ-4/BJ-7: Stand, each adder and Hit from here, the shoe's discards dealt on from when it runs out
+    (BJ-1) (slow: run it in ``bot.workers``)."""
+    return voluntary_decision(hand, shoe, discards)
 
 
 def hand_decision_line(decision: HandDecision) -> str:

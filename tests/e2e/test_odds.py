@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from bot.core import rps as rps_rules
 from bot.core import systemx as sx
 from bot.core.blackjack import Hand, HandOptions
+from bot.core.cards import Card, Shoe, full_deck
 from bot.core.decision import DiceMode, SupplyDie
 from bot.core.dice import Dice
 from bot.core.odds import percent, rps_summary, systemx_summary
@@ -23,6 +25,7 @@ from bot.core.odds.dn import dn_odds
 from bot.core.odds.rps import check_odds as rps_check_odds
 from bot.core.odds.rps import resisted_odds, sustained_odds
 from bot.core.odds.systemx import check_odds, combined_distribution, opposed_distribution
+from bot.ui.odds import hand_decision_line
 from tests.e2e.test_cards import hand_id_of, shoe_of, stack_shoe
 from tests.fake_discord.harness import Answer, Harness, SubprocessBot, World
 from tests.fake_discord.server import FakeDiscord
@@ -173,10 +176,113 @@ async def test_odds_cards_involuntary_from_this_channels_shoe(harness: Harness, 
         characteristic_rule=settings.bj_characteristic_bonus,
         fumble_flags=settings.bj_fumble_flags,
     )
-    expected = involuntary_odds(shoe.remaining, 5, 3, options=options)
+    expected = involuntary_odds(shoe.remaining, 5, 3, options=options, discards=shoe.discards)
     assert embed["description"].startswith(f"**{percent(expected.success)} to succeed")
     assert field(embed, "Expected TRL") == f"{float(expected.expected_trl):.2f}"
     assert await shoe_of(store, world.general) == shoe  # asking draws nothing
+
+
+async def nearly_empty_shoe(harness: Harness, world: World, top: list[str]) -> Shoe:
+    """The channel's one-deck shoe holds only ``top``; every other card is in its discard pile."""
+    store = harness.bot.store
+    assert world.general.guild_id is not None
+    _, version = await store.cards.get_shoe(world.guild.id, world.general.id, 1)
+    chosen = [Card.parse(code) for code in top]
+    rest = Counter(full_deck())
+    rest.subtract(chosen)
+    shoe = Shoe(decks=1, remaining=tuple(chosen), discards=tuple(sorted(rest.elements())))
+    await store.cards.put_shoe(world.general.id, shoe, version)
+    return await shoe_of(store, world.general)
+
+
+async def guild_options(harness: Harness, world: World) -> HandOptions:
+    settings = await harness.bot.store.settings.get(world.guild.id)
+    return HandOptions(
+        adder_scheme=settings.adder_scheme,
+        suit_bonus=settings.bj_suit_bonus,
+        characteristic_rule=settings.bj_characteristic_bonus,
+        fumble_flags=settings.bj_fumble_flags,
+    )
+
+
+async def test_odds_cards_involuntary_deals_on_from_the_discards(harness: Harness, world: World) -> None:
+    # BJ-1, BJ-3: a 2-card shoe cannot finish a hand; the bot reshuffles the discards and deals on, and
+    # so do its odds (without the discards a hand would stop at 5, TRL -2).
+    shoe = await nearly_empty_shoe(harness, world, ["2C", "3D"])
+    answer = await odds(harness, world, "cards", {"difficulty": 4, "level": 1, "public": True})
+    embed = answered(answer, ephemeral=False)
+    options = await guild_options(harness, world)
+    expected = involuntary_odds(shoe.remaining, 1, 4, options=options, discards=shoe.discards)
+    assert involuntary_odds(shoe.remaining, 1, 4, options=options).success == 0 < expected.success
+    assert embed["description"].startswith(f"**{percent(expected.success)} to succeed")
+    assert field(embed, "Expected TRL") == f"{float(expected.expected_trl):.2f}"
+
+
+async def test_cards_task_odds_line_counts_the_reshuffle(harness: Harness, world: World) -> None:
+    # BJ-1, BJ-3: the odds line of an involuntary /cards task that emptied the shoe mid-hand.
+    before = await nearly_empty_shoe(harness, world, ["2C", "3D"])
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "cards task",
+        {"difficulty": 4, "level": 1, "mode": "involuntary"},
+    )
+    options = await guild_options(harness, world)
+    expected = involuntary_odds(before.remaining, 1, 4, options=options, discards=before.discards)
+    assert field(answer.embed, "Odds").startswith(f"{percent(expected.success)} to succeed")
+    after = await shoe_of(harness.bot.store, world.general)
+    assert len(after.remaining) < len(before.discards)  # the discards were reshuffled into the shoe
+
+
+async def test_odds_cards_hand_hits_on_from_the_discards(harness: Harness, world: World) -> None:
+    # BJ-1, BJ-4: a hand dealt from a 2-card shoe: Hit draws its last card and goes on from the discards.
+    await nearly_empty_shoe(harness, world, ["7S", "5H"])
+    dealt = await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 4, "level": 2}
+    )
+    hand_id = hand_id_of(dealt.original)
+    hand = Hand.from_dict((await harness.bot.store.cards.get_hand(hand_id)).data)
+    shoe = await shoe_of(harness.bot.store, world.general)
+    assert shoe.remaining == (Card.parse("5H"),)
+    expected = voluntary_decision(hand, shoe.remaining, shoe.discards)
+    alone = voluntary_decision(hand, shoe.remaining)
+    assert expected.hit is not None and alone.hit is not None and expected.hit != alone.hit
+    embed = answered(await odds(harness, world, "cards", {"hand": hand_id}), ephemeral=True)
+    assert field(embed, "In one line") == hand_decision_line(expected) != hand_decision_line(alone)
+
+
+async def test_cards_odds_button_hits_on_from_the_discards(harness: Harness, world: World) -> None:
+    # BJ-1, BJ-4: the hand's Odds button, from a 2-card shoe, counts the discards too.
+    await nearly_empty_shoe(harness, world, ["7S", "5H"])
+    dealt = await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 4, "level": 2}
+    )
+    hand = Hand.from_dict((await harness.bot.store.cards.get_hand(hand_id_of(dealt.original))).data)
+    shoe = await shoe_of(harness.bot.store, world.general)
+    expected = hand_decision_line(voluntary_decision(hand, shoe.remaining, shoe.discards))
+    alone = hand_decision_line(voluntary_decision(hand, shoe.remaining))
+    own = await harness.click(dealt.original, "Odds", world.alice)
+    assert own.ephemeral and expected in own.content and alone not in own.content
+
+
+async def test_a_finished_hand_from_a_2_card_shoe_shows_its_last_moves_odds_with_the_discards(
+    harness: Harness, world: World
+) -> None:
+    # BJ-1, BJ-4: the "before the last move" line of a hand whose shoe would have run out counts the
+    # discards a Hit would have dealt on from.
+    await nearly_empty_shoe(harness, world, ["7S", "5H"])
+    dealt = await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 4, "level": 2}
+    )
+    message = dealt.original
+    hand = Hand.from_dict((await harness.bot.store.cards.get_hand(hand_id_of(message))).data)
+    shoe = await shoe_of(harness.bot.store, world.general)
+    expected = hand_decision_line(voluntary_decision(hand, shoe.remaining, shoe.discards))
+    alone = hand_decision_line(voluntary_decision(hand, shoe.remaining))
+    await harness.click(message, "Stand", world.alice)
+    line = field(message.embed, "Odds")
+    assert line == f"Before the last move: {expected}" and alone not in line
 
 
 async def voluntary_hand(harness: Harness, world: World, **options: Any) -> Answer:

@@ -3,38 +3,52 @@
 The shoe is a multiset of remaining cards (not a fresh deck). What a hand's future depends on is the
 remaining count of each card value (1..10) and, for the optional suit rules, a little about suits:
 
-* BJ-9 (characteristic bonus): whether a card of the characteristic's suit has been played. Until one
-  has, every card drawn was of another suit, so the remaining cards of that suit are still all there;
-  the state is (remaining counts by value, seen-flag) and it is exact.
-* BJ-6 (a second bonus card when the bonus card's suit matches the card that made 21): given the values
-  drawn, the suits within each value are a uniformly random choice from the shoe's cards of that value,
-  so the chance of a match depends only on the values of the 21-card and the bonus card and on the
-  shoe's suit make-up. This is exact, except in one corner: with both optional rules on and the
-  characteristic's suit already shown before the 21-card, the match chance is taken from the shoe's
-  make-up by value without using which earlier cards were known not to be of that suit (the difference
-  is a fraction of a percent; see the tests).
+* BJ-9 (characteristic bonus): whether a card of the characteristic's suit has been played.
+* BJ-6 (a second bonus card when the bonus card's suit matches the card that made 21).
 
-Memoisation is on (remaining counts by value, seen-flag), never on card order. Probabilities are exact
-integers over a common denominator (the falling factorial of the shoe's size times one constant for the
-suit-match chances), turned into Fractions only for the results.
+An involuntary hand (BJ-3) makes no choices, so it needs no suit state at all: one forward pass over
+counts by value carries, besides each path's chance, its chance with no card of the characteristic's suit
+played, and the suit-match chances follow from the shoe's make-up by value (``_involuntary_numerators``).
 
-When no card is left to draw, the real bot reshuffles the discards (BJ-1). The odds do not model that
-(the discards are not an input): a hand that would need a card from an empty shoe is counted as ending
-where it stands, and Hit is not offered when the shoe is empty. With a shoe of a dozen cards or more an
-involuntary hand can never run out.
+For a voluntary hand with the characteristic bonus in play, the state is the remaining count of each
+value and the remaining count of each value *in the characteristic's suit* (what the player sees: every
+card, and which of them were of that suit). Given that, the cards of the other suits are a uniformly
+random part of the shoe's other-suit cards of each value, with nothing known about which, so the chance
+that two of them share a suit comes from the shoe's make-up by value; a card of the characteristic's
+suit matches exactly the others of its suit. Every chance is exact, with both suit rules on too (the
+tests enumerate every order of small shoes). With the suit rule off the characteristic's suit only
+matters until it first shows, so the state shrinks to (counts by value, seen); with the characteristic
+rule inactive the suits of a 21-card and its bonus card match with the shoe's chance by value (exact by
+symmetry).
+
+Memoisation is on those counts, never on card order. Probabilities are exact integers over a common
+denominator (the falling factorial of the shoe's size times one constant for the suit-match chances),
+turned into Fractions only for the results.
+
+When no card is left to draw, the real bot reshuffles the discards (BJ-1, ``Shoe.draw``: the discard
+pile only, not the cards of hands in play). The odds model that when they are given the discards (or a
+``Shoe``, which brings them): the hand deals on from a uniformly shuffled discard pile. An involuntary
+hand's forward pass goes on over the second pile (``_Piles``). A voluntary plan's state with every card
+of the shoe drawn is a single one, so Hit from there is a plan of its own on the discards, and a 21 on
+the shoe's last card or its second-to-last takes its bonus cards from them (``_refill_setup``).
+Without discards, and when those run out too (the real bot then refuses to draw), a hand that would
+need a card is counted as ending where it stands, and Hit is not offered. With a shoe of a dozen cards
+or more an involuntary hand can never run out.
 
 A voluntary hand's player knows the face-down card, so Stand and each skill adder have a certain
 result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The policy
-decides on the total, the values of the cards gone and whether the characteristic's suit has shown.
+decides on the total, the values of the cards gone and which of them were of the characteristic's suit
+(only whether that suit has shown, when the suit rule is off).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
+from operator import mul
 
 from bot.core import blackjack as rules
 from bot.core.cards import Card, Shoe, Suit
@@ -53,13 +67,12 @@ __all__ = [
 ]
 
 VALUES = range(1, 11)
-MAX_DEPTH = 26  # 21 aces would be the longest run of draws, plus two bonus cards and slack
 BLACKJACK = rules.BLACKJACK
 
-# Kinds of the card that made 21, for the suit-match chance of the bonus card (BJ-6).
-_BY_VALUE = 0  # suits by value from the shoe (characteristic rule inactive, or its suit already shown)
-_OTHER_SUIT = 1  # every card drawn so far, this one included, is not of the characteristic's suit
-_FIRST_OF_SUIT = 2  # this card is the first of the characteristic's suit
+Counts = tuple[int, ...]
+Runs = list[tuple[int, int, int, int]]  # (success 0/1, TRL, lowest value, highest value)
+_Steps = tuple[list[tuple[int, int, bool, int]], list[int], list[int], list[int], list[int]]
+_NOT_YET = (-1, -1)  # a memo lookup's default (a stored None means "not decided by Stand or an adder")
 
 
 def _cards(shoe: Shoe | Iterable[Card]) -> tuple[Card, ...]:
@@ -74,11 +87,8 @@ def _soft(hard: int, ace: bool) -> int:
     return hard + 10 if ace and hard + 10 <= BLACKJACK else hard
 
 
-_PlanRow = tuple[int, int, int, int, int, int, int, bool, bool]
-
-
 class _Solver:
-    """The shared machinery of one question: a shoe, a task, the rules in force, and the memo."""
+    """The shared machinery of one question: a shoe, a task, the rules in force, and the memos."""
 
     def __init__(
         self,
@@ -89,15 +99,23 @@ class _Solver:
         characteristic_bonus: int,
         options: rules.HandOptions,
         start_hard: int = 0,
+        root_seen: bool = False,
+        plan: bool = True,
+        extra_scale: int = 1,
     ) -> None:
+        """``plan``: build the shoe's tables for a voluntary plan (an involuntary hand needs only the
+        task's: options, suit, TRL tables; ``_Piles`` has its shoe tables)."""
         # Validate the task as a hand would, and take the TRL table from the rule function (BJ-8).
         probe = rules.start_involuntary(skill, difficulty, characteristic, characteristic_bonus, options)
         self.options = probe.options
         self.suit: Suit | None = probe.characteristic_suit
-        self.char_active = (
+        # track: a card's being of the characteristic's suit changes the TRL (BJ-9)
+        self.track = (
             probe.options.characteristic_rule and self.suit is not None and probe.characteristic_bonus != 0
         )
         self.suit_rule = probe.options.suit_bonus
+        self.exact = self.track and self.suit_rule  # keep counting that suit after it shows (BJ-6)
+        self.root_seen = self.track and root_seen
         self.trl = {
             seen: [
                 rules.task_resolution_level(
@@ -107,21 +125,22 @@ class _Solver:
             ]
             for seen in (False, True)
         }
-        self.counts0 = tuple(sum(1 for c in remaining if c.pip_value == v) for v in VALUES)
+        if not plan:
+            return
+        self.counts0: Counts = tuple(sum(1 for c in remaining if c.pip_value == v) for v in VALUES)
         self.size = len(remaining)
         by_suit = Counter((c.pip_value, c.suit) for c in remaining)
         suit = self.suit
-        self.char = tuple(by_suit[(v, suit)] if suit is not None and self.char_active else 0 for v in VALUES)
-        # Suit-match chances (BJ-6): the 21-card of value x and the bonus card of value w share a suit.
-        self.match_by_value = self._match_table(by_suit, list(Suit))
-        other = [s for s in Suit if s is not self.suit]
-        self.match_other = self._match_table(by_suit, other)
-        denominators = [
-            f.denominator for table in (self.match_by_value, self.match_other) for row in table for f in row
-        ]
-        self.scale = lcm(*denominators) if denominators else 1
-        self.m_by_value = [[int(f * self.scale) for f in row] for row in self.match_by_value]
-        self.m_other = [[int(f * self.scale) for f in row] for row in self.match_other]
+        self.char0: Counts = tuple(
+            by_suit[(v, suit)] if suit is not None and self.track else 0 for v in VALUES
+        )
+        # Suit-match chances (BJ-6) of a 21-card of value x and a bonus card of value w: over all suits
+        # (no characteristic in play), or over the other suits when both are known not to be of it.
+        suits = [s for s in Suit if s is not self.suit] if self.track else list(Suit)
+        table = self._match_table(by_suit, suits)
+        denominators = [f.denominator for row in table for f in row]
+        self.scale = lcm(*denominators) * extra_scale  # extra: what a plan's discards need (VoluntaryPlan)
+        self.match = [[int(f * self.scale) for f in row] for row in table]
         # depth_scale[k] = prod_{i=k}^{deepest-1} max(size - i, 1): the common denominator at depth k.
         deepest = self._deepest(start_hard)
         self.depth_scale = [1] * (deepest + 3)
@@ -129,17 +148,18 @@ class _Solver:
             self.depth_scale[k] = self.depth_scale[k + 1] * max(self.size - k, 1)
         self.char_prefix = [0] * 11
         for v in VALUES:
-            self.char_prefix[v] = self.char_prefix[v - 1] + self.char[v - 1]
-        # runs[seen][w]: (TRL, lowest u, highest u) for the second bonus card u after a bonus card w.
-        self.runs = {seen: [self._runs(seen, w) if w else [] for w in range(11)] for seen in (False, True)}
-        self.pair_runs = {
-            seen: [[(1 if t >= 1 else 0, t, lo, hi) for t, lo, hi in row] for row in self.runs[seen]]
-            for seen in (False, True)
+            self.char_prefix[v] = self.char_prefix[v - 1] + self.char0[v - 1]
+        # runs[seen][w]: (success, TRL, lowest u, highest u) for a second bonus card u after a bonus card w.
+        self.runs: dict[bool, list[Runs]] = {
+            seen: [self._runs(seen, w) if w else [] for w in range(11)] for seen in (False, True)
         }
-        self.pair_memo: dict[tuple[tuple[int, ...], bool, int, int], tuple[int, int]] = {}
-        self.sums_memo: dict[tuple[tuple[int, ...], bool, bool], list[tuple[int, int]]] = {}
-        self.plans: dict[tuple[bool, int, int, bool], list[_PlanRow]] = {}
-        self.bonus_memo: dict[tuple[tuple[int, ...], bool, int, int], dict[int, int]] = {}
+        self.single = {
+            seen: [self._pe(self.trl[seen][BLACKJACK + w]) for w in range(11)] for seen in (False, True)
+        }
+
+    @staticmethod
+    def _pe(t: int) -> tuple[int, int]:
+        return (1 if t >= 1 else 0), t
 
     def _deepest(self, start_hard: int) -> int:
         """The most cards a hand can still draw: the smallest values until past 20, then two bonus cards."""
@@ -152,18 +172,20 @@ class _Solver:
                 drawn += 1
         return drawn + 3
 
-    def _runs(self, seen: bool, w: int) -> list[tuple[int, int, int]]:
-        runs: list[tuple[int, int, int]] = []
+    def _runs(self, seen: bool, w: int) -> Runs:
+        runs: Runs = []
         for u in VALUES:
             t = self.trl[seen][BLACKJACK + w + u]  # bonus cards never wrap; an ace counts 1 (BJ-2)
-            if runs and runs[-1][0] == t:
-                runs[-1] = (t, runs[-1][1], u)
+            if runs and runs[-1][1] == t:
+                runs[-1] = (runs[-1][0], t, runs[-1][2], u)
             else:
-                runs.append((t, u, u))
+                runs.append((1 if t >= 1 else 0, t, u, u))
         return runs
 
     @staticmethod
     def _match_table(by_suit: Counter[tuple[int, Suit]], suits: list[Suit]) -> list[list[Fraction]]:
+        """P(two distinct cards of values x and w share a suit), each uniform among the shoe's cards of
+        its value in ``suits``."""
         table = [[Fraction(0)] * 11 for _ in range(11)]
         for x in VALUES:
             nx = sum(by_suit[(x, s)] for s in suits)
@@ -176,244 +198,6 @@ class _Solver:
                     pairs = sum(by_suit[(x, s)] * (by_suit[(x, s)] - 1) for s in suits)
                     table[x][w] = Fraction(pairs, nx * (nx - 1))
         return table
-
-    def depth(self, counts: tuple[int, ...]) -> int:
-        return self.size - sum(counts)
-
-    def terminal(self, total: int, seen: bool, depth: int) -> dict[int, int]:
-        return {self.trl[seen][total]: self.depth_scale[depth] * self.scale}
-
-    def branches(self, counts: tuple[int, ...], seen: bool) -> list[tuple[int, int, bool, int]]:
-        """The next card: (value, integer weight over the cards left, seen after it, its kind)."""
-        out = []
-        for v in VALUES:
-            n = counts[v - 1]
-            if not n:
-                continue
-            if self.char_active and not seen:
-                of_suit = self.char[v - 1]  # none of the characteristic's suit has gone yet
-                if n - of_suit:
-                    out.append((v, n - of_suit, False, _OTHER_SUIT))
-                if of_suit:
-                    out.append((v, of_suit, True, _FIRST_OF_SUIT))
-            else:
-                out.append((v, n, seen, _BY_VALUE))
-        return out
-
-    def bonus(self, counts: tuple[int, ...], seen: bool, made_by: int, kind: int) -> dict[int, int]:
-        """BJ-6: the TRL numerators after a 21 made by a card of value ``made_by`` (counts exclude it)."""
-        key = (counts, seen, made_by, kind)
-        found = self.bonus_memo.get(key)
-        if found is not None:
-            return found
-        depth = self.depth(counts)
-        left = self.size - depth
-        out: dict[int, int] = {}
-        if left == 0:  # no bonus card can be drawn (see the module docstring)
-            out = self.terminal(BLACKJACK, seen, depth)
-            self.bonus_memo[key] = out
-            return out
-        scale = self.scale
-        d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
-        trl = self.trl
-        prefix = [0] * 11
-        for v in VALUES:
-            prefix[v] = prefix[v - 1] + counts[v - 1]
-        char_prefix = self.char_prefix
-        for w in VALUES:
-            n = counts[w - 1]
-            if not n:
-                continue
-            # (weight x scale, seen after the bonus card, suits matched)
-            if kind == _BY_VALUE:
-                m = self.m_by_value[made_by][w]
-                parts = [(n * m, seen, True), (n * (scale - m), seen, False)]
-            elif kind == _OTHER_SUIT:
-                of_suit = self.char[w - 1]
-                m = self.m_other[made_by][w]
-                parts = [
-                    (of_suit * scale, True, False),
-                    ((n - of_suit) * m, False, True),
-                    ((n - of_suit) * (scale - m), False, False),
-                ]
-            else:  # the 21-card was the first of the characteristic's suit: a match is that suit again
-                of_suit = self.char[w - 1] - (1 if w == made_by else 0)
-                parts = [(of_suit * scale, True, True), ((n - of_suit) * scale, True, False)]
-            left2 = left - 1
-            for weight, seen1, matched in parts:
-                if not weight:
-                    continue
-                if matched and self.suit_rule and left2:
-                    # The second bonus card: sum the cards left by runs of values that give one TRL.
-                    if self.char_active and not seen1:
-                        for t, lo, hi in self.runs[True][w]:
-                            k = char_prefix[hi] - char_prefix[lo - 1]
-                            if k:
-                                out[t] = out.get(t, 0) + weight * k * d2
-                        for t, lo, hi in self.runs[False][w]:
-                            k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                            k -= char_prefix[hi] - char_prefix[lo - 1]
-                            if k:
-                                out[t] = out.get(t, 0) + weight * k * d2
-                    else:
-                        for t, lo, hi in self.runs[seen1][w]:
-                            k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                            if k:
-                                out[t] = out.get(t, 0) + weight * k * d2
-                else:
-                    t = trl[seen1][BLACKJACK + w]
-                    out[t] = out.get(t, 0) + weight * d1
-        self.bonus_memo[key] = out
-        return out
-
-    def _pair_plan(self, seen: bool, made_by: int, kind: int, second: bool) -> list[_PlanRow]:
-        """Per bonus-card value w, ``bonus_pair``'s weights as linear functions of the count of w left.
-
-        A row is (w, P and E coefficients of the bonus card alone: times n plus a constant, the matched
-        weight (times n plus a constant) that earns the second bonus card, that card's seen-flag, and
-        whether its own suit still matters for BJ-9).
-        """
-        key = (seen, made_by, kind, second)
-        found = self.plans.get(key)
-        if found is not None:
-            return found
-        scale = self.scale
-        trl = self.trl
-        rows: list[_PlanRow] = []
-        for w in VALUES:
-
-            def single(flag: bool, w: int = w) -> tuple[int, int]:
-                t = trl[flag][BLACKJACK + w]
-                return (1 if t >= 1 else 0), t
-
-            # Each part: (weight per card of w left, constant weight, seen after the bonus card, matched).
-            if kind == _BY_VALUE:
-                m = self.m_by_value[made_by][w]
-                parts = [(m, 0, seen, True), (scale - m, 0, seen, False)]
-            elif kind == _OTHER_SUIT:
-                of_suit = self.char[w - 1]
-                m = self.m_other[made_by][w]
-                parts = [
-                    (0, of_suit * scale, True, False),
-                    (m, -of_suit * m, False, True),
-                    (scale - m, -of_suit * (scale - m), False, False),
-                ]
-            else:
-                of_suit = self.char[w - 1] - (1 if w == made_by else 0)
-                parts = [(0, of_suit * scale, True, True), (scale, -of_suit * scale, True, False)]
-            a1p = a0p = a1e = a0e = m1 = m0 = 0
-            matched_seen = seen
-            for per_card, constant, seen1, matched in parts:
-                if matched and second:
-                    m1, m0, matched_seen = per_card, constant, seen1
-                    continue
-                pf, t = single(seen1)
-                a1p += per_card * pf
-                a0p += constant * pf
-                a1e += per_card * t
-                a0e += constant * t
-            split = self.char_active and not matched_seen
-            rows.append((w, a1p, a0p, a1e, a0e, m1, m0, matched_seen, split))
-        self.plans[key] = rows
-        return rows
-
-    def _second_card_sums(self, counts: tuple[int, ...], seen1: bool, split: bool) -> list[tuple[int, int]]:
-        """Per bonus card w: (cards left giving success, sum of their TRLs) for the second bonus card.
-
-        Shared by every 21-card that leaves these counts, whatever its value; runs of values that give
-        one TRL are summed with prefix sums.
-        """
-        key = (counts, seen1, split)
-        found = self.sums_memo.get(key)
-        if found is not None:
-            return found
-        runs = self.pair_runs
-        char_prefix = self.char_prefix
-        prefix = [0] * 11
-        for v in VALUES:
-            prefix[v] = prefix[v - 1] + counts[v - 1]
-        found = [(0, 0)] * 11
-        for w in VALUES:
-            if not counts[w - 1]:
-                continue
-            sp = se = 0
-            if split:
-                for flag, t, lo, hi in runs[True][w]:
-                    k = char_prefix[hi] - char_prefix[lo - 1]
-                    sp += flag * k
-                    se += t * k
-                for flag, t, lo, hi in runs[False][w]:
-                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - char_prefix[hi] + char_prefix[lo - 1]
-                    sp += flag * k
-                    se += t * k
-            else:
-                for flag, t, lo, hi in runs[seen1][w]:
-                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
-                    sp += flag * k
-                    se += t * k
-            found[w] = (sp, se)
-        self.sums_memo[key] = found
-        return found
-
-    def bonus_pair(self, counts: tuple[int, ...], seen: bool, made_by: int, kind: int) -> tuple[int, int]:
-        """``bonus`` reduced to (P(success), E[TRL]) numerators, computed without the distribution."""
-        key = (counts, seen, made_by, kind)
-        found = self.pair_memo.get(key)
-        if found is not None:
-            return found
-        depth = self.size - sum(counts)
-        left = self.size - depth
-        if left == 0:
-            t = self.trl[seen][BLACKJACK]
-            unit = self.depth_scale[depth] * self.scale
-            found = (unit if t >= 1 else 0, t * unit)
-            self.pair_memo[key] = found
-            return found
-        d1, d2 = self.depth_scale[depth + 1], self.depth_scale[depth + 2]
-        second = self.suit_rule and left > 1
-        p1 = e1 = p2 = e2 = 0
-        sums: list[tuple[int, int]] | None = None
-        sums_key: tuple[bool, bool] | None = None
-        for w, a1p, a0p, a1e, a0e, m1, m0, seen1, split in self._pair_plan(seen, made_by, kind, second):
-            n = counts[w - 1]
-            if not n:
-                continue
-            p1 += a1p * n + a0p
-            e1 += a1e * n + a0e
-            matched = m1 * n + m0
-            if not matched:
-                continue
-            if sums_key != (seen1, split):
-                sums, sums_key = self._second_card_sums(counts, seen1, split), (seen1, split)
-            assert sums is not None
-            sp, se = sums[w]
-            p2 += matched * sp
-            e2 += matched * se
-        found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
-        self.pair_memo[key] = found
-        return found
-
-    def after_card(
-        self, counts: tuple[int, ...], hard: int, ace: bool, value: int, seen: bool, kind: int
-    ) -> tuple[tuple[int, ...], int, bool, int | None, dict[int, int] | None]:
-        """Draw a card of ``value``: the new state, and its result when the hand ends on it."""
-        after = list(counts)
-        after[value - 1] -= 1
-        new_counts = tuple(after)
-        new_hard = hard + value
-        new_ace = ace or value == 1
-        total = _soft(new_hard, new_ace)
-        if total > BLACKJACK:  # BJ-5: wraps and ends
-            return (
-                new_counts,
-                new_hard,
-                new_ace,
-                total,
-                self.terminal(new_hard - BLACKJACK, seen, self.depth(new_counts)),
-            )
-        if total == BLACKJACK:  # BJ-6
-            return new_counts, new_hard, new_ace, total, self.bonus(new_counts, seen, value, kind)
-        return new_counts, new_hard, new_ace, total, None
 
 
 def _distribution(numerators: dict[int, int]) -> Distribution[int]:
@@ -444,35 +228,246 @@ def involuntary_odds(
     characteristic: str | None = None,
     characteristic_bonus: int = 0,
     options: rules.HandOptions | None = None,
+    discards: Iterable[Card] | None = None,
 ) -> InvoluntaryOdds:
-    """BJ-3: the TRL distribution of a whole involuntary hand drawn from the shoe's remaining cards."""
-    solver = _Solver(
-        _cards(shoe), skill, difficulty, characteristic, characteristic_bonus, options or rules.HandOptions()
-    )
-    memo: dict[tuple[tuple[int, ...], bool], dict[int, int]] = {}
+    """BJ-3: the TRL distribution of a whole involuntary hand drawn from the shoe's remaining cards.
 
-    def value(counts: tuple[int, ...], hard: int, ace: bool, seen: bool) -> dict[int, int]:
-        key = (counts, seen)
-        found = memo.get(key)
-        if found is not None:
-            return found
-        depth = solver.depth(counts)
-        total = _soft(hard, ace)
-        if total >= rules.DEALER_STANDS_ON or depth == solver.size:
-            out = solver.terminal(total, seen, depth)
-        else:
-            out = {}
-            for v, weight, seen1, kind in solver.branches(counts, seen):
-                new_counts, new_hard, new_ace, _, ended = solver.after_card(counts, hard, ace, v, seen1, kind)
-                child = ended if ended is not None else value(new_counts, new_hard, new_ace, seen1)
-                for t, n in child.items():
-                    out[t] = out.get(t, 0) + weight * n
-        memo[key] = out
-        return out
-
-    numerators = value(solver.counts0, 0, False, False)
-    trl = _distribution(numerators)
+    ``discards``: the shoe's discard pile, which an empty shoe reshuffles and deals on from (BJ-1, as
+    ``Shoe.draw``); taken from ``shoe`` when that is a ``Shoe`` and ``discards`` is not given. Without
+    discards, a hand that needs a card from an empty shoe ends where it stands (the module docstring).
+    """
+    if discards is None:
+        discards = shoe.discards if isinstance(shoe, Shoe) else ()
+    remaining = _cards(shoe)
+    options = options or rules.HandOptions()
+    solver = _Solver(remaining, skill, difficulty, characteristic, characteristic_bonus, options, plan=False)
+    piles = _Piles(solver, remaining, _cards(discards))
+    trl = _distribution(_involuntary_numerators(solver, piles))
     return InvoluntaryOdds(trl=trl, success=trl.at_least(1), expected_trl=trl.expectation(lambda t: t))
+
+
+class _Piles:
+    """The cards an involuntary hand draws from, in order: the shoe's remaining cards, then (BJ-1) its
+    discards, reshuffled when the shoe is empty. Pile 0 is the shoe, pile 1 the discards.
+
+    ``left(i)``: the cards left in the pile the card at position i (0-based) comes from; ``depth_scale[k]``
+    the product of ``left(i)`` over the positions from k on (a common denominator), and per pair of piles
+    (21-card's, bonus card's) the suit-match chances by value over every suit and over the suits other
+    than the characteristic's, as integers over ``scale``.
+    """
+
+    def __init__(self, solver: _Solver, remaining: tuple[Card, ...], discards: tuple[Card, ...]) -> None:
+        self.sizes = (len(remaining), len(discards))
+        self.total = len(remaining) + len(discards)
+        by_suit = [Counter((c.pip_value, c.suit) for c in pile) for pile in (remaining, discards)]
+        self.counts0: list[Counts] = [
+            tuple(sum(1 for c in pile if c.pip_value == v) for v in VALUES) for pile in (remaining, discards)
+        ]
+        suit = solver.suit
+        self.char0: list[Counts] = [
+            tuple(b[(v, suit)] if solver.track and suit is not None else 0 for v in VALUES) for b in by_suit
+        ]
+        others = [s for s in Suit if s is not suit] if solver.track else list(Suit)
+        fractions: dict[tuple[int, int], tuple[list[list[Fraction]], list[list[Fraction]]]] = {}
+        # (21-card's pile, bonus card's pile) pairs that can occur
+        pairs = [(0, 0), (0, 1), (1, 1)] if remaining and discards else [(1, 1)] if discards else [(0, 0)]
+        for a, b in pairs:
+            every = _pile_match_table(by_suit[a], by_suit[b], list(Suit), a == b)
+            other = _pile_match_table(by_suit[a], by_suit[b], others, a == b) if solver.track else every
+            fractions[(a, b)] = (every, other)
+        denominators = [
+            f.denominator for t in fractions.values() for table in t for row in table for f in row
+        ]
+        self.scale = scale = lcm(*denominators) if denominators else 1
+        self.match_all = {k: [[int(f * scale) for f in row] for row in t[0]] for k, t in fractions.items()}
+        self.match = {k: [[int(f * scale) for f in row] for row in t[1]] for k, t in fractions.items()}
+        # the most cards a hand can draw: the smallest values first (pile by pile) until past 20, + 2 bonus
+        hard = drawn = 0
+        for pile in (remaining, discards):
+            for v in sorted(c.pip_value for c in pile):
+                if hard > BLACKJACK - 1:
+                    break
+                hard += v
+                drawn += 1
+        deepest = drawn + 3
+        self.depth_scale = [1] * (deepest + 3)
+        for k in range(deepest - 1, -1, -1):
+            self.depth_scale[k] = self.depth_scale[k + 1] * max(self.left(k), 1)
+
+    def pile(self, position: int) -> int:
+        return 0 if position < self.sizes[0] else 1
+
+    def left(self, position: int) -> int:
+        if position < self.sizes[0]:
+            return self.sizes[0] - position
+        return max(self.total - position, 0)
+
+
+def _pile_match_table(
+    a: Counter[tuple[int, Suit]], b: Counter[tuple[int, Suit]], suits: list[Suit], same: bool
+) -> list[list[Fraction]]:
+    """P(a card of value x from pile ``a`` and one of value w from pile ``b`` share a suit), each uniform
+    among its pile's cards of its value in ``suits``; ``same``: one pile, two distinct cards."""
+    if same:
+        return _Solver._match_table(a, suits)
+    table = [[Fraction(0)] * 11 for _ in range(11)]
+    for x in VALUES:
+        nx = sum(a[(x, s)] for s in suits)
+        for w in VALUES:
+            nw = sum(b[(w, s)] for s in suits)
+            if nx and nw:
+                table[x][w] = Fraction(sum(a[(x, s)] * b[(w, s)] for s in suits), nx * nw)
+    return table
+
+
+def _involuntary_numerators(solver: _Solver, piles: _Piles) -> dict[int, int]:
+    """TRL -> numerator over ``depth_scale[0] * scale``: one forward pass over counts by value.
+
+    An involuntary hand makes no choices, so which values come decides every draw; suits only decide,
+    at the end, whether the characteristic's bonus counts (BJ-9) and whether a bonus card matched (BJ-6).
+    Given the values drawn, the cards of each value are a uniform sample of the pile's cards of that value,
+    independent across values (and piles). So each path by value carries two weights: ``all`` (products
+    of the cards left of each value drawn: the path's chance) and ``unseen`` (products of the cards left
+    of each value *not* of the characteristic's suit: the chance of the path with no card of that suit).
+    An outcome counts with the bonus for ``all - unseen`` and without it for ``unseen``. A bonus card
+    matches the 21-card's suit with the piles' chance by value over every suit (``match_all``) on
+    ``all``, and over the other suits (``match``) on ``unseen``, where both cards are known not to be of
+    the characteristic's suit. Both weights are products of counts of the state, so states merge on
+    counts by value (of the pile being drawn; the shoe is all drawn before the discards are).
+    """
+    track = solver.track
+    scale = piles.scale
+    ds = piles.depth_scale
+    size = piles.total
+    shoe_size = piles.sizes[0]
+    two_bonus = solver.suit_rule
+    top = 2 * BLACKJACK + 21
+    all_at = [0] * top  # final total -> numerator, every suit state
+    unseen_at = [0] * top  # final total -> numerator, no card of the characteristic's suit played
+    # level: counts of the pile drawn from -> [all, unseen, hard, ace]; one level, one number of cards drawn
+    start = 0 if shoe_size else 1
+    level: dict[Counts, list[int]] = {piles.counts0[start]: [1, 1 if track else 0, 0, 0]}
+    if not size:  # nothing to draw: the hand stands at 0 (see the module docstring)
+        all_at[0] = ds[0] * scale
+        unseen_at[0] = all_at[0] if track else 0
+        level = {}
+    depth = 0
+    while level:
+        if depth == shoe_size and depth:  # the shoe is empty: deal on from the reshuffled discards (BJ-1)
+            (last,) = level.values()  # every card of the shoe drawn: one state
+            level = {piles.counts0[1]: last}
+        char0 = piles.char0[piles.pile(depth)]
+        nxt: dict[Counts, list[int]] = {}
+        made: dict[tuple[Counts, int], list[int]] = {}  # (counts, value of the 21-card) -> [all, unseen]
+        unit = ds[depth + 1] * scale
+        for counts, (wa, wu, hard, ace) in level.items():
+            for v in VALUES:
+                n = counts[v - 1]
+                if not n:
+                    continue
+                ca = wa * n
+                cu = wu * (n - char0[v - 1])
+                new_hard = hard + v
+                new_ace = ace or v == 1
+                total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
+                if total > BLACKJACK:  # BJ-5: wraps and ends
+                    all_at[new_hard - BLACKJACK] += ca * unit
+                    unseen_at[new_hard - BLACKJACK] += cu * unit
+                    continue
+                child = (*counts[: v - 1], n - 1, *counts[v:])
+                if total == BLACKJACK:  # BJ-6, below
+                    key = (child, v)
+                    found = made.get(key)
+                    if found is None:
+                        made[key] = [ca, cu]
+                    else:
+                        found[0] += ca
+                        found[1] += cu
+                elif total >= rules.DEALER_STANDS_ON or depth + 1 == size:  # BJ-3 (or no card left)
+                    all_at[total] += ca * unit
+                    unseen_at[total] += cu * unit
+                else:
+                    state = nxt.get(child)
+                    if state is None:
+                        nxt[child] = [ca, cu, new_hard, int(new_ace)]
+                    else:
+                        state[0] += ca
+                        state[1] += cu
+        depth += 1
+        if made:
+            _bonus_forward(piles, made, depth, two_bonus, all_at, unseen_at)
+        level = nxt
+    trl_seen, trl_unseen = solver.trl[track], solver.trl[False]
+    out: dict[int, int] = {}
+    for total in range(top):
+        a, u = all_at[total], unseen_at[total]
+        if a - u:
+            out[trl_seen[total]] = out.get(trl_seen[total], 0) + a - u
+        if u:
+            out[trl_unseen[total]] = out.get(trl_unseen[total], 0) + u
+    return out
+
+
+def _bonus_forward(
+    piles: _Piles,
+    made: dict[tuple[Counts, int], list[int]],
+    depth: int,
+    two_bonus: bool,
+    all_at: list[int],
+    unseen_at: list[int],
+) -> None:
+    """Add the bonus cards (BJ-6) after the 21s in ``made`` (``depth`` cards drawn, the 21-card last;
+    the counts are of the 21-card's pile, after it)."""
+    scale, ds = piles.scale, piles.depth_scale
+    left = piles.total - depth
+    if left == 0:  # no bonus card can be drawn (see the module docstring)
+        unit = ds[depth] * scale
+        for wa, wu in made.values():
+            all_at[BLACKJACK] += wa * unit
+            unseen_at[BLACKJACK] += wu * unit
+        return
+    second = two_bonus and left > 1
+    d1, d2 = ds[depth + 1], ds[depth + 2]
+    # The piles of the 21-card, the bonus card and a second bonus card (the shoe may run out between).
+    px, pw, pu = piles.pile(depth - 1), piles.pile(depth), piles.pile(depth + 1)
+    char_w, char_u = piles.char0[pw], piles.char0[pu]
+    match_all, match_other = piles.match_all[(px, pw)], piles.match[(px, pw)]
+    # Per counts of the bonus card's pile, the weights of "a bonus card w that matched", over 21-cards.
+    matched: dict[Counts, tuple[list[int], list[int]]] = {}
+    for (counts, x), (wa, wu) in made.items():
+        if pw != px:  # the 21-card was the shoe's last card: the bonus card comes from the discards
+            counts = piles.counts0[pw]
+        row_all, row_other = match_all[x], match_other[x]
+        if second:
+            found = matched.get(counts)
+            if found is None:
+                found = matched[counts] = ([0] * 11, [0] * 11)
+            m_all, m_un = found
+        for w in VALUES:
+            n = counts[w - 1]
+            if not n:
+                continue
+            a = wa * n
+            u = wu * (n - char_w[w - 1])  # the bonus card is not of the suit either
+            if second:
+                ma, mu = row_all[w], row_other[w]
+                all_at[BLACKJACK + w] += a * (scale - ma) * d1
+                unseen_at[BLACKJACK + w] += u * (scale - mu) * d1
+                m_all[w] += a * ma
+                m_un[w] += u * mu
+            else:  # no suit rule, or no card left for a second bonus card
+                all_at[BLACKJACK + w] += a * scale * d1
+                unseen_at[BLACKJACK + w] += u * scale * d1
+    for counts, (m_all, m_un) in matched.items():
+        for w in VALUES:
+            a, u = m_all[w] * d2, m_un[w] * d2
+            if not (a or u):
+                continue
+            for v in VALUES:  # the second bonus card: from the cards left after w, or the discards
+                n = counts[v - 1] - (v == w) if pu == pw else piles.counts0[pu][v - 1]
+                if n:
+                    all_at[BLACKJACK + w + v] += a * n
+                    unseen_at[BLACKJACK + w + v] += u * (n - char_u[v - 1])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -524,45 +519,297 @@ class HandDecision:
 
 
 class VoluntaryPlan:
-    """Optimal play of one voluntary hand from a given shoe; ``decide`` answers for any later state too."""
+    """Optimal play of one voluntary hand from a given shoe; ``decide`` answers for any later state too.
 
-    def __init__(self, hand: rules.Hand, shoe: Shoe | Iterable[Card]) -> None:
+    The search keeps the state's counts in two mutable lists (``cnt``: cards left by value, ``chr``: of
+    those, cards of the characteristic's suit), changed before a recursive call and restored after it,
+    and memoises on integer codes of them: ``ckey`` (counts by value, mixed radix) and ``skey`` (counts of
+    the characteristic's suit by value, the same radices above ``ckey``'s). A state's memo key is
+    ``ckey + skey`` with both suit rules; ``ckey + seen * span`` with only the characteristic rule (the suit
+    then matters only until it shows); ``ckey`` when suits cannot change the TRL.
+    """
+
+    def __init__(
+        self, hand: rules.Hand, shoe: Shoe | Iterable[Card], discards: Iterable[Card] | None = None
+    ) -> None:
         if not isinstance(hand, rules.Hand) or hand.mode is not rules.HandMode.VOLUNTARY:
             raise RuleError("A voluntary decision needs a voluntary hand.")
         if not hand.can_stand:
             raise IllegalMove(
                 "This hand has no decision to make now (it needs a card, a bonus, or has ended)."
             )
+        if discards is None:
+            discards = shoe.discards if isinstance(shoe, Shoe) else ()
         self.root = hand
-        self.solver = _Solver(
+        self._setup(
+            hand,
             _cards(shoe),
+            _cards(discards),
+            sum(c.pip_value for c in hand.cards),
+            any(c.rank == 1 for c in hand.cards),
+            hand.characteristic_counts,
+        )
+        self.decision = self._decision(hand)
+
+    @classmethod
+    def _from_state(
+        cls, task: rules.Hand, pile: tuple[Card, ...], hard: int, ace: bool, seen: bool
+    ) -> VoluntaryPlan:
+        """A plan from a state, not a hand: the hand of ``task`` at (hard, ace, seen) with ``pile`` to draw
+        from (the reshuffled discards, when the shoe ran out; no discards behind them)."""
+        plan = cls.__new__(cls)
+        plan.root = task
+        plan._setup(task, pile, (), hard, ace, seen)
+        return plan
+
+    def _setup(
+        self,
+        task: rules.Hand,
+        remaining: tuple[Card, ...],
+        pile: tuple[Card, ...],
+        hard: int,
+        ace: bool,
+        seen: bool,
+    ) -> None:
+        hand = task
+        self.remaining = remaining
+        self.pile = pile
+        self.root_hard, self.root_ace = hard, ace
+        # BJ-1: when the shoe runs out mid-hand the bot deals on from its reshuffled discards. That can
+        # matter only if the hand can draw all but one of the shoe's cards and still be in play.
+        shoe_values = sorted(c.pip_value for c in remaining)
+        self.refills = bool(pile) and hard + sum(shoe_values[:-1]) <= BLACKJACK
+        self.refill_plan: VoluntaryPlan | None = None
+        extra = 1
+        if self.refills:
+            extra = self._refill_setup(task, remaining, pile, hard, ace, seen)
+        solver = self.solver = _Solver(
+            remaining,
             hand.skill,
             hand.difficulty,
             hand.characteristic,
             hand.characteristic_bonus,
             hand.options,
-            start_hard=sum(c.pip_value for c in hand.cards),
+            start_hard=hard,
+            root_seen=seen,
+            extra_scale=extra,
         )
         self.adders = hand.allowed_adders
-        self.memo: dict[tuple[tuple[int, ...], bool], tuple[int, int, int]] = {}
+        self.exact = solver.exact  # both suit rules: the state holds the characteristic's suit by value
+        self.track = solver.track
+        self.cnt = [0, *solver.counts0]  # by value 1..10, changed and restored during the search
+        self.chr = [0, *solver.char0]
+        self.char0 = [0, *solver.char0]
+        place = [0] * 11
+        span = 1
+        for v in VALUES:
+            place[v] = span
+            span *= solver.counts0[v - 1] + 1
+        self.place = place
+        self.span = span  # every ckey is below it
+        self.suit_place = [p * span for p in place]
+        self.ckey0 = sum(place[v] * self.cnt[v] for v in VALUES)
+        self.skey0 = sum(self.suit_place[v] * self.chr[v] for v in VALUES) if self.exact else 0
+        self.memo: dict[int, tuple[int, int]] = {}
+        self.robust_memo: dict[int, tuple[int, int] | None] = {}
+        self.bound_memo: dict[int, tuple[int, int, int, int]] = {}
+        self.bonus_bound_memo: dict[int, tuple[int, int]] = {}
+        self.pair_memo: dict[int, tuple[int, int]] = {}
+        self.second_memo: dict[int, list[tuple[int, int]]] = {}
+        # (hard, ace, seen) -> the best of Stand and the adders (index, success 0/1, TRL), and the most
+        # success and the most TRL any of them gives
         self.fixed_memo: dict[tuple[int, bool, bool], tuple[int, int, int]] = {}
-        self.decision = self._decision(hand)
+        self.fixed_max_memo: dict[tuple[int, bool, bool], tuple[int, int]] = {}
+        self.steps_memo: dict[tuple[int, bool, bool], _Steps] = {}
+        # sure[total]: a success whether or not the characteristic's bonus counts (BJ-8, BJ-9)
+        self.sure = [a >= 1 and b >= 1 for a, b in zip(solver.trl[False], solver.trl[True], strict=True)]
+        # _bonus_pair's tables: a bonus card w of the characteristic's suit (never a match for a 21-card
+        # of another suit), and per seen-flag and 21-card x one of another suit that did not match x's
+        scale = solver.scale
+        single = solver.single
+        self.suited_single = [(scale * p, scale * e) for p, e in single[True]]
+        self.no_match = {
+            seen: [
+                [((scale - row[w]) * p, (scale - row[w]) * e) for w, (p, e) in enumerate(single[seen])]
+                for row in solver.match
+            ]
+            for seen in (False, True)
+        }
+        self.refill_hit: tuple[int, int] | None = None  # Hit's value once the shoe is empty (BJ-1)
 
-    def _seen(self, hand: rules.Hand) -> bool:
-        return self.solver.char_active and hand.characteristic_counts
+    # -- the discards (BJ-1) ----------------------------------------------------------------------------
 
-    def _state(self, hand: rules.Hand) -> tuple[tuple[int, ...], int, bool, bool]:
-        drawn = hand.cards[len(self.root.cards) :]
-        if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
-            raise RuleError("That hand did not grow from this plan's hand.")
-        counts = list(self.solver.counts0)
+    def _refill_setup(
+        self,
+        task: rules.Hand,
+        remaining: tuple[Card, ...],
+        pile: tuple[Card, ...],
+        hard: int,
+        ace: bool,
+        seen: bool,
+    ) -> int:
+        """Prepare dealing on from the discards; return what the plan's common denominator must hold.
+
+        With every card of the shoe drawn, the hand's state is one: (hard, ace, seen) of all of them. From
+        there Hit plays on from the discards: a plan of its own (``refill_plan``). A 21 made by the shoe's
+        last card or its second-to-last takes its bonus cards from the discards (``_refill_bonus``).
+        """
+        probe = _Solver(
+            remaining,
+            task.skill,
+            task.difficulty,
+            task.characteristic,
+            task.characteristic_bonus,
+            task.options,
+            plan=False,
+        )
+        self.pile_counts = [0] * 11
+        self.pile_char = [0] * 11
+        for card in pile:
+            self.pile_counts[card.pip_value] += 1
+            if probe.track and card.suit is probe.suit:
+                self.pile_char[card.pip_value] += 1
+        # a 21-card from the shoe and a bonus card from the discards share a suit (over the other suits
+        # when both are known not to be the characteristic's)
+        shoe_by_suit = Counter((c.pip_value, c.suit) for c in remaining)
+        pile_by_suit = Counter((c.pip_value, c.suit) for c in pile)
+        suits = [s for s in Suit if s is not probe.suit] if probe.track else list(Suit)
+        self.cross = _pile_match_table(shoe_by_suit, pile_by_suit, suits, False)
+        size = len(pile)
+        extra = size * max(size - 1, 1) * lcm(*(f.denominator for row in self.cross for f in row))
+        all_hard = hard + sum(c.pip_value for c in remaining)
+        all_ace = ace or any(c.rank == 1 for c in remaining)
+        all_seen = seen or (probe.track and any(c.suit is probe.suit for c in remaining))
+        self.switch = (all_hard, all_ace, all_seen)
+        if _soft(all_hard, all_ace) < BLACKJACK:  # the hand can be in play with the shoe empty
+            sub = self.refill_plan = VoluntaryPlan._from_state(task, pile, all_hard, all_ace, all_seen)
+            extra = lcm(extra, sub.solver.depth_scale[0] * sub.solver.scale)
+        return extra
+
+    def _refill_hit_value(self) -> tuple[int, int]:
+        """Hit's (P, E) numerators with the shoe empty (at depth ``size``): the discards' own plan."""
+        if self.refill_hit is None:
+            sub = self.refill_plan
+            assert sub is not None
+            hard, ace, seen = self.switch
+            p, e = sub._hit(sub.ckey0, sub.skey0, hard, ace, seen, sub.solver.size)
+            unit = sub.solver.depth_scale[0] * sub.solver.scale
+            factor, rest = divmod(self.solver.depth_scale[self.solver.size] * self.solver.scale, unit)
+            assert not rest
+            self.refill_hit = (p * factor, e * factor)
+        return self.refill_hit
+
+    def _refill_bonus(
+        self, made_by: int, made_by_suit: bool, seen: bool, left: int, last_suited: bool
+    ) -> tuple[Fraction, Fraction]:
+        """BJ-6 with the discards: (P, E) after a 21 made by a card of value ``made_by`` with ``left`` (0
+        or 1) cards in the shoe. With 0 the bonus cards come from the discards; with 1 the bonus card is
+        the shoe's last (of the suit when ``last_suited``; ``cnt`` holds it) and a second from the discards.
+        """
+        solver = self.solver
+        trl, suit_rule = solver.trl, solver.suit_rule
+        n_pile, c_pile = self.pile_counts, self.pile_char
+        size = len(self.pile)
+
+        def second(total: int, seen1: bool, skip: int, skip_suited: bool) -> tuple[Fraction, Fraction]:
+            """A second bonus card from the discards (less the card ``skip`` already taken from them)."""
+            p = e = 0
+            for u in VALUES:
+                n = n_pile[u] - (u == skip)
+                c = c_pile[u] - (u == skip and skip_suited)
+                for weight, flag in ((n - c, seen1), (c, True)):
+                    if weight:
+                        t = trl[flag][total + u]
+                        p += weight * (t >= 1)
+                        e += weight * t
+            count = size - (skip > 0)
+            return Fraction(p, count), Fraction(e, count)
+
+        def single(total: int, seen1: bool) -> tuple[Fraction, Fraction]:
+            t = trl[seen1][total]
+            return Fraction(int(t >= 1)), Fraction(t)
+
+        if left == 1:
+            w = next(v for v in VALUES if self.cnt[v])
+            if not solver.track:
+                match = Fraction(solver.match[made_by][w], solver.scale)
+            elif made_by_suit or last_suited:
+                match = Fraction(int(made_by_suit and last_suited))
+            else:
+                match = Fraction(solver.match[made_by][w], solver.scale)
+            seen1 = seen or last_suited
+            p0, e0 = single(BLACKJACK + w, seen1)
+            if not suit_rule or not match:
+                return p0, e0
+            p2, e2 = second(BLACKJACK + w, seen1, 0, False)
+            return p0 + match * (p2 - p0), e0 + match * (e2 - e0)
+        p = e = Fraction(0)
+        for w in VALUES:
+            n = n_pile[w]
+            if not n:
+                continue
+            c = c_pile[w]
+            for weight, suited in ((n - c, False), (c, True)):
+                if not weight:
+                    continue
+                seen1 = seen or suited
+                if not solver.track:
+                    match = self.cross[made_by][w]
+                elif made_by_suit or suited:
+                    match = Fraction(int(made_by_suit and suited))
+                else:
+                    match = self.cross[made_by][w]
+                p0, e0 = single(BLACKJACK + w, seen1)
+                if suit_rule and match and size > 1:
+                    p2, e2 = second(BLACKJACK + w, seen1, w, suited)
+                    p0, e0 = p0 + match * (p2 - p0), e0 + match * (e2 - e0)
+                p += weight * p0
+                e += weight * e0
+        return p / size, e / size
+
+    def _refill_bonus_numerators(
+        self, made_by: int, made_by_suit: bool, seen: bool, left: int, last_suited: bool
+    ) -> tuple[int, int]:
+        p, e = self._refill_bonus(made_by, made_by_suit, seen, left, last_suited)
+        unit = self.solver.depth_scale[self.solver.size - left] * self.solver.scale
+        p, e = p * unit, e * unit
+        assert p.denominator == 1 and e.denominator == 1
+        return p.numerator, e.numerator
+
+    # -- the state of a hand --------------------------------------------------------------------------
+
+    def _state(self, drawn: Sequence[Card]) -> tuple[list[int], list[int], bool]:
+        """(cards left by value, of them of the characteristic's suit, seen) after ``drawn`` were drawn
+        from this plan's cards."""
+        solver = self.solver
+        counts = [0, *solver.counts0]
+        of_suit = [0, *solver.char0]
+        seen = solver.root_seen
         for card in drawn:
-            counts[card.pip_value - 1] -= 1
-        if min(counts) < 0:
+            counts[card.pip_value] -= 1
+            if solver.track and card.suit is solver.suit:
+                of_suit[card.pip_value] -= 1
+                seen = True
+        if min(counts) < 0 or min(of_suit) < 0:
             raise RuleError("That hand drew cards this plan's shoe does not hold.")
-        hard = sum(c.pip_value for c in hand.cards)
-        ace = any(c.rank == 1 for c in hand.cards)
-        return tuple(counts), hard, ace, self._seen(hand)
+        return counts, of_suit, seen
+
+    def _enter(self, drawn: Sequence[Card]) -> tuple[int, int, bool, int]:
+        """Load a state into the search lists: (ckey, skey, seen, cards left)."""
+        counts, of_suit, seen = self._state(drawn)
+        self.cnt[:] = counts
+        if self.exact:
+            self.chr[:] = of_suit
+        ckey = sum(self.place[v] * counts[v] for v in VALUES)
+        skey = sum(self.suit_place[v] * of_suit[v] for v in VALUES) if self.exact else 0
+        return ckey, skey, seen, sum(counts)
+
+    def _key(self, ckey: int, skey: int, seen: bool) -> int:
+        if self.exact:
+            return ckey + skey
+        return ckey + self.span if self.track and seen else ckey
+
+    # -- Stand and the adders -------------------------------------------------------------------------
 
     def _fixed(self, hard: int, ace: bool, extra: int, seen: bool, depth: int) -> tuple[int, int]:
         """(P, E) numerators of ending now with ``extra`` added (0 = Stand), wrapping over 21 (BJ-5, BJ-7)."""
@@ -573,39 +820,537 @@ class VoluntaryPlan:
         unit = self.solver.depth_scale[depth] * self.solver.scale
         return (unit if t >= 1 else 0, t * unit)
 
-    def _hit(self, counts: tuple[int, ...], hard: int, ace: bool, seen: bool) -> tuple[int, int]:
+    def _fixed_options(self, hard: int, ace: bool, seen: bool) -> list[tuple[int, int]]:
+        options = []
+        for extra in (0, *self.adders):
+            total = _soft(hard + extra, ace)
+            if total > BLACKJACK:  # BJ-7: an adder over 21 wraps as BJ-5
+                total -= BLACKJACK
+            t = self.solver.trl[seen][total]
+            options.append((1 if t >= 1 else 0, t))
+        return options
+
+    def _best_fixed(self, hard: int, ace: bool, seen: bool) -> tuple[int, int, int]:
+        """The best of Stand and the adders as (index in the choices, success 0/1, TRL); no depth needed."""
+        key = (hard, ace, seen)
+        found = self.fixed_memo.get(key)
+        if found is None:
+            options = self._fixed_options(hard, ace, seen)
+            index = self._best([(STAND, option) for option in options])
+            found = self.fixed_memo[key] = (index, *options[index])
+        return found
+
+    def _fixed_max(self, hard: int, ace: bool, seen: bool) -> tuple[int, int]:
+        """The most success and, apart, the most TRL that Stand or an adder gives (for ``_bound``)."""
+        key = (hard, ace, seen)
+        found = self.fixed_max_memo.get(key)
+        if found is None:
+            options = self._fixed_options(hard, ace, seen)
+            found = self.fixed_max_memo[key] = (max(p for p, _ in options), max(t for _, t in options))
+        return found
+
+    # -- the search -----------------------------------------------------------------------------------
+
+    def _hit(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
+        """(P, E) numerators of Hit then optimal play, at the state's depth (``cnt``/``chr`` hold it).
+
+        The memo lookups of the children are inlined (``_key``, ``_child``): this loop is the hot path.
+        """
         solver = self.solver
-        trl = solver.trl
-        depth = solver.size - sum(counts)
-        unit = solver.depth_scale[depth + 1] * solver.scale
-        p = e = 0
-        for v, weight, seen1, kind in solver.branches(counts, seen):
-            new_hard = hard + v
-            new_ace = ace or v == 1
-            total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
-            if total > BLACKJACK:  # BJ-5: wraps and ends
-                t = trl[seen1][new_hard - BLACKJACK]
-                if t >= 1:
-                    p += weight * unit
-                e += weight * t * unit
+        unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        cnt, chr_, place, suit_place = self.cnt, self.chr, self.place, self.suit_place
+        memo, robust_memo, pair_memo = self.memo, self.robust_memo, self.pair_memo
+        exact = self.exact
+        split = exact or (self.track and not seen)  # a card of the characteristic's suit is told apart
+        # memo key = counts code + offset: the suit code (both rules) or the seen flag (only BJ-9)
+        offset = skey if exact else (self.span if self.track and seen else 0)
+        suited_offset = self.span if self.track and not exact else 0
+        unseen = not seen
+        robust: tuple[int, int] | None
+        # The cards that wrap (BJ-5) end the hand: their part is a dot product with the counts.
+        steps, wrap_p, wrap_e, suited_p, suited_e = self._steps(hard, ace, seen)
+        p = sum(map(mul, cnt, wrap_p))
+        e = sum(map(mul, cnt, wrap_e))
+        if split and unseen:
+            p += sum(map(mul, chr_, suited_p))
+            e += sum(map(mul, chr_, suited_e))
+        p *= unit
+        e *= unit
+        for v, new_hard, new_ace, total in steps:
+            n = cnt[v]
+            if not n:
                 continue
-            after = (*counts[: v - 1], counts[v - 1] - 1, *counts[v:])
+            c = chr_[v] if split else 0
+            o = n - c
+            ck = ckey - place[v]
+            cnt[v] = n - 1
             if total == BLACKJACK:  # BJ-6
-                cp, ce = solver.bonus_pair(after, seen1, v, kind)
-            else:
-                cp, ce, _ = self._value(after, new_hard, new_ace, seen1)
-            p += weight * cp
-            e += weight * ce
+                if exact and left > 2:  # both ways at once (each such 21 state has this one parent)
+                    bp, be = self._bonus_both(ck, v, o, c, seen, left - 1)
+                    p += bp
+                    e += be
+                    cnt[v] = n
+                    continue
+                if o:
+                    found = pair_memo.get((ck + offset) * 22 + 2 * v)
+                    if found is None:
+                        found = self._bonus_pair(ck, skey, v, False, seen, left - 1)
+                    p += o * found[0]
+                    e += o * found[1]
+                if c:
+                    if exact:
+                        sk = skey - suit_place[v]
+                        chr_[v] = c - 1
+                        found = pair_memo.get((ck + sk) * 22 + 2 * v + 1)
+                    else:
+                        sk = skey
+                        found = pair_memo.get((ck + suited_offset) * 22 + 2 * v + 1)
+                    if found is None:
+                        found = self._bonus_pair(ck, sk, v, True, True, left - 1)
+                    chr_[v] = c
+                    p += c * found[0]
+                    e += c * found[1]
+                cnt[v] = n
+                continue
+            if o:
+                robust = _NOT_YET
+                if exact:
+                    robust = robust_memo.get(2 * ck + unseen, _NOT_YET)
+                    if robust is _NOT_YET:
+                        robust = self._robust(ck, new_hard, new_ace, unseen, left - 1)
+                if robust is None or robust is _NOT_YET:
+                    robust = memo.get(ck + offset)
+                    if robust is None:
+                        robust = self._value(ck, skey, new_hard, new_ace, seen, left - 1)
+                p += o * robust[0]
+                e += o * robust[1]
+            if c:
+                robust = _NOT_YET
+                if exact:
+                    robust = robust_memo.get(2 * ck, _NOT_YET)
+                    if robust is _NOT_YET:
+                        robust = self._robust(ck, new_hard, new_ace, False, left - 1)
+                if robust is None or robust is _NOT_YET:
+                    if exact:
+                        sk = skey - suit_place[v]
+                        chr_[v] = c - 1
+                        robust = memo.get(ck + sk)
+                    else:
+                        sk = skey
+                        robust = memo.get(ck + suited_offset)
+                    if robust is None:
+                        robust = self._value(ck, sk, new_hard, new_ace, True, left - 1)
+                    chr_[v] = c
+                p += c * robust[0]
+                e += c * robust[1]
+            cnt[v] = n
         return p, e
 
-    def _choices(
-        self, counts: tuple[int, ...], hard: int, ace: bool, seen: bool
+    def _steps(self, hard: int, ace: bool, seen: bool) -> _Steps:
+        """The next card from (hard, ace): (value, new hard, new ace, total) for each that does not wrap,
+        and for those that wrap, per value, the success and the TRL of a card not of the characteristic's
+        suit and what one of that suit adds to them (``seen`` is the state's: whether the bonus counts)."""
+        key = (hard, ace, seen)
+        found = self.steps_memo.get(key)
+        if found is None:
+            trl_now, trl_suited = self.solver.trl[seen], self.solver.trl[True]
+            steps: list[tuple[int, int, bool, int]] = []
+            wrap_p, wrap_e, suited_p, suited_e = [0] * 11, [0] * 11, [0] * 11, [0] * 11
+            for v in VALUES:
+                new_hard = hard + v
+                new_ace = ace or v == 1
+                total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
+                if total <= BLACKJACK:
+                    steps.append((v, new_hard, new_ace, total))
+                    continue
+                t, ts = trl_now[new_hard - BLACKJACK], trl_suited[new_hard - BLACKJACK]
+                wrap_p[v], wrap_e[v] = int(t >= 1), t
+                suited_p[v], suited_e[v] = int(ts >= 1) - int(t >= 1), ts - t
+            found = self.steps_memo[key] = (steps, wrap_p, wrap_e, suited_p, suited_e)
+        return found
+
+    def _value(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
+        key = self._key(ckey, skey, seen)
+        found = self.memo.get(key)
+        if found is None:
+            solver = self.solver
+            unit = solver.depth_scale[solver.size - left] * solver.scale
+            _, success, trl = self._best_fixed(hard, ace, seen)
+            found = (unit * success, unit * trl)
+            hit = None
+            if left:  # (with both suit rules, _hit has already asked _robust about this state)
+                hit = self._hit(ckey, skey, hard, ace, seen, left)
+            elif self.refill_plan is not None:  # BJ-1: the shoe is empty, Hit deals from the discards
+                hit = self._refill_hit_value()
+            if hit is not None and hit > found:  # strictly better: ties stay with Stand or the adder
+                found = hit
+            self.memo[key] = found
+        return found
+
+    def _robust(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int] | None:
+        """(P, E) of the best of Stand and the adders when it beats Hit for every suit state, else None."""
+        key = 2 * ckey + unseen
+        if key in self.robust_memo:
+            return self.robust_memo[key]
+        solver = self.solver
+        unit = solver.depth_scale[solver.size - left] * solver.scale
+        _, success, trl = self._best_fixed(hard, ace, not unseen)
+        fixed: tuple[int, int] | None = (unit * success, unit * trl)
+        if left:
+            if not success and self._can_succeed(hard, ace):
+                fixed = None  # Hit has a chance of success and Stand or an adder none: no bound needed
+            else:
+                hit_p, hit_e, _, _ = self._bound(ckey, hard, ace, unseen, left)
+                assert fixed is not None
+                if not (fixed[0] > hit_p or (fixed[0] >= hit_p and fixed[1] >= hit_e)):
+                    fixed = None
+        elif self.refill_plan is not None:  # the shoe is empty: Hit's exact value from the discards
+            hit_p, hit_e = self._refill_hit_value()
+            assert fixed is not None
+            if not (fixed[0] > hit_p or (fixed[0] >= hit_p and fixed[1] >= hit_e)):
+                fixed = None
+        self.robust_memo[key] = fixed
+        return fixed
+
+    def _can_succeed(self, hard: int, ace: bool) -> bool:
+        """True when some run of Hits (``cnt`` holds the counts left) ends in a success whatever the
+        suits: then Hit's chance of success is above 0, and with Stand and every adder at 0 Hit is strictly
+        better, so no bound is needed. It draws the smallest values left until the total is a sure success
+        (standing there, wrapping, or a 21, whose bonus cards only add); a False means only "not found".
+        """
+        sure = self.sure
+        cnt = self.cnt
+        for v in VALUES:
+            for _ in range(cnt[v]):
+                hard += v
+                ace = ace or v == 1
+                total = hard + 10 if ace and hard + 10 <= BLACKJACK else hard
+                if total >= BLACKJACK:
+                    return sure[hard - BLACKJACK] if total > BLACKJACK else sure[BLACKJACK]
+                if sure[total]:
+                    return True
+        return False
+
+    def _bound(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int, int, int]:
+        """Upper bounds, over every suit state with these counts, of Hit's (P, E) numerators and of the
+        state's value: the most P and the most E any play reaches if every bonus card matched (BJ-6).
+
+        A matched bonus card adds a card and never lowers the TRL, so these bound the exact values; only
+        the seen-flag (BJ-9) is kept, so the memo is on counts by value (``cnt`` holds them; ``chr`` may
+        not: unseen, the characteristic's suit left is the shoe's).
+        """
+        key = 2 * ckey + unseen
+        found = self.bound_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        depth = solver.size - left
+        unit = solver.depth_scale[depth + 1] * solver.scale
+        cnt, char0, place = self.cnt, self.char0, self.place
+        bound_memo, bonus_memo = self.bound_memo, self.bonus_bound_memo
+        steps, wrap_p, wrap_e, suited_p, suited_e = self._steps(hard, ace, not unseen)
+        p = sum(map(mul, cnt, wrap_p))
+        e = sum(map(mul, cnt, wrap_e))
+        if unseen:
+            p += sum(map(mul, char0, suited_p))
+            e += sum(map(mul, char0, suited_e))
+        p *= unit
+        e *= unit
+        for v, new_hard, new_ace, total in steps:
+            n = cnt[v]
+            if not n:
+                continue
+            c = char0[v] if unseen else 0
+            o = n - c
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            if total == BLACKJACK:
+                if o:
+                    pair = bonus_memo.get(2 * ck + unseen)
+                    if pair is None:
+                        pair = self._bonus_bound(ck, unseen, left - 1)
+                    p += o * pair[0]
+                    e += o * pair[1]
+                if c:
+                    pair = bonus_memo.get(2 * ck)
+                    if pair is None:
+                        pair = self._bonus_bound(ck, False, left - 1)
+                    p += c * pair[0]
+                    e += c * pair[1]
+            else:
+                if o:
+                    child = bound_memo.get(2 * ck + unseen)
+                    if child is None:
+                        child = self._bound(ck, new_hard, new_ace, unseen, left - 1)
+                    p += o * child[2]
+                    e += o * child[3]
+                if c:
+                    child = bound_memo.get(2 * ck)
+                    if child is None:
+                        child = self._bound(ck, new_hard, new_ace, False, left - 1)
+                    p += c * child[2]
+                    e += c * child[3]
+            cnt[v] = n
+        unit = solver.depth_scale[depth] * solver.scale
+        fp, fe = self._fixed_max(hard, ace, not unseen)
+        fp, fe = fp * unit, fe * unit
+        if not left and self.refill_plan is not None:  # the shoe is empty: Hit from the discards, exact
+            p, e = self._refill_hit_value()
+        found = (p, e, max(fp, p), max(fe, e)) if left or self.refill_plan is not None else (p, e, fp, fe)
+        self.bound_memo[key] = found
+        return found
+
+    def _bonus_bound(self, ckey: int, unseen: bool, left: int) -> tuple[int, int]:
+        """``_bonus_pair`` with every bonus card matched (an upper bound for ``_bound``)."""
+        key = 2 * ckey + unseen
+        found = self.bonus_bound_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        depth = solver.size - left
+        if self.refills and (left == 0 or (left == 1 and solver.suit_rule)):
+            # the discards: the most of the exact values over every 21-card and suit
+            options = [
+                self._refill_bonus_numerators(x, suited, not unseen or suited, left, last)
+                for x in VALUES
+                for suited in (False, True)
+                for last in (False, True)
+            ]
+            found = (max(p for p, _ in options), max(e for _, e in options))
+            self.bonus_bound_memo[key] = found
+            return found
+        if left == 0:
+            p, e = _Solver._pe(solver.trl[not unseen][BLACKJACK])
+            unit = solver.depth_scale[depth] * solver.scale
+            found = (p * unit, e * unit)
+        else:
+            scale = solver.scale
+            second = left > 1
+            d = solver.depth_scale[depth + 2] if second else solver.depth_scale[depth + 1]
+            seconds_suited = self._second_pair(ckey, True) if second else solver.single[True]
+            seconds_now = self._second_pair(ckey, not unseen) if second else solver.single[not unseen]
+            cnt, char0 = self.cnt, self.char0
+            p = e = 0
+            for w in VALUES:
+                n = cnt[w]
+                if not n:
+                    continue
+                c = char0[w] if unseen else 0
+                sp, se = seconds_suited[w]
+                p += c * sp
+                e += c * se
+                sp, se = seconds_now[w]
+                p += (n - c) * sp
+                e += (n - c) * se
+            found = (p * scale * d, e * scale * d)
+        self.bonus_bound_memo[key] = found
+        return found
+
+    def _second_pair(self, ckey: int, seen1: bool) -> list[tuple[int, int]]:
+        """Per bonus card w (of ``cnt``): (cards giving success, sum of their TRLs) for a second bonus card.
+
+        Unseen (the characteristic's suit left is then the shoe's), a second card of that suit makes the
+        characteristic's bonus count (BJ-9).
+        """
+        key = 2 * ckey + seen1
+        found = self.second_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        split = solver.track and not seen1
+        cnt = self.cnt
+        prefix = [0] * 11
+        for v in VALUES:
+            prefix[v] = prefix[v - 1] + cnt[v]
+        cp = solver.char_prefix
+        found = [(0, 0)] * 11
+        for w in VALUES:
+            if not cnt[w]:
+                continue
+            sp = se = 0
+            if split:
+                for flag, t, lo, hi in solver.runs[True][w]:
+                    k = cp[hi] - cp[lo - 1]
+                    sp += flag * k
+                    se += t * k
+                for flag, t, lo, hi in solver.runs[False][w]:
+                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - cp[hi] + cp[lo - 1]
+                    sp += flag * k
+                    se += t * k
+            else:
+                for flag, t, lo, hi in solver.runs[seen1][w]:
+                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi)
+                    sp += flag * k
+                    se += t * k
+            found[w] = (sp, se)
+        self.second_memo[key] = found
+        return found
+
+    def _bonus_both(self, ckey: int, x: int, o: int, c: int, seen: bool, left: int) -> tuple[int, int]:
+        """Both suit rules, 2 or more cards left: ``o`` times ``_bonus_pair`` of a 21 made by a card of value
+        ``x`` not of the characteristic's suit plus ``c`` times one made by a card of that suit, in one
+        pass over the bonus card's value w (``cnt`` excludes the 21-card, ``chr`` still counts it)."""
+        solver = self.solver
+        scale = solver.scale
+        cnt, chr_ = self.cnt, self.chr
+        suited = self.suited_single  # scale x (success, TRL) of a single bonus card, bonus counting
+        no_match = self.no_match[seen][x]
+        row = solver.match[x]
+        seconds = self._second_pair(ckey, seen)
+        seconds_suited = self._second_pair(ckey, True)
+        p1 = e1 = p2 = e2 = q1 = f1 = q2 = f2 = 0
+        for w in VALUES:
+            n = cnt[w]
+            if not n:
+                continue
+            cw = chr_[w]
+            ow = n - cw
+            sp, se = suited[w]
+            if o:  # the 21-card is not of the suit: a bonus card of the suit cannot match it
+                qp, qe = no_match[w]
+                p1 += cw * sp + ow * qp
+                e1 += cw * se + ow * qe
+                m = row[w]
+                if m:
+                    tp, te = seconds[w]
+                    p2 += ow * m * tp
+                    e2 += ow * m * te
+            if c:  # the 21-card is of the suit: a match is a bonus card of the suit (the 21-card gone)
+                if w == x:
+                    cw -= 1
+                    ow += 1
+                q1 += ow * sp
+                f1 += ow * se
+                tp, te = seconds_suited[w]
+                q2 += cw * tp
+                f2 += cw * te
+        depth = solver.size - left
+        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
+        p = o * (p1 * d1 + p2 * d2) + c * (q1 * d1 + q2 * scale * d2)
+        e = o * (e1 * d1 + e2 * d2) + c * (f1 * d1 + f2 * scale * d2)
+        return p, e
+
+    def _bonus_pair(
+        self, ckey: int, skey: int, made_by: int, made_by_suit: bool, seen: bool, left: int
+    ) -> tuple[int, int]:
+        """BJ-6: (P, E) numerators after a 21 made by a card of value ``made_by`` (``cnt`` excludes it).
+
+        (With both suit rules and two or more cards left, ``_hit`` uses ``_bonus_both`` instead.)
+        """
+        key = (self._key(ckey, skey, seen) * 11 + made_by) * 2 + made_by_suit
+        found = self.pair_memo.get(key)
+        if found is not None:
+            return found
+        solver = self.solver
+        depth = solver.size - left
+        if left == 0 and self.refills:  # BJ-1: the bonus cards come from the reshuffled discards
+            found = self.pair_memo[key] = self._refill_bonus_numerators(made_by, made_by_suit, seen, 0, False)
+            return found
+        if left == 0:  # no bonus card can be drawn (see the module docstring)
+            p, e = _Solver._pe(solver.trl[seen][BLACKJACK])
+            unit = solver.depth_scale[depth] * solver.scale
+            found = self.pair_memo[key] = (p * unit, e * unit)
+            return found
+        if left == 1 and self.refills and solver.suit_rule:  # the shoe's last card, then the discards
+            w = next(v for v in VALUES if self.cnt[v])
+            last_suited = self.exact and self.chr[w] == 1
+            found = self._refill_bonus_numerators(made_by, made_by_suit, seen, 1, last_suited)
+            self.pair_memo[key] = found
+            return found
+        second = solver.suit_rule and left > 1
+        scale = solver.scale
+        single = solver.single
+        cnt = self.cnt
+        row = solver.match[made_by]
+        p1 = e1 = p2 = e2 = 0
+        if self.track:
+            split = self.exact or not seen
+            chr_ = self.chr if self.exact else self.char0
+            seconds_now = self._second_pair(ckey, seen) if second else single[seen]
+            seconds_suited = self._second_pair(ckey, True) if second else single[True]
+            single_now, single_suited = single[seen], single[True]
+            for w in VALUES:
+                n = cnt[w]
+                if not n:
+                    continue
+                c = chr_[w] if split else 0
+                o = n - c
+                if not solver.suit_rule:
+                    sp, se = single_suited[w]
+                    p1 += c * scale * sp
+                    e1 += c * scale * se
+                    sp, se = single_now[w]
+                    p1 += o * scale * sp
+                    e1 += o * scale * se
+                elif made_by_suit:  # a match is a bonus card of the characteristic's suit again
+                    sp, se = seconds_suited[w]
+                    p2 += c * scale * sp
+                    e2 += c * scale * se
+                    sp, se = single_now[w]
+                    p1 += o * scale * sp
+                    e1 += o * scale * se
+                else:  # a card of the suit cannot match; another matches with the other suits' chance
+                    m = row[w]
+                    sp, se = single_suited[w]
+                    p1 += c * scale * sp
+                    e1 += c * scale * se
+                    sp, se = single_now[w]
+                    p1 += o * (scale - m) * sp
+                    e1 += o * (scale - m) * se
+                    sp, se = seconds_now[w]
+                    p2 += o * m * sp
+                    e2 += o * m * se
+        else:
+            seconds = self._second_pair(ckey, False) if second else single[False]
+            single_now = single[False]
+            for w in VALUES:
+                n = cnt[w]
+                if not n:
+                    continue
+                if solver.suit_rule:
+                    m = row[w]
+                    sp, se = single_now[w]
+                    p1 += n * (scale - m) * sp
+                    e1 += n * (scale - m) * se
+                    sp, se = seconds[w]
+                    p2 += n * m * sp
+                    e2 += n * m * se
+                else:
+                    sp, se = single_now[w]
+                    p1 += n * scale * sp
+                    e1 += n * scale * se
+        d1 = solver.depth_scale[depth + 1]
+        d2 = solver.depth_scale[depth + 2] if second else d1
+        found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
+        self.pair_memo[key] = found
+        return found
+
+    # -- the answers ----------------------------------------------------------------------------------
+
+    def _choices(self, hand: rules.Hand) -> list[tuple[Action, tuple[int, int]]]:
+        if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
+            raise RuleError("That hand did not grow from this plan's hand.")
+        drawn = hand.cards[len(self.root.cards) :]
+        plan = self
+        if len(drawn) > self.solver.size:  # the shoe ran out and the hand went on from the discards
+            if self.refill_plan is None or Counter(drawn[: self.solver.size]) != Counter(self.remaining):
+                raise RuleError("That hand drew cards this plan's shoe does not hold.")
+            plan, drawn = self.refill_plan, drawn[self.solver.size :]
+        hard = sum(c.pip_value for c in hand.cards)
+        ace = any(c.rank == 1 for c in hand.cards)
+        return plan._choices_at(drawn, hard, ace)
+
+    def _choices_at(
+        self, drawn: Sequence[Card], hard: int, ace: bool
     ) -> list[tuple[Action, tuple[int, int]]]:
-        depth = self.solver.depth(counts)
+        ckey, skey, seen, left = self._enter(drawn)
+        depth = self.solver.size - left
         choices = [(STAND, self._fixed(hard, ace, 0, seen, depth))]
         choices += [(Action("add", a), self._fixed(hard, ace, a, seen, depth)) for a in self.adders]
-        if depth < self.solver.size:
-            choices.append((HIT, self._hit(counts, hard, ace, seen)))
+        if left:
+            choices.append((HIT, self._hit(ckey, skey, hard, ace, seen, left)))
+        elif self.refill_plan is not None:  # BJ-1: Hit deals from the reshuffled discards
+            choices.append((HIT, self._refill_hit_value()))
         return choices
 
     @staticmethod
@@ -616,44 +1361,11 @@ class VoluntaryPlan:
                 best = i
         return best
 
-    def _value(self, counts: tuple[int, ...], hard: int, ace: bool, seen: bool) -> tuple[int, int, int]:
-        key = (counts, seen)
-        found = self.memo.get(key)
-        if found is None:
-            depth = self.solver.size - sum(counts)
-            unit = self.solver.depth_scale[depth] * self.solver.scale
-            index, success, trl = self._best_fixed(hard, ace, seen)
-            found = (unit * success, unit * trl, index)
-            if depth < self.solver.size:
-                hit = self._hit(counts, hard, ace, seen)
-                if hit > found[:2]:  # strictly better: ties stay with Stand or the adder (as _best)
-                    found = (*hit, len(self.adders) + 1)
-            self.memo[key] = found
-        return found
-
-    def _best_fixed(self, hard: int, ace: bool, seen: bool) -> tuple[int, int, int]:
-        """The best of Stand and the adders as (index in the choices, success 0/1, TRL); no depth needed."""
-        key = (hard, ace, seen)
-        found = self.fixed_memo.get(key)
-        if found is None:
-            options = []
-            for extra in (0, *self.adders):
-                total = _soft(hard + extra, ace)
-                if total > BLACKJACK:  # BJ-7: an adder over 21 wraps as BJ-5
-                    total -= BLACKJACK
-                t = self.solver.trl[seen][total]
-                options.append((1 if t >= 1 else 0, t))
-            index = self._best([(STAND, option) for option in options])
-            found = (index, *options[index])
-            self.fixed_memo[key] = found
-        return found
-
     def _decision(self, hand: rules.Hand) -> HandDecision:
-        counts, hard, ace, seen = self._state(hand)
-        choices = self._choices(counts, hard, ace, seen)
+        choices = self._choices(hand)
         best = self._best(choices)
-        self.memo[(counts, seen)] = (*choices[best][1], best)
-        unit = self.solver.depth_scale[self.solver.depth(counts)] * self.solver.scale
+        left = sum(self.cnt)
+        unit = self.solver.depth_scale[self.solver.size - left] * self.solver.scale
         odds = [ActionOdds(action, Fraction(p, unit), Fraction(e, unit)) for action, (p, e) in choices]
         hit = odds[-1] if odds[-1].action == HIT else None
         adders = tuple(o for o in odds if o.action.kind == "add")
@@ -663,16 +1375,23 @@ class VoluntaryPlan:
         """The optimal move for a later state of this hand (same shoe, more cards drawn)."""
         if not hand.can_stand:
             raise IllegalMove("This hand has no decision to make now.")
-        counts, hard, ace, seen = self._state(hand)
-        choices = self._choices(counts, hard, ace, seen)
+        choices = self._choices(hand)
         return choices[self._best(choices)][0]
 
 
-def plan_voluntary(hand: rules.Hand, shoe: Shoe | Iterable[Card]) -> VoluntaryPlan:
-    """Solve a voluntary hand in progress against the shoe's remaining cards (the player sees every card)."""
-    return VoluntaryPlan(hand, shoe)
+def plan_voluntary(
+    hand: rules.Hand, shoe: Shoe | Iterable[Card], discards: Iterable[Card] | None = None
+) -> VoluntaryPlan:
+    """Solve a voluntary hand in progress against the shoe's remaining cards (the player sees every card).
+
+    ``discards``: the shoe's discard pile, dealt on from when the shoe runs out (BJ-1); taken from
+    ``shoe`` when that is a ``Shoe`` and ``discards`` is not given.
+    """
+    return VoluntaryPlan(hand, shoe, discards)
 
 
-def voluntary_decision(hand: rules.Hand, shoe: Shoe | Iterable[Card]) -> HandDecision:
+def voluntary_decision(
+    hand: rules.Hand, shoe: Shoe | Iterable[Card], discards: Iterable[Card] | None = None
+) -> HandDecision:
     """BJ-4/BJ-7: exact P(success) and expected TRL of Stand, each adder, and Hit-then-optimal; the best."""
-    return VoluntaryPlan(hand, shoe).decision
+    return VoluntaryPlan(hand, shoe, discards).decision

@@ -1,9 +1,10 @@
 """Event-loop lag while the real bot answers ten /odds at once (issue 5: "the event loop stays free").
 
 The bot runs in-process against the loopback fake Discord (the e2e harness). A 5 ms ticker on the bot's
-own event loop measures how late it wakes while ten /odds commands, each rendering a chart through the
-/odds cog's ProcessPoolExecutor(2), are in flight; then the same with ten /rps check rolls (each with
-its odds line) for contrast. Prints numbers; not a test.
+own event loop measures how late it wakes while ten /odds commands, each rendering a chart in the bot's
+chart worker process (``bot.chart_workers``, one process: the ten are drawn one after another), are in
+flight; then the same with ten /rps check rolls (each with its odds line) for contrast. Prints numbers;
+not a test.
 
 Run from the repository root:
     /work/main/.venv/bin/python bench/odds_loop.py [--rounds N]

@@ -217,9 +217,9 @@ class Database:
     off the loop. Each caller hears back only once its unit has committed.
     """
 
-    def __init__(self, conn: aiosqlite.Connection, path: str, inline: sqlite3.Connection | None) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
         self._conn = conn
-        self._inline = inline
+        self._inline: sqlite3.Connection | None = None  # set by `open` once the migrations have run
         self._lock = asyncio.Lock()  # aiosqlite's connection: one trip (or migration, or close) at a time
         self._queue: list[_Job] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -251,7 +251,7 @@ class Database:
             async with conn.execute("PRAGMA journal_mode = WAL") as cursor:
                 await cursor.fetchone()
             await conn.execute("PRAGMA synchronous = NORMAL")
-            db = cls(conn, text, None)
+            db = cls(conn, text)
             await db.migrate()
             if inline and on_disk:
                 raw = sqlite3.connect(text, isolation_level=None)

@@ -47,8 +47,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import repeat
 from math import lcm
-from operator import mul
+from operator import add, mul
 
 from bot.core import blackjack as rules
 from bot.core.cards import Card, Shoe, Suit
@@ -72,6 +73,15 @@ BLACKJACK = rules.BLACKJACK
 Counts = tuple[int, ...]
 Runs = list[tuple[int, int, int, int]]  # (success 0/1, TRL, lowest value, highest value)
 _Steps = tuple[list[tuple[int, int, bool, int]], list[int], list[int], list[int], list[int]]
+_Both = tuple[int, int, list[int], list[int], int, int, list[int], list[int]]
+# VoluntaryPlan._form: the coefficients of 1, c_1..c_10 and c_x c_w (x <= w, in _PAIRS' order), packed; or
+# only the first, for a constant
+_Form = list[int]
+_PAIRS = [(x, w) for x in range(1, 11) for w in range(x, 11)]
+_PAIR = [[0] * 11 for _ in range(11)]  # _PAIR[x][w]: the index of c_x c_w in a form (either order)
+for _i, (_x, _w) in enumerate(_PAIRS, start=11):
+    _PAIR[_x][_w] = _PAIR[_w][_x] = _i
+_FORM_SIZE = 11 + len(_PAIRS)
 _NOT_YET = (-1, -1)  # a memo lookup's default (a stored None means "not decided by Stand or an adder")
 
 
@@ -616,6 +626,8 @@ class VoluntaryPlan:
         self.bonus_bound_memo: dict[int, tuple[int, int]] = {}
         self.pair_memo: dict[int, tuple[int, int]] = {}
         self.second_memo: dict[int, list[tuple[int, int]]] = {}
+        self.both_memo: dict[int, _Both] = {}  # _bonus_both's coefficients, on counts by value
+        self.form_memo: dict[int, _Form | None] = {}  # _form: seen states' values as polynomials in chr
         # (hard, ace, seen) -> the best of Stand and the adders (index, success 0/1, TRL), and the most
         # success and the most TRL any of them gives
         self.fixed_memo: dict[tuple[int, bool, bool], tuple[int, int, int]] = {}
@@ -636,6 +648,12 @@ class VoluntaryPlan:
             for seen in (False, True)
         }
         self.refill_hit: tuple[int, int] | None = None  # Hit's value once the shoe is empty (BJ-1)
+        # _form packs a (P, E) pair of numerators as P << shift + E: |E| stays below half of 1 << shift
+        most = max(abs(t) for row in solver.trl.values() for t in row) + 1
+        self.shift = (solver.depth_scale[0] * scale * most).bit_length() + 2
+        self.mask = (1 << self.shift) - 1
+        self.suited_packed = [(p << self.shift) + e for p, e in self.suited_single]
+        self.no_match_packed = [[(p << self.shift) + e for p, e in row] for row in self.no_match[True]]
 
     # -- the discards (BJ-1) ----------------------------------------------------------------------------
 
@@ -972,6 +990,10 @@ class VoluntaryPlan:
     def _value(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
         key = self._key(ckey, skey, seen)
         found = self.memo.get(key)
+        if found is None and self.exact and seen:
+            form = self._form(ckey, hard, ace, left)
+            if form is not None:
+                found = self.memo[key] = self._evaluate(form)
         if found is None:
             solver = self.solver
             unit = solver.depth_scale[solver.size - left] * solver.scale
@@ -986,6 +1008,126 @@ class VoluntaryPlan:
                 found = hit
             self.memo[key] = found
         return found
+
+    def _form(self, ckey: int, hard: int, ace: bool, left: int) -> _Form | None:
+        """Both suit rules, the characteristic's suit seen: the state's value as a polynomial in the counts
+        of that suit left (``chr``), when the play from here on does not depend on them; else None.
+
+        Once the suit has shown, its bonus counts (BJ-9) and the suits matter only through BJ-6's match
+        chance at a 21 (``_bonus_both``: linear in ``chr``, coefficients on counts by value). If at this
+        state and at every state after it the move is the same for every suit state (Stand or an adder
+        beats Hit's bound, ``_robust``; or Stand and the adders cannot succeed and Hit can,
+        ``_can_succeed``), the value is ``a + b.c + c.G.c`` in c = ``chr``, with a, b, G integers that
+        depend on the counts by value only: a child of value v not of the suit keeps c, one of it takes
+        c - e_v, and with n cards of value v and c_v of the suit, (n - c_v) F(c) + c_v F(c - e_v) is again
+        such a polynomial. So the memo is on counts by value (``cnt`` holds them), and ``_evaluate`` gives
+        the exact value at one suit state. A form is (a, b, G) with G flat (G[11 x + w]); b and G are None
+        for a constant. Each number packs a (P, E) pair of numerators as ``P << shift + E`` (``_pack``):
+        every step is linear with integer factors, so the pair is recovered exactly at the end.
+        """
+        memo = self.form_memo
+        if ckey in memo:
+            return memo[ckey]
+        robust = self.robust_memo.get(2 * ckey, _NOT_YET)
+        if robust is _NOT_YET:
+            robust = self._robust(ckey, hard, ace, False, left)
+        form: _Form | None = None
+        if robust is not None:
+            form = [(robust[0] << self.shift) + robust[1]]
+        elif left > 1 and not self._best_fixed(hard, ace, True)[1] and self._can_succeed(hard, ace):
+            form = self._hit_form(ckey, hard, ace, left)  # Hit, whatever the suits: its P is above 0
+        memo[ckey] = form
+        return form
+
+    def _hit_form(self, ckey: int, hard: int, ace: bool, left: int) -> _Form | None:
+        """``_hit``'s value as a form (``_form``), or None when a later move depends on the suits."""
+        solver = self.solver
+        unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        cnt, place = self.cnt, self.place
+        form_memo = self.form_memo
+        steps, wrap_p, wrap_e, _, _ = self._steps(hard, ace, True)
+        form = [0] * _FORM_SIZE
+        form[0] = ((sum(map(mul, cnt, wrap_p)) << self.shift) + sum(map(mul, cnt, wrap_e))) * unit
+        for v, new_hard, new_ace, total in steps:
+            n = cnt[v]
+            if not n:
+                continue
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            if total == BLACKJACK:  # BJ-6
+                if left <= 2:
+                    cnt[v] = n
+                    return None
+                ao, yo, ac, yc = self._both_form(ck, v, left - 1)
+                cnt[v] = n
+                # n (Ao + c.Yo) + c_v (Ac - Ao) + sum_w c_v c_w (Yc_w - Yo_w), c counting the 21-card
+                form[0] += n * ao
+                for w in VALUES:
+                    form[w] += n * yo[w]
+                    form[_PAIR[v][w]] += yc[w] - yo[w]
+                form[v] += ac - ao
+                continue
+            child = form_memo.get(ck, _NOT_YET)
+            if child is _NOT_YET:
+                child = self._form(ck, new_hard, new_ace, left - 1)
+            cnt[v] = n
+            if child is None:
+                return None
+            if len(child) == 1:  # a constant: F(c) = F(c - e_v)
+                form[0] += n * child[0]
+                continue
+            # n F(c) - c_v (F(c) - F(c - e_v)), where
+            # F(c) - F(c - e_v) = b_v + sum_{w != v} S_vw c_w + S_vv (2 c_v - 1)
+            form = list(map(add, form, map(mul, child, repeat(n)))) if n > 1 else list(map(add, form, child))
+            for j in _PAIR[v][1:]:
+                form[j] -= child[j]
+            diagonal = child[_PAIR[v][v]]
+            form[_PAIR[v][v]] -= diagonal
+            form[v] += diagonal - child[v]
+        return form
+
+    def _both_form(self, ckey: int, x: int, left: int) -> tuple[int, list[int], int, list[int]]:
+        """``_both_coefficients`` (seen) packed as ``_form`` packs: (Ao, Yo, Ac, Yc), with Ac less Yc[x]."""
+        solver = self.solver
+        shift = self.shift
+        cnt = self.cnt
+        suited = self.suited_packed
+        no_match = self.no_match_packed[x]
+        row = solver.match[x]
+        seconds = self._second_pair(ckey, True)
+        depth = solver.size - left
+        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
+        sd2 = solver.scale * d2
+        ao = ac = 0
+        yo, yc = [0] * 11, [0] * 11
+        for w in VALUES:
+            n = cnt[w]
+            if not n:
+                continue
+            sp = suited[w]
+            qp = no_match[w]
+            tp, te = seconds[w]
+            t = (tp << shift) + te
+            mt = d2 * row[w] * t
+            ao += n * (d1 * qp + mt)
+            yo[w] = d1 * (sp - qp) - mt
+            ac += n * d1 * sp
+            yc[w] = sd2 * t - d1 * sp  # seen: the second bonus card's chances are the suited ones
+        return ao, yo, ac - yc[x], yc
+
+    def _evaluate(self, form: _Form) -> tuple[int, int]:
+        """A form's (P, E) (``_form``) at the suit state in ``chr``."""
+        if len(form) == 1:
+            return self._unpack(form[0])
+        chr_ = self.chr
+        monomials = [1, *chr_[1:], *[chr_[x] * chr_[w] for x, w in _PAIRS]]
+        return self._unpack(sum(map(mul, form, monomials)))
+
+    def _unpack(self, packed: int) -> tuple[int, int]:
+        e = packed & self.mask
+        if e > self.mask >> 1:
+            e -= self.mask + 1
+        return (packed - e) >> self.shift, e
 
     def _robust(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int] | None:
         """(P, E) of the best of Stand and the adders when it beats Hit for every suit state, else None."""
@@ -1016,19 +1158,56 @@ class VoluntaryPlan:
         """True when some run of Hits (``cnt`` holds the counts left) ends in a success whatever the
         suits: then Hit's chance of success is above 0, and with Stand and every adder at 0 Hit is strictly
         better, so no bound is needed. It draws the smallest values left until the total is a sure success
-        (standing there, wrapping, or a 21, whose bonus cards only add); a False means only "not found".
+        (standing there, wrapping, or a 21, whose bonus cards only add), then tries a 21 whose bonus card
+        makes the success (``_bonus_can_succeed``); a False means only "not found".
         """
         sure = self.sure
         cnt = self.cnt
+        start_hard, start_ace = hard, ace
         for v in VALUES:
             for _ in range(cnt[v]):
                 hard += v
                 ace = ace or v == 1
                 total = hard + 10 if ace and hard + 10 <= BLACKJACK else hard
                 if total >= BLACKJACK:
-                    return sure[hard - BLACKJACK] if total > BLACKJACK else sure[BLACKJACK]
+                    if sure[hard - BLACKJACK] if total > BLACKJACK else sure[BLACKJACK]:
+                        return True
+                    return self._bonus_can_succeed(start_hard, start_ace)
                 if sure[total]:
                     return True
+        return self._bonus_can_succeed(start_hard, start_ace)
+
+    def _bonus_can_succeed(self, hard: int, ace: bool) -> bool:
+        """True when some run of Hits makes exactly 21 (BJ-6) with a card w still in the shoe whose bonus
+        21 + w is a sure success (a second bonus card only adds): that order has a chance above 0.
+
+        For such a w (one card of it set aside), the sums of the sub-multisets of the other cards left
+        (bit sets, values 2..10, then with one ace or more) tell whether some set of them makes 21: the
+        hard total 21, or 11 with an ace. In ascending order every earlier total is below 21 (no wrap),
+        and the first 21 on the way leaves w in the shoe too.
+        """
+        sure, cnt = self.sure, self.cnt
+        room = BLACKJACK - hard  # the sum the drawn cards may reach
+        if room <= 0:
+            return False
+        mask = (1 << (room + 1)) - 1
+        for w in range(10, 0, -1):
+            if not cnt[w] or not sure[BLACKJACK + w]:
+                continue
+            plain = 1  # bit s: some set of cards of values 2..10 sums to s
+            for v in range(2, 11):
+                for _ in range(min(cnt[v] - (v == w), room // v)):
+                    plain = (plain | plain << v) & mask
+            with_ace = 0  # the same, with one ace or more among them
+            for k in range(1, min(cnt[1] - (w == 1), room) + 1):
+                with_ace |= plain << k
+            with_ace &= mask
+            reach = plain | with_ace
+            if reach >> room & 1:
+                return True
+            soft = room - 10  # hard 11 with an ace counts 21 (BJ-2)
+            if soft >= 1 and ((reach if ace else with_ace) >> soft & 1):
+                return True
         return False
 
     def _bound(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int, int, int]:
@@ -1188,47 +1367,72 @@ class VoluntaryPlan:
 
     def _bonus_both(self, ckey: int, x: int, o: int, c: int, seen: bool, left: int) -> tuple[int, int]:
         """Both suit rules, 2 or more cards left: ``o`` times ``_bonus_pair`` of a 21 made by a card of value
-        ``x`` not of the characteristic's suit plus ``c`` times one made by a card of that suit, in one
-        pass over the bonus card's value w (``cnt`` excludes the 21-card, ``chr`` still counts it)."""
+        ``x`` not of the characteristic's suit plus ``c`` times one made by a card of that suit (``cnt``
+        excludes the 21-card, ``chr`` still counts it).
+
+        Either part is linear in the counts of the characteristic's suit left (``chr``), with coefficients
+        that depend on the counts by value only (``_both_coefficients``, memoised on them): two dot
+        products per part, whatever the suit state.
+        """
+        key = (ckey * 11 + x) * 2 + seen
+        found = self.both_memo.get(key)
+        if found is None:
+            found = self._both_coefficients(ckey, x, seen, left)
+        ao_p, ao_e, yo_p, yo_e, ac_p, ac_e, yc_p, yc_e = found
+        chr_ = self.chr
+        p = e = 0
+        if o:
+            p = o * (ao_p + sum(map(mul, chr_, yo_p)))
+            e = o * (ao_e + sum(map(mul, chr_, yo_e)))
+        if c:
+            p += c * (ac_p + sum(map(mul, chr_, yc_p)))
+            e += c * (ac_e + sum(map(mul, chr_, yc_e)))
+        return p, e
+
+    def _both_coefficients(self, ckey: int, x: int, seen: bool, left: int) -> _Both:
+        """``_bonus_both``'s coefficients: per part (21-card not of the suit, of it), a constant and, per
+        bonus card value w, what each card of the characteristic's suit left of value w adds.
+
+        With n = ``cnt[w]`` and cw of them of the suit (``chr[w]``, which counts the 21-card when it is of
+        value w and of the suit): a 21-card not of the suit gives, per w, cw single bonus cards of the suit
+        (no match) and n - cw of another suit, each matching with the other suits' chance (then a second
+        bonus card); one of the suit gives n - cw' cards that cannot match and cw' that do, where cw' is
+        cw less the 21-card itself when w = x. Every term is linear in cw.
+        """
         solver = self.solver
         scale = solver.scale
-        cnt, chr_ = self.cnt, self.chr
+        cnt = self.cnt
         suited = self.suited_single  # scale x (success, TRL) of a single bonus card, bonus counting
         no_match = self.no_match[seen][x]
         row = solver.match[x]
         seconds = self._second_pair(ckey, seen)
         seconds_suited = self._second_pair(ckey, True)
-        p1 = e1 = p2 = e2 = q1 = f1 = q2 = f2 = 0
+        depth = solver.size - left
+        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
+        sd2 = scale * d2
+        ao_p = ao_e = ac_p = ac_e = 0
+        yo_p, yo_e, yc_p, yc_e = [0] * 11, [0] * 11, [0] * 11, [0] * 11
         for w in VALUES:
             n = cnt[w]
             if not n:
                 continue
-            cw = chr_[w]
-            ow = n - cw
             sp, se = suited[w]
-            if o:  # the 21-card is not of the suit: a bonus card of the suit cannot match it
-                qp, qe = no_match[w]
-                p1 += cw * sp + ow * qp
-                e1 += cw * se + ow * qe
-                m = row[w]
-                if m:
-                    tp, te = seconds[w]
-                    p2 += ow * m * tp
-                    e2 += ow * m * te
-            if c:  # the 21-card is of the suit: a match is a bonus card of the suit (the 21-card gone)
-                if w == x:
-                    cw -= 1
-                    ow += 1
-                q1 += ow * sp
-                f1 += ow * se
-                tp, te = seconds_suited[w]
-                q2 += cw * tp
-                f2 += cw * te
-        depth = solver.size - left
-        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
-        p = o * (p1 * d1 + p2 * d2) + c * (q1 * d1 + q2 * scale * d2)
-        e = o * (e1 * d1 + e2 * d2) + c * (f1 * d1 + f2 * scale * d2)
-        return p, e
+            qp, qe = no_match[w]
+            m = row[w]
+            tp, te = seconds[w]
+            ao_p += n * (d1 * qp + d2 * m * tp)
+            ao_e += n * (d1 * qe + d2 * m * te)
+            yo_p[w] = d1 * (sp - qp) - d2 * m * tp
+            yo_e[w] = d1 * (se - qe) - d2 * m * te
+            tp, te = seconds_suited[w]
+            ac_p += n * d1 * sp
+            ac_e += n * d1 * se
+            yc_p[w] = sd2 * tp - d1 * sp
+            yc_e[w] = sd2 * te - d1 * se
+        # the 21-card is of value x and of the suit: it is not among the bonus card's chances
+        found = (ao_p, ao_e, yo_p, yo_e, ac_p - yc_p[x], ac_e - yc_e[x], yc_p, yc_e)
+        self.both_memo[(ckey * 11 + x) * 2 + seen] = found
+        return found
 
     def _bonus_pair(
         self, ckey: int, skey: int, made_by: int, made_by_suit: bool, seen: bool, left: int

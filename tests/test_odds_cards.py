@@ -505,3 +505,78 @@ def test_voluntary_empty_shoe_offers_hit_from_the_discards() -> None:
     assert hit.expected_trl >= Fraction(sum(trls), 3)  # at least: hit once, then stand
     shoe = Shoe(decks=1, remaining=(), discards=tuple(pile))
     assert odds.voluntary_decision(root, shoe) == odds.voluntary_decision(root, [], pile)
+
+
+# -- both suit rules, the characteristic's suit seen: values as polynomials in that suit's counts ----------
+
+# Found by search: 8-card shoes where Hit's value comes through seen states whose play does not depend on
+# the suits, valued as polynomials in the counts of the characteristic's suit (``VoluntaryPlan._form``).
+FORM_SHOES = [
+    ("Speed", -3, "AH", ["KH", "AC", "7S", "6D", "2S", "QC", "2D", "KD"]),
+    ("Speed", -3, "AH", ["5C", "9H", "2C", "QD", "7S", "8C", "2S", "7H"]),
+    ("Strength", -2, "AS", ["KC", "6H", "2C", "3D", "9H", "3S", "9D", "3C"]),
+    ("Speed", 4, "AH", ["9H", "2S", "5D", "3S", "7C", "8H", "2H", "QD"]),
+]
+
+
+def _forms_used(plan: odds.VoluntaryPlan) -> int:
+    """How many counts states the plan valued as a polynomial that is not a constant."""
+    return sum(1 for form in plan.form_memo.values() if form is not None and len(form) > 1)
+
+
+@pytest.mark.parametrize(("characteristic", "bonus", "face_down", "codes"), FORM_SHOES)
+def test_voluntary_seen_forms_match_every_order(
+    characteristic: str, bonus: int, face_down: str, codes: list[str]
+) -> None:
+    # BJ-4, BJ-6 with BJ-9 (both suit rules, a negative bonus too, an ace face down): Hit's exact odds
+    # through the polynomial forms equal the plan's own choices played on every order of the shoe.
+    shoe = [C(x) for x in codes]
+    root = bj.hit(bj.start_voluntary(1, 4, characteristic, bonus), C(face_down))
+    plan = odds.plan_voluntary(root, shoe)
+    assert _forms_used(plan)  # the fast path was taken
+    assert plan.decision.hit is not None
+    assert (plan.decision.hit.success, plan.decision.hit.expected_trl) == _policy_value(plan, root, shoe)
+
+
+def _without_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(odds.VoluntaryPlan, "_form", lambda self, *args: None)
+
+
+def test_voluntary_seen_forms_equal_the_search_by_suit_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    # BJ-4..BJ-9: the same decisions, Fractions equal, with and without the forms, on random hands from
+    # one deck: negative and positive bonuses, aces and others face down, the suit seen or not, both suit
+    # rules; and the same moves for later states of the hands.
+    rng = random.Random(5)
+    deck = list(full_deck())
+    cases = []
+    for i in range(40):
+        face = rng.choice([c for c in deck if c.rank == 1]) if i % 2 else rng.choice(deck)
+        pool = [c for c in deck if c != face]
+        shoe = rng.sample(pool, rng.randint(14, 30))
+        characteristic, bonus = rng.choice([("Speed", -3), ("Strength", -2), ("Speed", 4), ("Will", -1)])
+        skill, difficulty = rng.randint(0, 4), rng.randint(2, 5)
+        root = bj.hit(bj.start_voluntary(skill, difficulty, characteristic, bonus), face)
+        later = []
+        for _ in range(6):  # later states: hit a few cards of the shoe in order while the hand allows
+            cards = shoe[:]
+            rng.shuffle(cards)
+            hand = root
+            for card in cards[: rng.randint(1, 3)]:
+                if not hand.can_stand:
+                    break
+                hand = play_out(bj.hit(hand, card), [])
+            if hand.can_stand and hand is not root:
+                later.append(hand)
+        cases.append((root, shoe, later))
+    fast = []
+    used = 0
+    for root, shoe, later in cases:
+        plan = odds.plan_voluntary(root, shoe)
+        used += _forms_used(plan) > 0
+        fast.append((plan.decision, [plan.decide(h) for h in later]))
+    assert used >= 10  # the forms were taken in many of these hands
+    _without_forms(monkeypatch)
+    for (root, shoe, later), (decision, moves) in zip(cases, fast, strict=True):
+        plan = odds.plan_voluntary(root, shoe)
+        assert plan.decision == decision
+        assert [plan.decide(h) for h in later] == moves

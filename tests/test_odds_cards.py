@@ -538,14 +538,18 @@ def test_voluntary_seen_forms_match_every_order(
     assert (plan.decision.hit.success, plan.decision.hit.expected_trl) == _policy_value(plan, root, shoe)
 
 
-def _without_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+def _without_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search by suit state, with only the bounds to prune it (the engine before the forms)."""
     monkeypatch.setattr(odds.VoluntaryPlan, "_form", lambda self, *args: None)
+    monkeypatch.setattr(odds.VoluntaryPlan, "_can_fail", lambda self, *args: False)
+    monkeypatch.setattr(odds.VoluntaryPlan, "_bonus_can_succeed", lambda self, *args: False)
 
 
-def test_voluntary_seen_forms_equal_the_search_by_suit_state(monkeypatch: pytest.MonkeyPatch) -> None:
-    # BJ-4..BJ-9: the same decisions, Fractions equal, with and without the forms, on random hands from
-    # one deck: negative and positive bonuses, aces and others face down, the suit seen or not, both suit
-    # rules; and the same moves for later states of the hands.
+def test_voluntary_shortcuts_equal_the_search_by_suit_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    # BJ-4..BJ-9: the same decisions, Fractions equal, with and without the forms and the shortcuts that
+    # settle a move without a bound (``_can_fail``, ``_bonus_can_succeed``), on random hands from one
+    # deck: negative and positive bonuses, aces and others face down, the suit seen or not, both suit
+    # rules, easy and hard tasks; and the same moves for later states of the hands.
     rng = random.Random(5)
     deck = list(full_deck())
     cases = []
@@ -554,7 +558,7 @@ def test_voluntary_seen_forms_equal_the_search_by_suit_state(monkeypatch: pytest
         pool = [c for c in deck if c != face]
         shoe = rng.sample(pool, rng.randint(14, 30))
         characteristic, bonus = rng.choice([("Speed", -3), ("Strength", -2), ("Speed", 4), ("Will", -1)])
-        skill, difficulty = rng.randint(0, 4), rng.randint(2, 5)
+        skill, difficulty = rng.randint(0, 8), rng.randint(0, 6)
         root = bj.hit(bj.start_voluntary(skill, difficulty, characteristic, bonus), face)
         later = []
         for _ in range(6):  # later states: hit a few cards of the shoe in order while the hand allows
@@ -575,8 +579,23 @@ def test_voluntary_seen_forms_equal_the_search_by_suit_state(monkeypatch: pytest
         used += _forms_used(plan) > 0
         fast.append((plan.decision, [plan.decide(h) for h in later]))
     assert used >= 10  # the forms were taken in many of these hands
-    _without_forms(monkeypatch)
+    _without_shortcuts(monkeypatch)
     for (root, shoe, later), (decision, moves) in zip(cases, fast, strict=True):
         plan = odds.plan_voluntary(root, shoe)
         assert plan.decision == decision
         assert [plan.decide(h) for h in later] == moves
+
+
+def test_shortcuts_claim_only_what_holds() -> None:
+    # BJ-5, BJ-6, BJ-8: Hit "can succeed" through a 21 only when a card is left for the bonus besides the
+    # cards that make the 21; Hit "can fail" only when a wrap can reach a total that fails.
+    root = bj.hit(bj.start_voluntary(1, 4, "Speed", -3), C("AS"))  # a success needs 23: a 21 and a bonus
+    plan = odds.plan_voluntary(root, [C(x) for x in ["2C", "2D", "9S", "KS"]])
+    plan.cnt[:] = [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]  # one 2 left, hard 19: the 2 makes 21, no bonus card
+    assert not plan._bonus_can_succeed(19, False)
+    plan.cnt[2] = 2  # two 2s: one makes 21, the other is a bonus card of 2 (23)
+    assert plan._bonus_can_succeed(19, False)
+    easy = bj.hit(bj.start_voluntary(8, 0), C("9S"))  # every total succeeds, wrapped or not
+    plan = odds.plan_voluntary(easy, [C(x) for x in ["KC", "QD", "9S", "5H"]])
+    for hard in range(12, 21):
+        assert not plan._can_fail(hard, False, False)

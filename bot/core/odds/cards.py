@@ -47,7 +47,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import repeat
 from math import lcm
 from operator import add, mul
 
@@ -82,6 +81,21 @@ _PAIR = [[0] * 11 for _ in range(11)]  # _PAIR[x][w]: the index of c_x c_w in a 
 for _i, (_x, _w) in enumerate(_PAIRS, start=11):
     _PAIR[_x][_w] = _PAIR[_w][_x] = _i
 _FORM_SIZE = 11 + len(_PAIRS)
+
+
+def _factors(v: int, n: int) -> list[int]:
+    """What each coefficient of a child's form counts for in its parent's (``VoluntaryPlan._hit_form``),
+    the child one card of value v down, with n such cards: n F(c) - c_v (F(c) - F(c - e_v)) takes b_v
+    once less, S_vw (w != v) once less and S_vv twice less; b_v's gain of S_vv is added apart."""
+    factors = [n] * _FORM_SIZE
+    factors[v] = n - 1
+    for w in VALUES:
+        factors[_PAIR[v][w]] = n - 1
+    factors[_PAIR[v][v]] = n - 2
+    return factors
+
+
+_FACTORS: dict[tuple[int, int], list[int]] = {}  # (v, n) -> _factors(v, n)
 _NOT_YET = (-1, -1)  # a memo lookup's default (a stored None means "not decided by Stand or an adder")
 
 
@@ -628,6 +642,8 @@ class VoluntaryPlan:
         self.second_memo: dict[int, list[tuple[int, int]]] = {}
         self.both_memo: dict[int, _Both] = {}  # _bonus_both's coefficients, on counts by value
         self.form_memo: dict[int, _Form | None] = {}  # _form: seen states' values as polynomials in chr
+        self.monomials: dict[int, list[int]] = {}  # skey -> _evaluate's monomials of that suit state
+        self.hit_wins: set[int] = set()  # _robust keys where Hit can succeed and Stand and the adders not
         # (hard, ace, seen) -> the best of Stand and the adders (index, success 0/1, TRL), and the most
         # success and the most TRL any of them gives
         self.fixed_memo: dict[tuple[int, bool, bool], tuple[int, int, int]] = {}
@@ -635,6 +651,7 @@ class VoluntaryPlan:
         self.steps_memo: dict[tuple[int, bool, bool], _Steps] = {}
         # sure[total]: a success whether or not the characteristic's bonus counts (BJ-8, BJ-9)
         self.sure = [a >= 1 and b >= 1 for a, b in zip(solver.trl[False], solver.trl[True], strict=True)]
+        self.doomed = [a < 1 and b < 1 for a, b in zip(solver.trl[False], solver.trl[True], strict=True)]
         # _bonus_pair's tables: a bonus card w of the characteristic's suit (never a match for a 21-card
         # of another suit), and per seen-flag and 21-card x one of another suit that did not match x's
         scale = solver.scale
@@ -993,7 +1010,7 @@ class VoluntaryPlan:
         if found is None and self.exact and seen:
             form = self._form(ckey, hard, ace, left)
             if form is not None:
-                found = self.memo[key] = self._evaluate(form)
+                found = self.memo[key] = self._evaluate(form, skey)
         if found is None:
             solver = self.solver
             unit = solver.depth_scale[solver.size - left] * solver.scale
@@ -1034,8 +1051,8 @@ class VoluntaryPlan:
         form: _Form | None = None
         if robust is not None:
             form = [(robust[0] << self.shift) + robust[1]]
-        elif left > 1 and not self._best_fixed(hard, ace, True)[1] and self._can_succeed(hard, ace):
-            form = self._hit_form(ckey, hard, ace, left)  # Hit, whatever the suits: its P is above 0
+        elif left > 1 and 2 * ckey in self.hit_wins:  # Stand and the adders cannot succeed, Hit can
+            form = self._hit_form(ckey, hard, ace, left)
         memo[ckey] = form
         return form
 
@@ -1078,12 +1095,11 @@ class VoluntaryPlan:
                 continue
             # n F(c) - c_v (F(c) - F(c - e_v)), where
             # F(c) - F(c - e_v) = b_v + sum_{w != v} S_vw c_w + S_vv (2 c_v - 1)
-            form = list(map(add, form, map(mul, child, repeat(n)))) if n > 1 else list(map(add, form, child))
-            for j in _PAIR[v][1:]:
-                form[j] -= child[j]
-            diagonal = child[_PAIR[v][v]]
-            form[_PAIR[v][v]] -= diagonal
-            form[v] += diagonal - child[v]
+            factors = _FACTORS.get((v, n))
+            if factors is None:
+                factors = _FACTORS[(v, n)] = _factors(v, n)
+            form = list(map(add, form, map(mul, child, factors)))
+            form[v] += child[_PAIR[v][v]]
         return form
 
     def _both_form(self, ckey: int, x: int, left: int) -> tuple[int, list[int], int, list[int]]:
@@ -1115,12 +1131,14 @@ class VoluntaryPlan:
             yc[w] = sd2 * t - d1 * sp  # seen: the second bonus card's chances are the suited ones
         return ao, yo, ac - yc[x], yc
 
-    def _evaluate(self, form: _Form) -> tuple[int, int]:
-        """A form's (P, E) (``_form``) at the suit state in ``chr``."""
+    def _evaluate(self, form: _Form, skey: int) -> tuple[int, int]:
+        """A form's (P, E) (``_form``) at the suit state in ``chr`` (``skey`` its code)."""
         if len(form) == 1:
             return self._unpack(form[0])
-        chr_ = self.chr
-        monomials = [1, *chr_[1:], *[chr_[x] * chr_[w] for x, w in _PAIRS]]
+        monomials = self.monomials.get(skey)
+        if monomials is None:  # few suit states: the states after the suit's first card share them
+            chr_ = self.chr
+            monomials = self.monomials[skey] = [1, *chr_[1:], *[chr_[x] * chr_[w] for x, w in _PAIRS]]
         return self._unpack(sum(map(mul, form, monomials)))
 
     def _unpack(self, packed: int) -> tuple[int, int]:
@@ -1141,6 +1159,9 @@ class VoluntaryPlan:
         if left:
             if not success and self._can_succeed(hard, ace):
                 fixed = None  # Hit has a chance of success and Stand or an adder none: no bound needed
+                self.hit_wins.add(key)
+            elif success and self._can_fail(hard, ace, unseen):
+                pass  # Stand or an adder succeeds for sure and Hit can fail: no bound needed
             else:
                 hit_p, hit_e, _, _ = self._bound(ckey, hard, ace, unseen, left)
                 assert fixed is not None
@@ -1177,6 +1198,37 @@ class VoluntaryPlan:
                     return True
         return self._bonus_can_succeed(start_hard, start_ace)
 
+    def _can_fail(self, hard: int, ace: bool, unseen: bool) -> bool:
+        """True when Hit's chance of success is below 1 for every suit state with these counts (``cnt``):
+        then a sure success by Stand or an adder is strictly better, and no bound is needed.
+
+        It looks for a card v left (of the characteristic's suit or not, as the state allows: unseen, that
+        suit's cards left are the shoe's) after which the best chance is below 1: a wrap (BJ-5) to a total
+        that fails, or a total below 21 where Stand and the adders fail and a next card can wrap to a
+        total that fails whatever the suits. A 21 is never taken (its bonus cards may succeed); a False
+        means only "not found".
+        """
+        cnt, char0, trl, doomed = self.cnt, self.char0, self.solver.trl, self.doomed
+        for v in range(10, 0, -1):
+            n = cnt[v]
+            if not n:
+                continue
+            new_hard = hard + v
+            new_ace = ace or v == 1
+            total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
+            if total == BLACKJACK:
+                continue
+            flags = ((n > char0[v]) * [False] + (char0[v] > 0) * [True]) if unseen else [True]
+            for seen in flags:
+                if total > BLACKJACK:
+                    if trl[seen][new_hard - BLACKJACK] < 1:
+                        return True
+                elif not self._best_fixed(new_hard, new_ace, seen)[1]:
+                    for u in range(10, BLACKJACK - new_hard, -1):  # the cards that wrap from there
+                        if cnt[u] - (u == v) > 0 and doomed[new_hard + u - BLACKJACK]:
+                            return True
+        return False
+
     def _bonus_can_succeed(self, hard: int, ace: bool) -> bool:
         """True when some run of Hits makes exactly 21 (BJ-6) with a card w still in the shoe whose bonus
         21 + w is a sure success (a second bonus card only adds): that order has a chance above 0.
@@ -1194,6 +1246,10 @@ class VoluntaryPlan:
         for w in range(10, 0, -1):
             if not cnt[w] or not sure[BLACKJACK + w]:
                 continue
+            # one card makes 21: the hard total 21 (an ace as 1), or 11 with an ace in the hand
+            for need in (room, room - 10 if ace else 0):
+                if 1 <= need <= 10 and cnt[need] - (need == w) > 0:
+                    return True
             plain = 1  # bit s: some set of cards of values 2..10 sums to s
             for v in range(2, 11):
                 for _ in range(min(cnt[v] - (v == w), room // v)):

@@ -72,7 +72,6 @@ BLACKJACK = rules.BLACKJACK
 Counts = tuple[int, ...]
 Runs = list[tuple[int, int, int, int]]  # (success 0/1, TRL, lowest value, highest value)
 _Steps = tuple[list[tuple[int, int, bool, int]], list[int], list[int], list[int], list[int]]
-_Both = tuple[int, int, list[int], list[int], int, int, list[int], list[int]]
 # VoluntaryPlan._form: the coefficients of 1, c_1..c_10 and c_x c_w (x <= w, in _PAIRS' order), packed; or
 # only the first, for a constant
 _Form = list[int]
@@ -640,7 +639,6 @@ class VoluntaryPlan:
         self.bonus_bound_memo: dict[int, tuple[int, int]] = {}
         self.pair_memo: dict[int, tuple[int, int]] = {}
         self.second_memo: dict[int, list[tuple[int, int]]] = {}
-        self.both_memo: dict[int, _Both] = {}  # _bonus_both's coefficients, on counts by value
         self.form_memo: dict[int, _Form | None] = {}  # _form: seen states' values as polynomials in chr
         self.monomials: dict[int, list[int]] = {}  # skey -> _evaluate's monomials of that suit state
         self.hit_wins: set[int] = set()  # _robust keys where Hit can succeed and Stand and the adders not
@@ -1063,8 +1061,8 @@ class VoluntaryPlan:
         cnt, place = self.cnt, self.place
         form_memo = self.form_memo
         steps, wrap_p, wrap_e, _, _ = self._steps(hard, ace, True)
-        form = [0] * _FORM_SIZE
-        form[0] = ((sum(map(mul, cnt, wrap_p)) << self.shift) + sum(map(mul, cnt, wrap_e))) * unit
+        constant = ((sum(map(mul, cnt, wrap_p)) << self.shift) + sum(map(mul, cnt, wrap_e))) * unit
+        form: _Form | None = None
         for v, new_hard, new_ace, total in steps:
             n = cnt[v]
             if not n:
@@ -1075,14 +1073,9 @@ class VoluntaryPlan:
                 if left <= 2:
                     cnt[v] = n
                     return None
-                ao, yo, ac, yc = self._both_form(ck, v, left - 1)
+                event = self._both_form(ck, v, n, left - 1)
                 cnt[v] = n
-                # n (Ao + c.Yo) + c_v (Ac - Ao) + sum_w c_v c_w (Yc_w - Yo_w), c counting the 21-card
-                form[0] += n * ao
-                for w in VALUES:
-                    form[w] += n * yo[w]
-                    form[_PAIR[v][w]] += yc[w] - yo[w]
-                form[v] += ac - ao
+                form = event if form is None else list(map(add, form, event))
                 continue
             child = form_memo.get(ck, _NOT_YET)
             if child is _NOT_YET:
@@ -1091,31 +1084,47 @@ class VoluntaryPlan:
             if child is None:
                 return None
             if len(child) == 1:  # a constant: F(c) = F(c - e_v)
-                form[0] += n * child[0]
+                constant += n * child[0]
                 continue
             # n F(c) - c_v (F(c) - F(c - e_v)), where
             # F(c) - F(c - e_v) = b_v + sum_{w != v} S_vw c_w + S_vv (2 c_v - 1)
             factors = _FACTORS.get((v, n))
             if factors is None:
                 factors = _FACTORS[(v, n)] = _factors(v, n)
-            form = list(map(add, form, map(mul, child, factors)))
+            if form is None:
+                form = list(map(mul, child, factors))
+            else:
+                form = list(map(add, form, map(mul, child, factors)))
             form[v] += child[_PAIR[v][v]]
+        if form is None:
+            return [constant]
+        form[0] += constant
         return form
 
-    def _both_form(self, ckey: int, x: int, left: int) -> tuple[int, list[int], int, list[int]]:
-        """``_both_coefficients`` (seen) packed as ``_form`` packs: (Ao, Yo, Ac, Yc), with Ac less Yc[x]."""
+    def _both_form(self, ckey: int, x: int, m: int, left: int) -> _Form:
+        """What a 21 made by one of ``m`` cards of value ``x`` adds to a seen state's form (``_form``):
+        ``_bonus_both`` as a polynomial in c = ``chr`` (counting the 21-card), packed as ``_form`` packs.
+
+        With n = ``cnt[w]`` bonus cards of value w and cw of them of the suit: after a 21-card not of the
+        suit, cw single bonus cards cannot match it and n - cw match it with the other suits' chance (then
+        a second bonus card); after one of the suit, n - cw' cannot match and cw' do, where cw' is cw less
+        the 21-card itself when w = x. Each part is linear in c: Ao + c.Yo after a 21-card not of the suit,
+        Ac + c.Yc after one of it, so the 21 gives (m - c_x)(Ao + c.Yo) + c_x (Ac + c.Yc).
+        """
         solver = self.solver
         shift = self.shift
         cnt = self.cnt
         suited = self.suited_packed
         no_match = self.no_match_packed[x]
         row = solver.match[x]
+        pairs = _PAIR[x]
         seconds = self._second_pair(ckey, True)
         depth = solver.size - left
         d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
         sd2 = solver.scale * d2
         ao = ac = 0
-        yo, yc = [0] * 11, [0] * 11
+        form = [0] * _FORM_SIZE
+        yc_x = 0
         for w in VALUES:
             n = cnt[w]
             if not n:
@@ -1126,10 +1135,16 @@ class VoluntaryPlan:
             t = (tp << shift) + te
             mt = d2 * row[w] * t
             ao += n * (d1 * qp + mt)
-            yo[w] = d1 * (sp - qp) - mt
+            yo = d1 * (sp - qp) - mt
+            yc = sd2 * t - d1 * sp  # seen: the second bonus card's chances are the suited ones
+            if w == x:
+                yc_x = yc
             ac += n * d1 * sp
-            yc[w] = sd2 * t - d1 * sp  # seen: the second bonus card's chances are the suited ones
-        return ao, yo, ac - yc[x], yc
+            form[w] = m * yo
+            form[pairs[w]] = yc - yo
+        form[0] = m * ao
+        form[x] += ac - yc_x - ao  # Ac counts the 21-card's own chance: c.Yc takes it once too many
+        return form
 
     def _evaluate(self, form: _Form, skey: int) -> tuple[int, int]:
         """A form's (P, E) (``_form``) at the suit state in ``chr`` (``skey`` its code)."""
@@ -1423,72 +1438,47 @@ class VoluntaryPlan:
 
     def _bonus_both(self, ckey: int, x: int, o: int, c: int, seen: bool, left: int) -> tuple[int, int]:
         """Both suit rules, 2 or more cards left: ``o`` times ``_bonus_pair`` of a 21 made by a card of value
-        ``x`` not of the characteristic's suit plus ``c`` times one made by a card of that suit (``cnt``
-        excludes the 21-card, ``chr`` still counts it).
-
-        Either part is linear in the counts of the characteristic's suit left (``chr``), with coefficients
-        that depend on the counts by value only (``_both_coefficients``, memoised on them): two dot
-        products per part, whatever the suit state.
-        """
-        key = (ckey * 11 + x) * 2 + seen
-        found = self.both_memo.get(key)
-        if found is None:
-            found = self._both_coefficients(ckey, x, seen, left)
-        ao_p, ao_e, yo_p, yo_e, ac_p, ac_e, yc_p, yc_e = found
-        chr_ = self.chr
-        p = e = 0
-        if o:
-            p = o * (ao_p + sum(map(mul, chr_, yo_p)))
-            e = o * (ao_e + sum(map(mul, chr_, yo_e)))
-        if c:
-            p += c * (ac_p + sum(map(mul, chr_, yc_p)))
-            e += c * (ac_e + sum(map(mul, chr_, yc_e)))
-        return p, e
-
-    def _both_coefficients(self, ckey: int, x: int, seen: bool, left: int) -> _Both:
-        """``_bonus_both``'s coefficients: per part (21-card not of the suit, of it), a constant and, per
-        bonus card value w, what each card of the characteristic's suit left of value w adds.
-
-        With n = ``cnt[w]`` and cw of them of the suit (``chr[w]``, which counts the 21-card when it is of
-        value w and of the suit): a 21-card not of the suit gives, per w, cw single bonus cards of the suit
-        (no match) and n - cw of another suit, each matching with the other suits' chance (then a second
-        bonus card); one of the suit gives n - cw' cards that cannot match and cw' that do, where cw' is
-        cw less the 21-card itself when w = x. Every term is linear in cw.
-        """
+        ``x`` not of the characteristic's suit plus ``c`` times one made by a card of that suit, in one
+        pass over the bonus card's value w (``cnt`` excludes the 21-card, ``chr`` still counts it)."""
         solver = self.solver
         scale = solver.scale
-        cnt = self.cnt
+        cnt, chr_ = self.cnt, self.chr
         suited = self.suited_single  # scale x (success, TRL) of a single bonus card, bonus counting
         no_match = self.no_match[seen][x]
         row = solver.match[x]
         seconds = self._second_pair(ckey, seen)
         seconds_suited = self._second_pair(ckey, True)
-        depth = solver.size - left
-        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
-        sd2 = scale * d2
-        ao_p = ao_e = ac_p = ac_e = 0
-        yo_p, yo_e, yc_p, yc_e = [0] * 11, [0] * 11, [0] * 11, [0] * 11
+        p1 = e1 = p2 = e2 = q1 = f1 = q2 = f2 = 0
         for w in VALUES:
             n = cnt[w]
             if not n:
                 continue
+            cw = chr_[w]
+            ow = n - cw
             sp, se = suited[w]
-            qp, qe = no_match[w]
-            m = row[w]
-            tp, te = seconds[w]
-            ao_p += n * (d1 * qp + d2 * m * tp)
-            ao_e += n * (d1 * qe + d2 * m * te)
-            yo_p[w] = d1 * (sp - qp) - d2 * m * tp
-            yo_e[w] = d1 * (se - qe) - d2 * m * te
-            tp, te = seconds_suited[w]
-            ac_p += n * d1 * sp
-            ac_e += n * d1 * se
-            yc_p[w] = sd2 * tp - d1 * sp
-            yc_e[w] = sd2 * te - d1 * se
-        # the 21-card is of value x and of the suit: it is not among the bonus card's chances
-        found = (ao_p, ao_e, yo_p, yo_e, ac_p - yc_p[x], ac_e - yc_e[x], yc_p, yc_e)
-        self.both_memo[(ckey * 11 + x) * 2 + seen] = found
-        return found
+            if o:  # the 21-card is not of the suit: a bonus card of the suit cannot match it
+                qp, qe = no_match[w]
+                p1 += cw * sp + ow * qp
+                e1 += cw * se + ow * qe
+                m = row[w]
+                if m:
+                    tp, te = seconds[w]
+                    p2 += ow * m * tp
+                    e2 += ow * m * te
+            if c:  # the 21-card is of the suit: a match is a bonus card of the suit (the 21-card gone)
+                if w == x:
+                    cw -= 1
+                    ow += 1
+                q1 += ow * sp
+                f1 += ow * se
+                tp, te = seconds_suited[w]
+                q2 += cw * tp
+                f2 += cw * te
+        depth = solver.size - left
+        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
+        p = o * (p1 * d1 + p2 * d2) + c * (q1 * d1 + q2 * scale * d2)
+        e = o * (e1 * d1 + e2 * d2) + c * (f1 * d1 + f2 * scale * d2)
+        return p, e
 
     def _bonus_pair(
         self, ckey: int, skey: int, made_by: int, made_by_suit: bool, seen: bool, left: int

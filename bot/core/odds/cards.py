@@ -893,6 +893,7 @@ class VoluntaryPlan:
         unit = solver.depth_scale[solver.size - left + 1] * solver.scale
         cnt, chr_, place, suit_place = self.cnt, self.chr, self.place, self.suit_place
         memo, robust_memo, pair_memo = self.memo, self.robust_memo, self.pair_memo
+        form_memo = self.form_memo
         exact = self.exact
         split = exact or (self.track and not seen)  # a card of the characteristic's suit is told apart
         # memo key = counts code + offset: the suit code (both rules) or the seen flag (only BJ-9)
@@ -967,7 +968,8 @@ class VoluntaryPlan:
                     if exact:
                         sk = skey - suit_place[v]
                         chr_[v] = c - 1
-                        robust = memo.get(ck + sk)
+                        form = form_memo.get(ck)  # (its value is not memoised: few are asked twice)
+                        robust = memo.get(ck + sk) if form is None else self._evaluate(form, sk)
                     else:
                         sk = skey
                         robust = memo.get(ck + suited_offset)
@@ -1029,16 +1031,20 @@ class VoluntaryPlan:
         of that suit left (``chr``), when the play from here on does not depend on them; else None.
 
         Once the suit has shown, its bonus counts (BJ-9) and the suits matter only through BJ-6's match
-        chance at a 21 (``_bonus_both``: linear in ``chr``, coefficients on counts by value). If at this
-        state and at every state after it the move is the same for every suit state (Stand or an adder
-        beats Hit's bound, ``_robust``; or Stand and the adders cannot succeed and Hit can,
-        ``_can_succeed``), the value is ``a + b.c + c.G.c`` in c = ``chr``, with a, b, G integers that
-        depend on the counts by value only: a child of value v not of the suit keeps c, one of it takes
-        c - e_v, and with n cards of value v and c_v of the suit, (n - c_v) F(c) + c_v F(c - e_v) is again
-        such a polynomial. So the memo is on counts by value (``cnt`` holds them), and ``_evaluate`` gives
-        the exact value at one suit state. A form is (a, b, G) with G flat (G[11 x + w]); b and G are None
-        for a constant. Each number packs a (P, E) pair of numerators as ``P << shift + E`` (``_pack``):
-        every step is linear with integer factors, so the pair is recovered exactly at the end.
+        chance at a 21 (``_both_form``: (m - c_x)(Ao + c.Yo) + c_x (Ac + c.Yc), coefficients on counts by
+        value). If at this state and at every state after it the move is the same for every suit state
+        (Stand or an adder beats Hit's bound, ``_robust``; or Stand and the adders cannot succeed and Hit
+        can, ``_can_succeed``, recorded in ``hit_wins``), the value is a quadratic polynomial
+        ``a + sum_w b_w c_w + sum_{x <= w} S_xw c_x c_w`` in c = ``chr`` whose integer coefficients depend
+        on the counts by value only: a child of value v not of the suit keeps c, one of it takes c - e_v,
+        and with n cards of value v and c_v of the suit, (n - c_v) F(c) + c_v F(c - e_v) is again such a
+        polynomial (``_factors``). So the memo is on counts by value (``cnt`` holds them), and
+        ``_evaluate`` gives the exact value at one suit state. A form lists the coefficients of 1,
+        c_1..c_10 and the c_x c_w in ``_PAIRS``' order, or only the first for a constant. Each packs a
+        (P, E) pair of numerators as ``P << shift + E``: every step is linear with integer factors, so
+        the pair is recovered exactly at the end (|E| stays below half of ``1 << shift``). A polynomial
+        need only be right at suit states that can occur (c_w <= the cards of value w left), so the
+        coefficients of values with no card left may hold anything.
         """
         memo = self.form_memo
         if ckey in memo:
@@ -1149,17 +1155,17 @@ class VoluntaryPlan:
     def _evaluate(self, form: _Form, skey: int) -> tuple[int, int]:
         """A form's (P, E) (``_form``) at the suit state in ``chr`` (``skey`` its code)."""
         if len(form) == 1:
-            return self._unpack(form[0])
-        monomials = self.monomials.get(skey)
-        if monomials is None:  # few suit states: the states after the suit's first card share them
-            chr_ = self.chr
-            monomials = self.monomials[skey] = [1, *chr_[1:], *[chr_[x] * chr_[w] for x, w in _PAIRS]]
-        return self._unpack(sum(map(mul, form, monomials)))
-
-    def _unpack(self, packed: int) -> tuple[int, int]:
-        e = packed & self.mask
-        if e > self.mask >> 1:
-            e -= self.mask + 1
+            packed = form[0]
+        else:
+            monomials = self.monomials.get(skey)
+            if monomials is None:  # few suit states: the states after the suit's first card share them
+                chr_ = self.chr
+                monomials = self.monomials[skey] = [1, *chr_[1:], *[chr_[x] * chr_[w] for x, w in _PAIRS]]
+            packed = sum(map(mul, form, monomials))
+        mask = self.mask
+        e = packed & mask
+        if e > mask >> 1:
+            e -= mask + 1
         return (packed - e) >> self.shift, e
 
     def _robust(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int] | None:

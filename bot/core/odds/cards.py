@@ -44,7 +44,7 @@ decides on the total, the values of the cards gone and which of them were of the
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
@@ -640,6 +640,7 @@ class VoluntaryPlan:
         self.pair_memo: dict[int, tuple[int, int]] = {}
         self.second_memo: dict[int, list[tuple[int, int]]] = {}
         self.form_memo: dict[int, _Form | None] = {}  # _form: seen states' values as polynomials in chr
+        self.both_tables: dict[tuple[int, int], tuple[list[int], list[int], list[int], list[int], int]] = {}
         self.monomials: dict[int, list[int]] = {}  # skey -> _evaluate's monomials of that suit state
         self.hit_wins: set[int] = set()  # _robust keys where Hit can succeed and Stand and the adders not
         # (hard, ace, seen) -> the best of Stand and the adders (index, success 0/1, TRL), and the most
@@ -1068,7 +1069,8 @@ class VoluntaryPlan:
         form_memo = self.form_memo
         steps, wrap_p, wrap_e, _, _ = self._steps(hard, ace, True)
         constant = ((sum(map(mul, cnt, wrap_p)) << self.shift) + sum(map(mul, cnt, wrap_e))) * unit
-        form: _Form | None = None
+        terms: Iterator[int] | None = None  # the sum of the parts, lane by lane, taken in one pass at the end
+        diagonals = []
         for v, new_hard, new_ace, total in steps:
             n = cnt[v]
             if not n:
@@ -1079,9 +1081,9 @@ class VoluntaryPlan:
                 if left <= 2:
                     cnt[v] = n
                     return None
-                event = self._both_form(ck, v, n, left - 1)
+                event: Iterator[int] = iter(self._both_form(ck, v, n, left - 1))
                 cnt[v] = n
-                form = event if form is None else list(map(add, form, event))
+                terms = event if terms is None else map(add, terms, event)
                 continue
             child = form_memo.get(ck, _NOT_YET)
             if child is _NOT_YET:
@@ -1097,14 +1099,15 @@ class VoluntaryPlan:
             factors = _FACTORS.get((v, n))
             if factors is None:
                 factors = _FACTORS[(v, n)] = _factors(v, n)
-            if form is None:
-                form = list(map(mul, child, factors))
-            else:
-                form = list(map(add, form, map(mul, child, factors)))
-            form[v] += child[_PAIR[v][v]]
-        if form is None:
+            term = map(mul, child, factors)
+            terms = term if terms is None else map(add, terms, term)
+            diagonals.append((v, child[_PAIR[v][v]]))
+        if terms is None:
             return [constant]
+        form = list(terms)
         form[0] += constant
+        for v, diagonal in diagonals:
+            form[v] += diagonal
         return form
 
     def _both_form(self, ckey: int, x: int, m: int, left: int) -> _Form:
@@ -1117,17 +1120,14 @@ class VoluntaryPlan:
         the 21-card itself when w = x. Each part is linear in c: Ao + c.Yo after a 21-card not of the suit,
         Ac + c.Yc after one of it, so the 21 gives (m - c_x)(Ao + c.Yo) + c_x (Ac + c.Yc).
         """
-        solver = self.solver
         shift = self.shift
         cnt = self.cnt
-        suited = self.suited_packed
-        no_match = self.no_match_packed[x]
-        row = solver.match[x]
+        tables = self.both_tables.get((x, left))
+        if tables is None:
+            tables = self._both_tables(x, left)
+        d1_no_match, d1_suited, d1_base, d2_match, sd2 = tables
         pairs = _PAIR[x]
         seconds = self._second_pair(ckey, True)
-        depth = solver.size - left
-        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
-        sd2 = solver.scale * d2
         ao = ac = 0
         form = [0] * _FORM_SIZE
         yc_x = 0
@@ -1135,22 +1135,32 @@ class VoluntaryPlan:
             n = cnt[w]
             if not n:
                 continue
-            sp = suited[w]
-            qp = no_match[w]
             tp, te = seconds[w]
             t = (tp << shift) + te
-            mt = d2 * row[w] * t
-            ao += n * (d1 * qp + mt)
-            yo = d1 * (sp - qp) - mt
-            yc = sd2 * t - d1 * sp  # seen: the second bonus card's chances are the suited ones
+            mt = d2_match[w] * t
+            ao += n * (d1_no_match[w] + mt)
+            yo = d1_base[w] - mt
+            yc = sd2 * t - d1_suited[w]  # seen: the second bonus card's chances are the suited ones
             if w == x:
                 yc_x = yc
-            ac += n * d1 * sp
+            ac += n * d1_suited[w]
             form[w] = m * yo
             form[pairs[w]] = yc - yo
         form[0] = m * ao
         form[x] += ac - yc_x - ao  # Ac counts the 21-card's own chance: c.Yc takes it once too many
         return form
+
+    def _both_tables(self, x: int, left: int) -> tuple[list[int], list[int], list[int], list[int], int]:
+        """``_both_form``'s factors that depend only on the 21-card's value and the depth."""
+        solver = self.solver
+        depth = solver.size - left
+        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
+        no_match = [d1 * q for q in self.no_match_packed[x]]
+        suited = [d1 * q for q in self.suited_packed]
+        base = [a - b for a, b in zip(suited, no_match, strict=True)]
+        d2_match = [d2 * m for m in solver.match[x]]
+        found = self.both_tables[(x, left)] = (no_match, suited, base, d2_match, solver.scale * d2)
+        return found
 
     def _evaluate(self, form: _Form, skey: int) -> tuple[int, int]:
         """A form's (P, E) (``_form``) at the suit state in ``chr`` (``skey`` its code)."""

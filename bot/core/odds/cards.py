@@ -39,6 +39,13 @@ A voluntary hand's player knows the face-down card, so Stand and each skill adde
 result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The policy
 decides on the total, the values of the cards gone and which of them were of the characteristic's suit
 (only whether that suit has shown, when the suit rule is off).
+
+With both suit rules, once the characteristic's suit has shown its bonus is settled, and the suits matter
+only through BJ-6's match chance at a 21, which is linear in the counts of that suit left (per value). So
+where the move from a state on is provably the same for every suit state (Stand or an adder beats Hit's
+upper bound; or only Hit can still succeed), the state's value is a quadratic polynomial in those counts
+with coefficients that depend on the counts by value alone: memoised once per counts by value
+(``VoluntaryPlan._form``) and evaluated per suit state, exactly. Elsewhere the search goes on by suit state.
 """
 
 from __future__ import annotations
@@ -1058,6 +1065,18 @@ class VoluntaryPlan:
             form = [(robust[0] << self.shift) + robust[1]]
         elif left > 1 and 2 * ckey in self.hit_wins:  # Stand and the adders cannot succeed, Hit can
             form = self._hit_form(ckey, hard, ace, left)
+        elif left > 1:  # Hit's value is one number and beats Stand and the adders: Hit, whatever the suits
+            hit = self._hit_form(ckey, hard, ace, left)
+            if hit is not None and len(hit) == 1:
+                solver = self.solver
+                unit = solver.depth_scale[solver.size - left] * solver.scale
+                _, success, trl = self._best_fixed(hard, ace, True)
+                mask = self.mask
+                e = hit[0] & mask
+                if e > mask >> 1:
+                    e -= mask + 1
+                if ((hit[0] - e) >> self.shift, e) > (unit * success, unit * trl):  # ties: Stand or adder
+                    form = hit
         memo[ckey] = form
         return form
 

@@ -599,3 +599,27 @@ def test_shortcuts_claim_only_what_holds() -> None:
     plan = odds.plan_voluntary(easy, [C(x) for x in ["KC", "QD", "9S", "5H"]])
     for hard in range(12, 21):
         assert not plan._can_fail(hard, False, False)
+
+
+@pytest.mark.parametrize(
+    ("characteristic", "bonus", "face_down"),
+    [
+        ("Speed", -3, "AS"),
+        ("Will", -1, "AS"),
+        ("Strength", -2, "AH"),
+        ("Dexterity", -5, "2H"),
+        ("Speed", 4, "AS"),
+    ],
+)
+def test_voluntary_full_deck_worst_cases_equal_the_search_by_suit_state(
+    monkeypatch: pytest.MonkeyPatch, characteristic: str, bonus: int, face_down: str
+) -> None:
+    # BJ-4..BJ-9, both suit rules, a full one-deck shoe: the bench's worst cases (a negative bonus, an ace
+    # face down) give the same Fractions with the forms and shortcuts as with the search by suit state.
+    root = bj.hit(bj.start_voluntary(1, 4, characteristic, bonus), C(face_down))
+    shoe = [c for c in full_deck() if c != C(face_down)]
+    plan = odds.plan_voluntary(root, shoe)
+    assert _forms_used(plan)
+    fast = plan.decision
+    _without_shortcuts(monkeypatch)
+    assert odds.plan_voluntary(root, shoe).decision == fast

@@ -505,3 +505,121 @@ def test_voluntary_empty_shoe_offers_hit_from_the_discards() -> None:
     assert hit.expected_trl >= Fraction(sum(trls), 3)  # at least: hit once, then stand
     shoe = Shoe(decks=1, remaining=(), discards=tuple(pile))
     assert odds.voluntary_decision(root, shoe) == odds.voluntary_decision(root, [], pile)
+
+
+# -- both suit rules, the characteristic's suit seen: values as polynomials in that suit's counts ----------
+
+# Found by search: 8-card shoes where Hit's value comes through seen states whose play does not depend on
+# the suits, valued as polynomials in the counts of the characteristic's suit (``VoluntaryPlan._form``).
+FORM_SHOES = [
+    ("Speed", -3, "AH", ["KH", "AC", "7S", "6D", "2S", "QC", "2D", "KD"]),
+    ("Speed", -3, "AH", ["5C", "9H", "2C", "QD", "7S", "8C", "2S", "7H"]),
+    ("Strength", -2, "AS", ["KC", "6H", "2C", "3D", "9H", "3S", "9D", "3C"]),
+    ("Speed", 4, "AH", ["9H", "2S", "5D", "3S", "7C", "8H", "2H", "QD"]),
+]
+
+
+def _forms_used(plan: odds.VoluntaryPlan) -> int:
+    """How many counts states the plan valued as a polynomial that is not a constant."""
+    return sum(1 for form in plan.form_memo.values() if form is not None and len(form) > 1)
+
+
+@pytest.mark.parametrize(("characteristic", "bonus", "face_down", "codes"), FORM_SHOES)
+def test_voluntary_seen_forms_match_every_order(
+    characteristic: str, bonus: int, face_down: str, codes: list[str]
+) -> None:
+    # BJ-4, BJ-6 with BJ-9 (both suit rules, a negative bonus too, an ace face down): Hit's exact odds
+    # through the polynomial forms equal the plan's own choices played on every order of the shoe.
+    shoe = [C(x) for x in codes]
+    root = bj.hit(bj.start_voluntary(1, 4, characteristic, bonus), C(face_down))
+    plan = odds.plan_voluntary(root, shoe)
+    assert _forms_used(plan)  # the fast path was taken
+    assert plan.decision.hit is not None
+    assert (plan.decision.hit.success, plan.decision.hit.expected_trl) == _policy_value(plan, root, shoe)
+
+
+def _without_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search by suit state, with only the bounds to prune it (the engine before the forms)."""
+    monkeypatch.setattr(odds.VoluntaryPlan, "_form", lambda self, *args: None)
+    monkeypatch.setattr(odds.VoluntaryPlan, "_can_fail", lambda self, *args: False)
+    monkeypatch.setattr(odds.VoluntaryPlan, "_bonus_can_succeed", lambda self, *args: False)
+
+
+def test_voluntary_shortcuts_equal_the_search_by_suit_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    # BJ-4..BJ-9: the same decisions, Fractions equal, with and without the forms and the shortcuts that
+    # settle a move without a bound (``_can_fail``, ``_bonus_can_succeed``), on random hands from one
+    # deck: negative and positive bonuses, aces and others face down, the suit seen or not, both suit
+    # rules, easy and hard tasks; and the same moves for later states of the hands.
+    rng = random.Random(5)
+    deck = list(full_deck())
+    cases = []
+    for i in range(40):
+        face = rng.choice([c for c in deck if c.rank == 1]) if i % 2 else rng.choice(deck)
+        pool = [c for c in deck if c != face]
+        shoe = rng.sample(pool, rng.randint(14, 30))
+        characteristic, bonus = rng.choice([("Speed", -3), ("Strength", -2), ("Speed", 4), ("Will", -1)])
+        skill, difficulty = rng.randint(0, 8), rng.randint(0, 6)
+        root = bj.hit(bj.start_voluntary(skill, difficulty, characteristic, bonus), face)
+        later = []
+        for _ in range(6):  # later states: hit a few cards of the shoe in order while the hand allows
+            cards = shoe[:]
+            rng.shuffle(cards)
+            hand = root
+            for card in cards[: rng.randint(1, 3)]:
+                if not hand.can_stand:
+                    break
+                hand = play_out(bj.hit(hand, card), [])
+            if hand.can_stand and hand is not root:
+                later.append(hand)
+        cases.append((root, shoe, later))
+    fast = []
+    used = 0
+    for root, shoe, later in cases:
+        plan = odds.plan_voluntary(root, shoe)
+        used += _forms_used(plan) > 0
+        fast.append((plan.decision, [plan.decide(h) for h in later]))
+    assert used >= 10  # the forms were taken in many of these hands
+    _without_shortcuts(monkeypatch)
+    for (root, shoe, later), (decision, moves) in zip(cases, fast, strict=True):
+        plan = odds.plan_voluntary(root, shoe)
+        assert plan.decision == decision
+        assert [plan.decide(h) for h in later] == moves
+
+
+def test_shortcuts_claim_only_what_holds() -> None:
+    # BJ-5, BJ-6, BJ-8: Hit "can succeed" through a 21 only when a card is left for the bonus besides the
+    # cards that make the 21; Hit "can fail" only when a wrap can reach a total that fails.
+    root = bj.hit(bj.start_voluntary(1, 4, "Speed", -3), C("AS"))  # a success needs 23: a 21 and a bonus
+    plan = odds.plan_voluntary(root, [C(x) for x in ["2C", "2D", "9S", "KS"]])
+    plan.cnt[:] = [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]  # one 2 left, hard 19: the 2 makes 21, no bonus card
+    assert not plan._bonus_can_succeed(19, False)
+    plan.cnt[2] = 2  # two 2s: one makes 21, the other is a bonus card of 2 (23)
+    assert plan._bonus_can_succeed(19, False)
+    easy = bj.hit(bj.start_voluntary(8, 0), C("9S"))  # every total succeeds, wrapped or not
+    plan = odds.plan_voluntary(easy, [C(x) for x in ["KC", "QD", "9S", "5H"]])
+    for hard in range(12, 21):
+        assert not plan._can_fail(hard, False, False)
+
+
+@pytest.mark.parametrize(
+    ("characteristic", "bonus", "face_down"),
+    [
+        ("Speed", -3, "AS"),
+        ("Will", -1, "AS"),
+        ("Strength", -2, "AH"),
+        ("Dexterity", -5, "2H"),
+        ("Speed", 4, "AS"),
+    ],
+)
+def test_voluntary_full_deck_worst_cases_equal_the_search_by_suit_state(
+    monkeypatch: pytest.MonkeyPatch, characteristic: str, bonus: int, face_down: str
+) -> None:
+    # BJ-4..BJ-9, both suit rules, a full one-deck shoe: the bench's worst cases (a negative bonus, an ace
+    # face down) give the same Fractions with the forms and shortcuts as with the search by suit state.
+    root = bj.hit(bj.start_voluntary(1, 4, characteristic, bonus), C(face_down))
+    shoe = [c for c in full_deck() if c != C(face_down)]
+    plan = odds.plan_voluntary(root, shoe)
+    assert _forms_used(plan)
+    fast = plan.decision
+    _without_shortcuts(monkeypatch)
+    assert odds.plan_voluntary(root, shoe).decision == fast

@@ -39,16 +39,23 @@ A voluntary hand's player knows the face-down card, so Stand and each skill adde
 result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The policy
 decides on the total, the values of the cards gone and which of them were of the characteristic's suit
 (only whether that suit has shown, when the suit rule is off).
+
+With both suit rules, once the characteristic's suit has shown its bonus is settled, and the suits matter
+only through BJ-6's match chance at a 21, which is linear in the counts of that suit left (per value). So
+where the move from a state on is provably the same for every suit state (Stand or an adder beats Hit's
+upper bound; or only Hit can still succeed), the state's value is a quadratic polynomial in those counts
+with coefficients that depend on the counts by value alone: memoised once per counts by value
+(``VoluntaryPlan._form``) and evaluated per suit state, exactly. Elsewhere the search goes on by suit state.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
-from operator import mul
+from operator import add, mul
 
 from bot.core import blackjack as rules
 from bot.core.cards import Card, Shoe, Suit
@@ -72,6 +79,29 @@ BLACKJACK = rules.BLACKJACK
 Counts = tuple[int, ...]
 Runs = list[tuple[int, int, int, int]]  # (success 0/1, TRL, lowest value, highest value)
 _Steps = tuple[list[tuple[int, int, bool, int]], list[int], list[int], list[int], list[int]]
+# VoluntaryPlan._form: the coefficients of 1, c_1..c_10 and c_x c_w (x <= w, in _PAIRS' order), packed; or
+# only the first, for a constant
+_Form = list[int]
+_PAIRS = [(x, w) for x in range(1, 11) for w in range(x, 11)]
+_PAIR = [[0] * 11 for _ in range(11)]  # _PAIR[x][w]: the index of c_x c_w in a form (either order)
+for _i, (_x, _w) in enumerate(_PAIRS, start=11):
+    _PAIR[_x][_w] = _PAIR[_w][_x] = _i
+_FORM_SIZE = 11 + len(_PAIRS)
+
+
+def _factors(v: int, n: int) -> list[int]:
+    """What each coefficient of a child's form counts for in its parent's (``VoluntaryPlan._hit_form``),
+    the child one card of value v down, with n such cards: n F(c) - c_v (F(c) - F(c - e_v)) takes b_v
+    once less, S_vw (w != v) once less and S_vv twice less; b_v's gain of S_vv is added apart."""
+    factors = [n] * _FORM_SIZE
+    factors[v] = n - 1
+    for w in VALUES:
+        factors[_PAIR[v][w]] = n - 1
+    factors[_PAIR[v][v]] = n - 2
+    return factors
+
+
+_FACTORS: dict[tuple[int, int], list[int]] = {}  # (v, n) -> _factors(v, n)
 _NOT_YET = (-1, -1)  # a memo lookup's default (a stored None means "not decided by Stand or an adder")
 
 
@@ -616,6 +646,10 @@ class VoluntaryPlan:
         self.bonus_bound_memo: dict[int, tuple[int, int]] = {}
         self.pair_memo: dict[int, tuple[int, int]] = {}
         self.second_memo: dict[int, list[tuple[int, int]]] = {}
+        self.form_memo: dict[int, _Form | None] = {}  # _form: seen states' values as polynomials in chr
+        self.both_tables: dict[tuple[int, int], tuple[list[int], list[int], list[int], list[int], int]] = {}
+        self.monomials: dict[int, list[int]] = {}  # skey -> _evaluate's monomials of that suit state
+        self.hit_wins: set[int] = set()  # _robust keys where Hit can succeed and Stand and the adders not
         # (hard, ace, seen) -> the best of Stand and the adders (index, success 0/1, TRL), and the most
         # success and the most TRL any of them gives
         self.fixed_memo: dict[tuple[int, bool, bool], tuple[int, int, int]] = {}
@@ -623,6 +657,7 @@ class VoluntaryPlan:
         self.steps_memo: dict[tuple[int, bool, bool], _Steps] = {}
         # sure[total]: a success whether or not the characteristic's bonus counts (BJ-8, BJ-9)
         self.sure = [a >= 1 and b >= 1 for a, b in zip(solver.trl[False], solver.trl[True], strict=True)]
+        self.doomed = [a < 1 and b < 1 for a, b in zip(solver.trl[False], solver.trl[True], strict=True)]
         # _bonus_pair's tables: a bonus card w of the characteristic's suit (never a match for a 21-card
         # of another suit), and per seen-flag and 21-card x one of another suit that did not match x's
         scale = solver.scale
@@ -636,6 +671,12 @@ class VoluntaryPlan:
             for seen in (False, True)
         }
         self.refill_hit: tuple[int, int] | None = None  # Hit's value once the shoe is empty (BJ-1)
+        # _form packs a (P, E) pair of numerators as P << shift + E: |E| stays below half of 1 << shift
+        most = max(abs(t) for row in solver.trl.values() for t in row) + 1
+        self.shift = (solver.depth_scale[0] * scale * most).bit_length() + 2
+        self.mask = (1 << self.shift) - 1
+        self.suited_packed = [(p << self.shift) + e for p, e in self.suited_single]
+        self.no_match_packed = [[(p << self.shift) + e for p, e in row] for row in self.no_match[True]]
 
     # -- the discards (BJ-1) ----------------------------------------------------------------------------
 
@@ -860,6 +901,7 @@ class VoluntaryPlan:
         unit = solver.depth_scale[solver.size - left + 1] * solver.scale
         cnt, chr_, place, suit_place = self.cnt, self.chr, self.place, self.suit_place
         memo, robust_memo, pair_memo = self.memo, self.robust_memo, self.pair_memo
+        form_memo = self.form_memo
         exact = self.exact
         split = exact or (self.track and not seen)  # a card of the characteristic's suit is told apart
         # memo key = counts code + offset: the suit code (both rules) or the seen flag (only BJ-9)
@@ -934,7 +976,8 @@ class VoluntaryPlan:
                     if exact:
                         sk = skey - suit_place[v]
                         chr_[v] = c - 1
-                        robust = memo.get(ck + sk)
+                        form = form_memo.get(ck)  # (its value is not memoised: few are asked twice)
+                        robust = memo.get(ck + sk) if form is None else self._evaluate(form, sk)
                     else:
                         sk = skey
                         robust = memo.get(ck + suited_offset)
@@ -972,6 +1015,10 @@ class VoluntaryPlan:
     def _value(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
         key = self._key(ckey, skey, seen)
         found = self.memo.get(key)
+        if found is None and self.exact and seen:
+            form = self._form(ckey, hard, ace, left)
+            if form is not None:
+                found = self.memo[key] = self._evaluate(form, skey)
         if found is None:
             solver = self.solver
             unit = solver.depth_scale[solver.size - left] * solver.scale
@@ -987,6 +1034,169 @@ class VoluntaryPlan:
             self.memo[key] = found
         return found
 
+    def _form(self, ckey: int, hard: int, ace: bool, left: int) -> _Form | None:
+        """Both suit rules, the characteristic's suit seen: the state's value as a polynomial in the counts
+        of that suit left (``chr``), when the play from here on does not depend on them; else None.
+
+        Once the suit has shown, its bonus counts (BJ-9) and the suits matter only through BJ-6's match
+        chance at a 21 (``_both_form``: (m - c_x)(Ao + c.Yo) + c_x (Ac + c.Yc), coefficients on counts by
+        value). If at this state and at every state after it the move is the same for every suit state
+        (Stand or an adder beats Hit's bound, ``_robust``; or Stand and the adders cannot succeed and Hit
+        can, ``_can_succeed``, recorded in ``hit_wins``), the value is a quadratic polynomial
+        ``a + sum_w b_w c_w + sum_{x <= w} S_xw c_x c_w`` in c = ``chr`` whose integer coefficients depend
+        on the counts by value only: a child of value v not of the suit keeps c, one of it takes c - e_v,
+        and with n cards of value v and c_v of the suit, (n - c_v) F(c) + c_v F(c - e_v) is again such a
+        polynomial (``_factors``). So the memo is on counts by value (``cnt`` holds them), and
+        ``_evaluate`` gives the exact value at one suit state. A form lists the coefficients of 1,
+        c_1..c_10 and the c_x c_w in ``_PAIRS``' order, or only the first for a constant. Each packs a
+        (P, E) pair of numerators as ``P << shift + E``: every step is linear with integer factors, so
+        the pair is recovered exactly at the end (|E| stays below half of ``1 << shift``). A polynomial
+        need only be right at suit states that can occur (c_w <= the cards of value w left), so the
+        coefficients of values with no card left may hold anything.
+        """
+        memo = self.form_memo
+        if ckey in memo:
+            return memo[ckey]
+        robust = self.robust_memo.get(2 * ckey, _NOT_YET)
+        if robust is _NOT_YET:
+            robust = self._robust(ckey, hard, ace, False, left)
+        form: _Form | None = None
+        if robust is not None:
+            form = [(robust[0] << self.shift) + robust[1]]
+        elif left > 1 and 2 * ckey in self.hit_wins:  # Stand and the adders cannot succeed, Hit can
+            form = self._hit_form(ckey, hard, ace, left)
+        elif left > 1:  # Hit's value is one number and beats Stand and the adders: Hit, whatever the suits
+            hit = self._hit_form(ckey, hard, ace, left)
+            if hit is not None and len(hit) == 1:
+                solver = self.solver
+                unit = solver.depth_scale[solver.size - left] * solver.scale
+                _, success, trl = self._best_fixed(hard, ace, True)
+                mask = self.mask
+                e = hit[0] & mask
+                if e > mask >> 1:
+                    e -= mask + 1
+                if ((hit[0] - e) >> self.shift, e) > (unit * success, unit * trl):  # ties: Stand or adder
+                    form = hit
+        memo[ckey] = form
+        return form
+
+    def _hit_form(self, ckey: int, hard: int, ace: bool, left: int) -> _Form | None:
+        """``_hit``'s value as a form (``_form``), or None when a later move depends on the suits."""
+        solver = self.solver
+        unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        cnt, place = self.cnt, self.place
+        form_memo = self.form_memo
+        steps, wrap_p, wrap_e, _, _ = self._steps(hard, ace, True)
+        constant = ((sum(map(mul, cnt, wrap_p)) << self.shift) + sum(map(mul, cnt, wrap_e))) * unit
+        terms: Iterator[int] | None = None  # the sum of the parts, lane by lane, taken in one pass at the end
+        diagonals = []
+        for v, new_hard, new_ace, total in steps:
+            n = cnt[v]
+            if not n:
+                continue
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            if total == BLACKJACK:  # BJ-6
+                if left <= 2:
+                    cnt[v] = n
+                    return None
+                event: Iterator[int] = iter(self._both_form(ck, v, n, left - 1))
+                cnt[v] = n
+                terms = event if terms is None else map(add, terms, event)
+                continue
+            child = form_memo.get(ck, _NOT_YET)
+            if child is _NOT_YET:
+                child = self._form(ck, new_hard, new_ace, left - 1)
+            cnt[v] = n
+            if child is None:
+                return None
+            if len(child) == 1:  # a constant: F(c) = F(c - e_v)
+                constant += n * child[0]
+                continue
+            # n F(c) - c_v (F(c) - F(c - e_v)), where
+            # F(c) - F(c - e_v) = b_v + sum_{w != v} S_vw c_w + S_vv (2 c_v - 1)
+            factors = _FACTORS.get((v, n))
+            if factors is None:
+                factors = _FACTORS[(v, n)] = _factors(v, n)
+            term = map(mul, child, factors)
+            terms = term if terms is None else map(add, terms, term)
+            diagonals.append((v, child[_PAIR[v][v]]))
+        if terms is None:
+            return [constant]
+        form = list(terms)
+        form[0] += constant
+        for v, diagonal in diagonals:
+            form[v] += diagonal
+        return form
+
+    def _both_form(self, ckey: int, x: int, m: int, left: int) -> _Form:
+        """What a 21 made by one of ``m`` cards of value ``x`` adds to a seen state's form (``_form``):
+        ``_bonus_both`` as a polynomial in c = ``chr`` (counting the 21-card), packed as ``_form`` packs.
+
+        With n = ``cnt[w]`` bonus cards of value w and cw of them of the suit: after a 21-card not of the
+        suit, cw single bonus cards cannot match it and n - cw match it with the other suits' chance (then
+        a second bonus card); after one of the suit, n - cw' cannot match and cw' do, where cw' is cw less
+        the 21-card itself when w = x. Each part is linear in c: Ao + c.Yo after a 21-card not of the suit,
+        Ac + c.Yc after one of it, so the 21 gives (m - c_x)(Ao + c.Yo) + c_x (Ac + c.Yc).
+        """
+        shift = self.shift
+        cnt = self.cnt
+        tables = self.both_tables.get((x, left))
+        if tables is None:
+            tables = self._both_tables(x, left)
+        d1_no_match, d1_suited, d1_base, d2_match, sd2 = tables
+        pairs = _PAIR[x]
+        seconds = self._second_pair(ckey, True)
+        ao = ac = 0
+        form = [0] * _FORM_SIZE
+        yc_x = 0
+        for w in VALUES:
+            n = cnt[w]
+            if not n:
+                continue
+            tp, te = seconds[w]
+            t = (tp << shift) + te
+            mt = d2_match[w] * t
+            ao += n * (d1_no_match[w] + mt)
+            yo = d1_base[w] - mt
+            yc = sd2 * t - d1_suited[w]  # seen: the second bonus card's chances are the suited ones
+            if w == x:
+                yc_x = yc
+            ac += n * d1_suited[w]
+            form[w] = m * yo
+            form[pairs[w]] = yc - yo
+        form[0] = m * ao
+        form[x] += ac - yc_x - ao  # Ac counts the 21-card's own chance: c.Yc takes it once too many
+        return form
+
+    def _both_tables(self, x: int, left: int) -> tuple[list[int], list[int], list[int], list[int], int]:
+        """``_both_form``'s factors that depend only on the 21-card's value and the depth."""
+        solver = self.solver
+        depth = solver.size - left
+        d1, d2 = solver.depth_scale[depth + 1], solver.depth_scale[depth + 2]
+        no_match = [d1 * q for q in self.no_match_packed[x]]
+        suited = [d1 * q for q in self.suited_packed]
+        base = [a - b for a, b in zip(suited, no_match, strict=True)]
+        d2_match = [d2 * m for m in solver.match[x]]
+        found = self.both_tables[(x, left)] = (no_match, suited, base, d2_match, solver.scale * d2)
+        return found
+
+    def _evaluate(self, form: _Form, skey: int) -> tuple[int, int]:
+        """A form's (P, E) (``_form``) at the suit state in ``chr`` (``skey`` its code)."""
+        if len(form) == 1:
+            packed = form[0]
+        else:
+            monomials = self.monomials.get(skey)
+            if monomials is None:  # few suit states: the states after the suit's first card share them
+                chr_ = self.chr
+                monomials = self.monomials[skey] = [1, *chr_[1:], *[chr_[x] * chr_[w] for x, w in _PAIRS]]
+            packed = sum(map(mul, form, monomials))
+        mask = self.mask
+        e = packed & mask
+        if e > mask >> 1:
+            e -= mask + 1
+        return (packed - e) >> self.shift, e
+
     def _robust(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int] | None:
         """(P, E) of the best of Stand and the adders when it beats Hit for every suit state, else None."""
         key = 2 * ckey + unseen
@@ -999,6 +1209,9 @@ class VoluntaryPlan:
         if left:
             if not success and self._can_succeed(hard, ace):
                 fixed = None  # Hit has a chance of success and Stand or an adder none: no bound needed
+                self.hit_wins.add(key)
+            elif success and self._can_fail(hard, ace, unseen):
+                pass  # Stand or an adder succeeds for sure and Hit can fail: no bound needed
             else:
                 hit_p, hit_e, _, _ = self._bound(ckey, hard, ace, unseen, left)
                 assert fixed is not None
@@ -1016,19 +1229,91 @@ class VoluntaryPlan:
         """True when some run of Hits (``cnt`` holds the counts left) ends in a success whatever the
         suits: then Hit's chance of success is above 0, and with Stand and every adder at 0 Hit is strictly
         better, so no bound is needed. It draws the smallest values left until the total is a sure success
-        (standing there, wrapping, or a 21, whose bonus cards only add); a False means only "not found".
+        (standing there, wrapping, or a 21, whose bonus cards only add), then tries a 21 whose bonus card
+        makes the success (``_bonus_can_succeed``); a False means only "not found".
         """
         sure = self.sure
         cnt = self.cnt
+        start_hard, start_ace = hard, ace
         for v in VALUES:
             for _ in range(cnt[v]):
                 hard += v
                 ace = ace or v == 1
                 total = hard + 10 if ace and hard + 10 <= BLACKJACK else hard
                 if total >= BLACKJACK:
-                    return sure[hard - BLACKJACK] if total > BLACKJACK else sure[BLACKJACK]
+                    if sure[hard - BLACKJACK] if total > BLACKJACK else sure[BLACKJACK]:
+                        return True
+                    return self._bonus_can_succeed(start_hard, start_ace)
                 if sure[total]:
                     return True
+        return self._bonus_can_succeed(start_hard, start_ace)
+
+    def _can_fail(self, hard: int, ace: bool, unseen: bool) -> bool:
+        """True when Hit's chance of success is below 1 for every suit state with these counts (``cnt``):
+        then a sure success by Stand or an adder is strictly better, and no bound is needed.
+
+        It looks for a card v left (of the characteristic's suit or not, as the state allows: unseen, that
+        suit's cards left are the shoe's) after which the best chance is below 1: a wrap (BJ-5) to a total
+        that fails, or a total below 21 where Stand and the adders fail and a next card can wrap to a
+        total that fails whatever the suits. A 21 is never taken (its bonus cards may succeed); a False
+        means only "not found".
+        """
+        cnt, char0, trl, doomed = self.cnt, self.char0, self.solver.trl, self.doomed
+        for v in range(10, 0, -1):
+            n = cnt[v]
+            if not n:
+                continue
+            new_hard = hard + v
+            new_ace = ace or v == 1
+            total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
+            if total == BLACKJACK:
+                continue
+            flags = ((n > char0[v]) * [False] + (char0[v] > 0) * [True]) if unseen else [True]
+            for seen in flags:
+                if total > BLACKJACK:
+                    if trl[seen][new_hard - BLACKJACK] < 1:
+                        return True
+                elif not self._best_fixed(new_hard, new_ace, seen)[1]:
+                    for u in range(10, BLACKJACK - new_hard, -1):  # the cards that wrap from there
+                        if cnt[u] - (u == v) > 0 and doomed[new_hard + u - BLACKJACK]:
+                            return True
+        return False
+
+    def _bonus_can_succeed(self, hard: int, ace: bool) -> bool:
+        """True when some run of Hits makes exactly 21 (BJ-6) with a card w still in the shoe whose bonus
+        21 + w is a sure success (a second bonus card only adds): that order has a chance above 0.
+
+        For such a w (one card of it set aside), the sums of the sub-multisets of the other cards left
+        (bit sets, values 2..10, then with one ace or more) tell whether some set of them makes 21: the
+        hard total 21, or 11 with an ace. In ascending order every earlier total is below 21 (no wrap),
+        and the first 21 on the way leaves w in the shoe too.
+        """
+        sure, cnt = self.sure, self.cnt
+        room = BLACKJACK - hard  # the sum the drawn cards may reach
+        if room <= 0:
+            return False
+        mask = (1 << (room + 1)) - 1
+        for w in range(10, 0, -1):
+            if not cnt[w] or not sure[BLACKJACK + w]:
+                continue
+            # one card makes 21: the hard total 21 (an ace as 1), or 11 with an ace in the hand
+            for need in (room, room - 10 if ace else 0):
+                if 1 <= need <= 10 and cnt[need] - (need == w) > 0:
+                    return True
+            plain = 1  # bit s: some set of cards of values 2..10 sums to s
+            for v in range(2, 11):
+                for _ in range(min(cnt[v] - (v == w), room // v)):
+                    plain = (plain | plain << v) & mask
+            with_ace = 0  # the same, with one ace or more among them
+            for k in range(1, min(cnt[1] - (w == 1), room) + 1):
+                with_ace |= plain << k
+            with_ace &= mask
+            reach = plain | with_ace
+            if reach >> room & 1:
+                return True
+            soft = room - 10  # hard 11 with an ace counts 21 (BJ-2)
+            if soft >= 1 and ((reach if ace else with_ace) >> soft & 1):
+                return True
         return False
 
     def _bound(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int, int, int]:

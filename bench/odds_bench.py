@@ -9,8 +9,8 @@ run, so the numbers are for a question asked the first time. The first lines pri
 a pure-Python calibration loop, to compare machines.
 
 The cards budgets: a voluntary decision (1-deck 50 ms, 6-deck 200 ms) is issue 5's. The involuntary
-1-deck line's 50 ms is ours: the bot computes those odds after every ``/cards task`` in a worker thread,
-where they hold the GIL against the event loop, so they must stay as quick as a voluntary decision.
+1-deck line's 50 ms is ours: the bot computes those odds after every ``/cards task`` (in its odds worker
+process), so they must stay as quick as a voluntary decision.
 """
 
 from __future__ import annotations
@@ -150,38 +150,25 @@ def bench_engine(repeats: int) -> None:
     print("cards (a new solver each run; memo on counts by value, never on card order)")
     face_down = Card.parse("2H")
     root = bj.hit(bj.start_voluntary(1, 4, "Strength", 3), face_down)
-    one = [c for c in full_deck() if c != face_down]
-    six = list(full_deck()) * 6
-    six.remove(face_down)
-    slow = max(1, repeats // 2)
-    report(
-        "voluntary decision, full 1-deck shoe (both suit rules)",
-        median_ms(lambda: cards.voluntary_decision(root, one), slow),
-        50,
-    )
-    report(
-        "voluntary decision, full 6-deck shoe (both suit rules)",
-        median_ms(lambda: cards.voluntary_decision(root, six), slow),
-        200,
-    )
     # The worst case found (issue 5's budgets hold for it too): a negative characteristic bonus with an ace
     # face down, where once the suit shows only Hit can still succeed (through a 21 and its bonus card);
     # those states are valued as polynomials in the suit's counts (``VoluntaryPlan._form``).
     ace_down = Card.parse("AS")
     negative = bj.hit(bj.start_voluntary(1, 4, "Speed", -3), ace_down)
-    rest = [c for c in full_deck() if c != ace_down]
-    rest6 = list(full_deck()) * 6
-    rest6.remove(ace_down)
-    report(
-        "voluntary decision, 1-deck, Speed -3, ace face down",
-        median_ms(lambda: cards.voluntary_decision(negative, rest), slow),
-        50,
-    )
-    report(
-        "voluntary decision, 6-deck, Speed -3, ace face down",
-        median_ms(lambda: cards.voluntary_decision(negative, rest6), slow),
-        200,
-    )
+    slow = max(1, repeats // 2)
+    for label, hand, down in (
+        ("full {} shoe (both suit rules)", root, face_down),
+        ("{}, Speed -3, ace face down", negative, ace_down),
+    ):
+        for decks, budget in ((1, 50), (6, 200)):
+            shoe = list(full_deck()) * decks
+            shoe.remove(down)
+            report(
+                f"voluntary decision, {label.format(f'{decks}-deck')}",
+                median_ms(lambda hand=hand, shoe=shoe: cards.voluntary_decision(hand, shoe), slow),
+                budget,
+            )
+    one = [c for c in full_deck() if c != face_down]
     plain = bj.hit(bj.start_voluntary(1, 4), face_down)
     report(
         "voluntary decision, 1-deck, no characteristic",

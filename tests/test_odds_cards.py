@@ -214,28 +214,33 @@ def test_involuntary_one_deck_against_monte_carlo(setting: tuple) -> None:
         )
 
 
+def _trl_hitting_then_following(plan: odds.VoluntaryPlan, root: bj.Hand, cards: list[Card]) -> int:
+    """The TRL of Hit, then the plan's policy, with the cards drawn in the order given (through the rules)."""
+    hand = play_out(bj.hit(root, cards.pop(0)), cards)
+    while hand.can_stand:
+        action = plan.decide(hand)
+        if action.kind == "stand":
+            hand = bj.stand(hand)
+        elif action.kind == "add":
+            assert action.value is not None
+            hand = bj.add_skill(hand, action.value)
+        else:
+            hand = play_out(bj.hit(hand, cards.pop(0)), cards)
+    return trl_of(hand)
+
+
+def _mean_outcome(trls: list[int]) -> tuple[Fraction, Fraction]:
+    """(P(success), E[TRL]) over equally likely outcomes."""
+    return Fraction(sum(t >= 1 for t in trls), len(trls)), Fraction(sum(trls), len(trls))
+
+
 def _policy_value(
     plan: odds.VoluntaryPlan, root: bj.Hand, remaining: list[Card]
 ) -> tuple[Fraction, Fraction]:
     """Exact (P(success), E[TRL]) of Hit-then-the-plan's-policy, over every order of ``remaining``."""
-    successes = trl_sum = n = 0
-    for order in itertools.permutations(remaining):
-        cards = list(order)
-        hand = play_out(bj.hit(root, cards.pop(0)), cards)
-        while hand.can_stand:
-            action = plan.decide(hand)
-            if action.kind == "stand":
-                hand = bj.stand(hand)
-            elif action.kind == "add":
-                assert action.value is not None
-                hand = bj.add_skill(hand, action.value)
-            else:
-                hand = play_out(bj.hit(hand, cards.pop(0)), cards)
-        t = trl_of(hand)
-        successes += t >= 1
-        trl_sum += t
-        n += 1
-    return Fraction(successes, n), Fraction(trl_sum, n)
+    return _mean_outcome(
+        [_trl_hitting_then_following(plan, root, list(o)) for o in itertools.permutations(remaining)]
+    )
 
 
 def _full_information_best(hand: bj.Hand, remaining: tuple[Card, ...]) -> tuple[Fraction, Fraction]:
@@ -402,25 +407,13 @@ def _policy_value_with_discards(
     plan: odds.VoluntaryPlan, root: bj.Hand, shoe: list[Card], discards: list[Card]
 ) -> tuple[Fraction, Fraction]:
     """Exact (P, E) of Hit-then-the-plan's-policy over every order of the shoe, then of the discards."""
-    successes = trl_sum = n = 0
-    for first in itertools.permutations(shoe):
-        for then in itertools.permutations(discards):
-            cards = [*first, *then]
-            hand = play_out(bj.hit(root, cards.pop(0)), cards)
-            while hand.can_stand:
-                action = plan.decide(hand)
-                if action.kind == "stand":
-                    hand = bj.stand(hand)
-                elif action.kind == "add":
-                    assert action.value is not None
-                    hand = bj.add_skill(hand, action.value)
-                else:
-                    hand = play_out(bj.hit(hand, cards.pop(0)), cards)
-            t = trl_of(hand)
-            successes += t >= 1
-            trl_sum += t
-            n += 1
-    return Fraction(successes, n), Fraction(trl_sum, n)
+    return _mean_outcome(
+        [
+            _trl_hitting_then_following(plan, root, [*first, *then])
+            for first in itertools.permutations(shoe)
+            for then in itertools.permutations(discards)
+        ]
+    )
 
 
 def _full_information_best_two_piles(

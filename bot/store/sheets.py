@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import functools
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
@@ -31,27 +30,17 @@ _SECTIONS: dict[str, str] = {"attribute": "attributes", "skill": "skills", "bonu
 
 
 def _sheet(row: sqlite3.Row) -> Sheet:
-    return _parsed(tuple(row))
-
-
-@functools.lru_cache(maxsize=4096)
-def _parsed(values: tuple[Any, ...]) -> Sheet:
-    """A sheet from its row's values (in `_COLUMNS` order), parsed once per distinct row.
-
-    Keyed on the whole row, data text included, so any change to the stored sheet is a new key; the
-    Sheet is frozen and nothing edits its dicts, so one object can serve every read of the same row.
-    """
-    sheet_id, guild_id, owner_id, name, system, active, data, version = values
+    data = json.loads(row["data"])
     return Sheet.model_validate(
         {
-            **json.loads(data),
-            "id": sheet_id,
-            "guild_id": guild_id,
-            "owner_id": owner_id,
-            "name": name,
-            "system": system,
-            "active": bool(active),
-            "version": version,
+            **data,
+            "id": row["id"],
+            "guild_id": row["guild_id"],
+            "owner_id": row["owner_id"],
+            "name": row["name"],
+            "system": row["system"],
+            "active": bool(row["active"]),
+            "version": row["version"],
         }
     )
 

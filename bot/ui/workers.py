@@ -17,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
+import signal
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
-
-from bot.ui.chart_worker import watch_parent
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,28 @@ T = TypeVar("T")
 # Per pool. The event loop needs a core of its own: on the two-core machines this runs on, a second odds
 # process would compete with the loop exactly when the bot is busiest, and each costs ~15 MB of its own.
 PROCESSES = 1
+WATCH_SECONDS = 0.5  # how often a worker checks that the bot is still its parent
+
+
+def watch_parent() -> None:
+    """Worker initializer: forget the bot's signal handling, and exit as soon as the bot is gone.
+
+    A forked worker inherits the event loop's signal wake-up socket: a SIGTERM meant for the worker must
+    not reach the bot's loop, so the default handlers come back. And a pool's workers never learn that
+    the bot was killed (SIGKILL, a crash): they would wait for work forever, holding the bot's stderr
+    open; a worker is re-parented the moment its parent dies, so the parent's pid is polled.
+    """
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="worker-watchdog", daemon=True).start()
 
 
 class Workers:

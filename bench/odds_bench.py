@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -34,6 +34,7 @@ from bot.core.odds import cards, decision, dn, systemx
 from bot.core.odds import rps as rps_odds
 from bot.core.systemx import S2, SkillCheck
 from bot.ui import charts
+from bot.ui.workers import Workers
 
 RERUN = "/work/main/.venv/bin/python bench/odds_bench.py [--quick] [--cpu]"
 results: list[tuple[str, float, float | None]] = []
@@ -192,10 +193,13 @@ def render_one() -> bytes:
     return charts.rps_chart(rps_odds.check_odds(12), actual_sl=4)
 
 
-async def loop_lag(pool: Executor | None, charts_count: int = 10, tick: float = 0.005) -> tuple[float, float]:
+async def loop_lag(
+    pool: Executor | Workers | None, charts_count: int = 10, tick: float = 0.005
+) -> tuple[float, float]:
     """Max and 95th-percentile lateness (ms) of a 5 ms ticker while ``charts_count`` charts render.
 
-    ``pool`` None renders on the loop itself (what the cogs must not do), for contrast.
+    ``pool``: the bot's own `Workers`, an executor for contrast, or None to render on the loop itself
+    (what the cogs must not do).
     """
     loop = asyncio.get_running_loop()
     lags: list[float] = []
@@ -211,7 +215,9 @@ async def loop_lag(pool: Executor | None, charts_count: int = 10, tick: float = 
 
     task = asyncio.create_task(ticker())
     await asyncio.sleep(0.05)
-    if pool is not None:
+    if isinstance(pool, Workers):
+        await asyncio.gather(*(pool.run(render_one) for _ in range(charts_count)))
+    elif pool is not None:
         await asyncio.gather(*(loop.run_in_executor(pool, render_one) for _ in range(charts_count)))
     else:
         for _ in range(charts_count):
@@ -221,6 +227,16 @@ async def loop_lag(pool: Executor | None, charts_count: int = 10, tick: float = 
     await task
     lags.sort()
     return lags[-1], lags[int(0.95 * (len(lags) - 1))]
+
+
+async def lag_in_workers() -> tuple[float, float]:
+    """`loop_lag` with the bot's own chart pool (`bot.ui.workers.Workers`, one process), warmed first."""
+    workers = Workers()
+    try:
+        await workers.run(render_one)  # start and warm the worker, as the bot's first chart does
+        return await loop_lag(workers)
+    finally:
+        workers.close()
 
 
 def bench_charts(repeats: int) -> None:
@@ -236,9 +252,7 @@ def bench_charts(repeats: int) -> None:
         300,
     )
     # the bot draws its charts in one worker process (bot.chart_workers); threads are the contrast
-    with ProcessPoolExecutor(max_workers=1) as processes:
-        processes.submit(render_one).result()  # start and warm the worker, as the bot's first chart does
-        worst, p95 = asyncio.run(loop_lag(processes))
+    worst, p95 = asyncio.run(lag_in_workers())
     report("event-loop max lag, 10 charts, one worker process (the bot)", worst, 100)
     report("  95th percentile lag of the same run", p95, None)
     with ThreadPoolExecutor(max_workers=2) as threads:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
+import threading
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -43,3 +46,30 @@ async def test_close_stops_the_workers_and_a_later_call_starts_new_ones(workers:
     workers.close()
     second = await workers.run(os.getpid)
     assert second != first
+
+
+async def test_an_exception_in_the_worker_reaches_the_caller_and_the_worker_goes_on(workers: Workers) -> None:
+    with pytest.raises(ZeroDivisionError):
+        await workers.run(divmod, 1, 0)
+    assert await workers.run(divmod, 7, 2) == (3, 1)
+
+
+async def test_concurrent_calls_each_get_their_own_answer(workers: Workers) -> None:
+    answers = await asyncio.gather(*(workers.run(divmod, n, 3) for n in range(50)))
+    assert answers == [divmod(n, 3) for n in range(50)]
+
+
+async def test_a_caller_that_stops_waiting_does_not_disturb_the_next_call(workers: Workers) -> None:
+    slow = asyncio.ensure_future(workers.run(time.sleep, 0.2))
+    await asyncio.sleep(0.05)
+    slow.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await slow
+    # the sleep's late answer is dropped; this call gets its own
+    assert await workers.run(divmod, 9, 4) == (2, 1)
+
+
+async def test_the_bot_side_starts_no_thread(workers: Workers) -> None:
+    before = threading.active_count()
+    await asyncio.gather(*(workers.run(os.getpid) for _ in range(5)))
+    assert threading.active_count() == before

@@ -1,12 +1,12 @@
 """Charts of exact odds as PNG bytes, readable on Discord's dark theme (issue 5).
 
 Every function builds its own ``matplotlib.figure.Figure`` on an Agg canvas and never touches pyplot's
-global state, so charts may be rendered in a worker thread (``loop.run_in_executor``) while the event
-loop keeps running. Rendering holds the GIL for stretches of tens of milliseconds, so a thread pool
-still delays the loop now and then (bench/odds_bench.py measures it); a ``ProcessPoolExecutor`` keeps
-it free: every argument here (distributions, odds results) pickles, and the functions are module-level
-(pass keyword arguments with ``functools.partial``). Bars are coloured by what they mean (success,
-failure, critical); the bar of the actual result, when given, is outlined and labelled.
+global state, so charts may be rendered off the event loop. Rendering holds the GIL for stretches of tens
+of milliseconds, so a thread pool still delays the loop now and then (bench/odds_bench.py measures it); a
+worker process (`bot.ui.workers`) keeps it free: every argument here (distributions, odds results)
+pickles, and the functions are module-level (pass keyword arguments with ``functools.partial``). Bars are
+coloured by what they mean (success, failure, critical); the bar of the actual result, when given, is
+outlined and labelled.
 """
 
 from __future__ import annotations

@@ -17,13 +17,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import multiprocessing.process
 import os
+import pickle
 import signal
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
@@ -56,40 +58,152 @@ def watch_parent() -> None:
     threading.Thread(target=watch, name="worker-watchdog", daemon=True).start()
 
 
+class WorkerDied(RuntimeError):
+    """The worker process running a call died (killed, out of memory) before it answered."""
+
+
+_FRAME = struct.Struct("!I")  # each message on a worker's socket: its length, then a pickle
+
+
+def _serve(sock: socket.socket) -> None:
+    """A worker process: answer ``(job, function, args)`` messages in order until the bot hangs up."""
+    watch_parent()
+    while True:
+        header = _receive(sock, _FRAME.size)
+        if header is None:  # the bot closed its end (or died): nothing more will come
+            return
+        job, function, args = pickle.loads(_receive(sock, _FRAME.unpack(header)[0]) or b"")
+        try:
+            answer: tuple[int, bool, Any] = (job, True, function(*args))
+            data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+        except BaseException as error:  # the caller gets the exception, as with a local call
+            try:
+                data = pickle.dumps((job, False, error), pickle.HIGHEST_PROTOCOL)
+            except Exception:  # an exception that does not pickle: its text does
+                data = pickle.dumps((job, False, RuntimeError(repr(error))), pickle.HIGHEST_PROTOCOL)
+        sock.sendall(_FRAME.pack(len(data)) + data)
+
+
+def _receive(sock: socket.socket, size: int) -> bytes | None:
+    """Exactly ``size`` bytes, or None at end of stream."""
+    chunks = bytearray()
+    while len(chunks) < size:
+        chunk = sock.recv(size - len(chunks))
+        if not chunk:
+            return None
+        chunks += chunk
+    return bytes(chunks)
+
+
+class _Worker(asyncio.Protocol):
+    """One worker process and the bot's end of its socket: calls go out as frames, answers come back."""
+
+    def __init__(self, process: multiprocessing.process.BaseProcess) -> None:
+        self.process = process
+        self.transport: asyncio.WriteTransport | None = None
+        self.pending: dict[int, asyncio.Future[Any]] = {}
+        self.buffer = bytearray()
+        self.alive = True
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.WriteTransport)
+        self.transport = transport
+
+    def send(self, job: int, function: Callable[..., Any], args: tuple[Any, ...]) -> asyncio.Future[Any]:
+        data = pickle.dumps((job, function, args), pickle.HIGHEST_PROTOCOL)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.pending[job] = future
+        assert self.transport is not None
+        self.transport.write(_FRAME.pack(len(data)) + data)
+        return future
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while len(self.buffer) >= _FRAME.size:
+            (size,) = _FRAME.unpack_from(self.buffer)
+            end = _FRAME.size + size
+            if len(self.buffer) < end:
+                return
+            job, ok, value = pickle.loads(memoryview(self.buffer)[_FRAME.size : end])
+            del self.buffer[:end]
+            future = self.pending.pop(job, None)
+            if future is None or future.done():  # its caller stopped waiting (cancelled)
+                continue
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.alive = False
+        pending, self.pending = self.pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(WorkerDied("the worker process died before answering"))
+
+    def close(self) -> None:
+        self.alive = False
+        if self.transport is not None:
+            self.transport.close()  # the worker reads end of stream and exits
+        for future in self.pending.values():
+            future.cancel()
+        self.pending.clear()
+        self.process.join(timeout=0)  # reap it if it is already gone; the next start reaps the rest
+
+
 class Workers:
-    """A pool of worker processes; `run` sends one call and awaits its value without blocking the loop."""
+    """Worker processes; `run` sends one call and awaits its value without blocking the loop.
+
+    No thread in the bot: each worker is a forked process with a socket pair, whose bot end is an
+    asyncio transport. A call is one pickled frame written on the loop; the answer arrives as data on
+    the same loop. (`concurrent.futures.ProcessPoolExecutor` hands every call to a manager thread, and
+    that thread's turns with the GIL made the loop wait: about 100 µs of a Hit click's CPU, see
+    bench/latency.py.)
+    """
 
     def __init__(self, processes: int = PROCESSES) -> None:
         self.processes = processes
-        self._executor: ProcessPoolExecutor | None = None
+        self._workers: list[_Worker] = []
         self.jobs = 0  # calls sent so far (tests read it)
 
-    def _new_executor(self) -> ProcessPoolExecutor:
+    async def _start(self) -> _Worker:
         # fork: a worker is the bot's direct child, so it can see the bot die (a fork server's workers
         # keep the server alive and outlive a killed bot); `watch_parent` resets the inherited signals.
-        context = multiprocessing.get_context("fork")
-        return ProcessPoolExecutor(self.processes, mp_context=context, initializer=watch_parent)
+        ours, theirs = socket.socketpair()
+        process = multiprocessing.get_context("fork").Process(
+            target=_serve, args=(theirs,), name="tabletop-worker", daemon=True
+        )
+        process.start()
+        theirs.close()
+        loop = asyncio.get_running_loop()
+        _, worker = await loop.create_unix_connection(lambda: _Worker(process), sock=ours)
+        return worker
+
+    async def _worker(self) -> _Worker:
+        """The live worker with the fewest calls waiting (starting one while there are fewer than asked)."""
+        for dead in [w for w in self._workers if not w.alive]:
+            dead.close()
+            self._workers.remove(dead)
+        if len(self._workers) < self.processes:
+            self._workers.append(await self._start())
+        return min(self._workers, key=lambda w: len(w.pending))
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)`` in a worker process; a pool broken by a dead worker is replaced once."""
-        loop = asyncio.get_running_loop()
+        """``function(*args)`` in a worker process; a call whose worker died is sent once more."""
         for attempt in range(2):
-            if self._executor is None:
-                self._executor = self._new_executor()
+            worker = await self._worker()
             self.jobs += 1
             try:
-                return await loop.run_in_executor(self._executor, function, *args)
-            except BrokenProcessPool:
-                # a worker died (killed, out of memory): start fresh workers and try once more
-                log.warning("The worker processes broke; starting new ones.")
-                self._executor.shutdown(wait=False, cancel_futures=True)
-                self._executor = None
+                value: T = await worker.send(self.jobs, function, args)
+                return value
+            except WorkerDied:
+                log.warning("A worker process died; starting a new one.")
                 if attempt:
                     raise
         raise AssertionError("unreachable")
 
     def close(self) -> None:
-        """Stop the workers (queued calls are cancelled); a later `run` starts new ones."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        """Stop the workers (calls still waiting are cancelled); a later `run` starts new ones."""
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.close()

@@ -15,6 +15,9 @@ Decisions (where the rules are silent):
 - A click re-reads the hand and the shoe and writes both with version checks (store.cards.apply). If the
   hand moved on meanwhile (a double click), the click is refused and nothing is drawn; if only the shoe
   moved (another hand in the channel drew), the click is recomputed on the new shoe (up to 5 times).
+- A hand's result is shown at once; the chance each move had just before the last one (exact, from the
+  worker process, milliseconds) is edited onto the same message when it arrives. If the worker fails or
+  the edit is refused, the result stands without that line.
 - `/cards shuffle` (GM) reshuffles everything not in an open hand, with ``decks`` decks or, without it,
   the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/gm settings`).
 - `/cards reveal hand:` (GM) shows the GM the hand with its face-down card and running total, ephemerally
@@ -23,8 +26,9 @@ Decisions (where the rules are silent):
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 import discord
@@ -47,6 +51,7 @@ from bot.core.blackjack import (
     start_voluntary,
 )
 from bot.core.cards import Shoe
+from bot.core.odds.cards import HandDecision
 from bot.store import AppliedModifier, Conflict, HandRecord, RollRecord, Store
 from bot.ui.cards import (
     KIND,
@@ -266,21 +271,31 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     else:
         await refuse(interaction, BUSY)
         return
-    odds_line = None
+    decision: asyncio.Future[HandDecision] | None = None
     if moved.is_over:
-        # the chance each move had just before the last one (the player knew the face-down card)
-        decision = await interaction.client.workers.run(hand_decision, hand, shoe.remaining, shoe.discards)
-        odds_line = f"Before the last move: {hand_decision_line(decision)}"
-    await _show(interaction, updated, moved, odds_line)
+        # the chance each move had just before the last one (the player knew the face-down card): worked
+        # out in the worker while the result goes out, so the result never waits for it
+        decision = asyncio.ensure_future(
+            interaction.client.workers.run(hand_decision, hand, shoe.remaining, shoe.discards)
+        )
+    try:
+        await _show(interaction, updated, moved, decision)
+    finally:
+        if decision is not None and not decision.done():
+            decision.cancel()  # the result could not be shown: nobody will read the odds
 
 
 async def _show(
-    interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, odds_line: str | None = None
+    interaction: discord.Interaction[Any],
+    record: HandRecord,
+    hand: Hand,
+    decision: Awaitable[HandDecision] | None = None,
 ) -> None:
     """Edit the hand's message to the new state; at the end, log the roll and tell the GMs when asked to.
 
-    ``odds_line`` (the chance of each move before the last one) goes with the result: on the owner's
-    message unless the hand is blind, and on the GMs' copy.
+    At the end, ``decision`` (the chance of each move before the last one, on its way from the worker)
+    becomes an Odds line: edited onto the owner's message once the result is there, unless the hand is
+    blind, and on the GMs' copy.
     """
     if not hand.is_over:
         await interaction.response.edit_message(
@@ -290,11 +305,16 @@ async def _show(
     store = _store(interaction)
     mode = _mode(hand_meta(record.data))
     log_id = await store.log.add(_record_for_log(record, hand, "cards task"))
-    full = add_odds(_embed(record, hand), odds_line)
     owner = _owner_embed(record, hand)
-    if mode != "blind":
-        add_odds(owner, odds_line)
     await interaction.response.edit_message(embed=owner, view=None, allowed_mentions=NO_MENTIONS)
+    odds_line = await _last_move_line(decision)
+    if odds_line is not None and mode != "blind":
+        try:
+            await interaction.edit_original_response(
+                embed=add_odds(owner, odds_line), allowed_mentions=NO_MENTIONS
+            )
+        except discord.HTTPException as error:  # the result stands; only its odds line is missing
+            log.warning("Could not add the odds line to hand #%s: %s", record.id, error)
     if mode in ("gm", "blind") and record.guild_id is not None:
         problems = await send_to_gms(
             interaction.client,
@@ -303,11 +323,22 @@ async def _show(
             channel_id=record.channel_id,
             owner_id=record.owner_id,
             mode=mode,
-            embed=full,
+            embed=add_odds(_embed(record, hand), odds_line),
             log_id=log_id,
         )
         if problems:
             await reply(interaction, " ".join(problems), ephemeral=True)
+
+
+async def _last_move_line(decision: Awaitable[HandDecision] | None) -> str | None:
+    """ "Before the last move: Hit 62% ..." once the worker has it; None without one (or if it failed)."""
+    if decision is None:
+        return None
+    try:
+        return f"Before the last move: {hand_decision_line(await decision)}"
+    except Exception:  # the result is already shown; a missing odds line must not turn it into an error
+        log.exception("Working out the odds of a hand's last move failed")
+        return None
 
 
 def _hit(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:

@@ -420,6 +420,87 @@ async def test_a_finished_voluntary_hand_shows_the_odds_of_its_last_move(
     assert line.startswith("Before the last move: ") and f"best: {expected.best.action.label}" in line
 
 
+class _HeldWorkers:
+    """The bot's workers, each answer held back until the fake Discord has had an interaction callback."""
+
+    def __init__(self, real: Any, fake: FakeDiscord) -> None:
+        self.real = real
+        self.answered = asyncio.Event()
+        self.held = 0
+
+        async def hook(method: str, path: str, body: Any) -> None:
+            if method == "POST" and path.endswith("/callback"):
+                self.answered.set()
+
+        fake.request_hooks.append(hook)
+
+    async def run(self, function: Any, *args: Any) -> Any:
+        value = await self.real.run(function, *args)
+        self.held += 1
+        await self.answered.wait()  # a bot that waited for this before answering would never answer
+        return value
+
+
+async def test_a_hands_result_goes_out_first_and_its_odds_line_follows(
+    harness: Harness, world: World
+) -> None:
+    # BJ-4: the result of the last move never waits for the exact odds of the moves before it; the Odds
+    # line is edited onto the same message once the worker has it.
+    dealt = await voluntary_hand(harness, world)
+    message = dealt.original
+    real = harness.bot.workers
+    held = _HeldWorkers(real, harness.fake)
+    harness.bot.workers = held
+    try:
+        stand = await harness.click(message, "Stand", world.alice)
+    finally:
+        harness.bot.workers = real
+    assert held.held == 1
+    callback = stand.record.callback
+    assert callback is not None and not has_field(callback["data"]["embeds"][0], "Odds")
+    assert field(message.embed, "Odds").startswith("Before the last move: ")
+
+
+async def test_a_failed_odds_worker_leaves_the_result_standing(harness: Harness, world: World) -> None:
+    # BJ-4: the worker failing is not the player's problem: the hand ends, is logged, shows its result.
+    dealt = await voluntary_hand(harness, world)
+    message = dealt.original
+    real = harness.bot.workers
+
+    class Broken:
+        async def run(self, function: Any, *args: Any) -> Any:
+            raise RuntimeError("worker gone")
+
+    hand_id = hand_id_of(message)
+    harness.bot.workers = Broken()
+    try:
+        stand = await harness.click(message, "Stand", world.alice)
+    finally:
+        harness.bot.workers = real
+    assert not [m for m in stand.messages if m.ephemeral] and not has_field(message.embed, "Odds")
+    # the failure is the bot's own, so it is logged as an error (for the host), and only there
+    assert [r.getMessage() for r in harness.take_errors()] == [
+        "Working out the odds of a hand's last move failed"
+    ]
+    record = await harness.bot.store.cards.get_hand(hand_id)
+    assert record.finished
+    [logged] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
+    assert logged.inputs["hand_id"] == record.id
+
+
+async def test_a_refused_odds_edit_leaves_the_result_standing(harness: Harness, world: World) -> None:
+    # BJ-4: Discord refusing the odds edit (the message was deleted meanwhile) costs only the line; no
+    # error reaches the player. (A 500 is retried by discord.py for ~25 s first, then ends the same way.)
+    dealt = await voluntary_hand(harness, world)
+    message = dealt.original
+    hand_id = hand_id_of(message)
+    harness.fake.fail("PATCH", r"/messages/@original$", status=404, code=10008, message="Unknown Message")
+    stand = await harness.click(message, "Stand", world.alice)
+    assert stand.record.callback is not None and not [m for m in stand.messages if m.ephemeral]
+    assert not has_field(message.embed, "Odds") and not message.custom_ids()
+    assert (await harness.bot.store.cards.get_hand(hand_id)).finished
+
+
 async def test_a_killed_bot_leaves_no_chart_worker_behind(
     fake: FakeDiscord, world: World, tmp_path: Path
 ) -> None:

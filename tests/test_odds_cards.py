@@ -556,17 +556,47 @@ def test_voluntary_shortcuts_equal_the_search_by_suit_state(monkeypatch: pytest.
                 later.append(hand)
         cases.append((root, shoe, later))
     fast = []
-    used = 0
+    used = short = 0
     for root, shoe, later in cases:
         plan = odds.plan_voluntary(root, shoe)
         used += _forms_used(plan) > 0
+        short += any(1 < len(f) < odds._FORM_SIZE for f in plan.form_memo.values() if f is not None)
         fast.append((plan.decision, [plan.decide(h) for h in later]))
     assert used >= 10  # the forms were taken in many of these hands
+    assert short >= 10  # and forms cut short after their last row that can be nonzero (``_ROW_END``)
     _without_shortcuts(monkeypatch)
     for (root, shoe, later), (decision, moves) in zip(cases, fast, strict=True):
         plan = odds.plan_voluntary(root, shoe)
         assert plan.decision == decision
         assert [plan.decide(h) for h in later] == moves
+
+
+@pytest.mark.parametrize(
+    ("characteristic", "bonus", "face_down"), [("Speed", -3, "AS"), ("Strength", -2, "7H")]
+)
+def test_forms_cut_short_only_rows_of_zeros(
+    monkeypatch: pytest.MonkeyPatch, characteristic: str, bonus: int, face_down: str
+) -> None:
+    # BJ-6, BJ-9: a 21 made by a card of value x adds only terms c_x c_w to a seen state's form, so the forms
+    # may stop after the highest 21-card value reachable; built full length, every lane past the cut is 0,
+    # the lanes before it are the same, and so is the decision (a full one-deck shoe, both suit rules).
+    root = bj.hit(bj.start_voluntary(1, 4, characteristic, bonus), C(face_down))
+    shoe = [c for c in full_deck() if c != C(face_down)]
+    cut = odds.plan_voluntary(root, shoe)
+    monkeypatch.setattr(odds, "_ROW_END", [odds._FORM_SIZE] * 11)
+    full = odds.plan_voluntary(root, shoe)
+    assert full.decision == cut.decision
+    assert full.form_memo.keys() == cut.form_memo.keys()
+    shorter = 0
+    for key, form in cut.form_memo.items():
+        whole = full.form_memo[key]
+        if form is None or whole is None or len(form) == 1:
+            assert form == whole
+            continue
+        assert len(whole) == odds._FORM_SIZE
+        assert form == whole[: len(form)] and not any(whole[len(form) :])
+        shorter += len(form) < len(whole)
+    assert shorter  # some forms were cut short
 
 
 def test_shortcuts_claim_only_what_holds() -> None:

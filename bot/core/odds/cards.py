@@ -54,6 +54,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import chain, repeat
 from math import lcm
 from operator import add, mul
 
@@ -80,13 +81,16 @@ Counts = tuple[int, ...]
 Runs = list[tuple[int, int, int, int]]  # (success 0/1, TRL, lowest value, highest value)
 _Steps = tuple[list[tuple[int, int, bool, int]], list[int], list[int], list[int], list[int]]
 # VoluntaryPlan._form: the coefficients of 1, c_1..c_10 and c_x c_w (x <= w, in _PAIRS' order), packed; or
-# only the first, for a constant
+# only the first, for a constant. A form may stop early: the coefficients past its end are 0.
 _Form = list[int]
 _PAIRS = [(x, w) for x in range(1, 11) for w in range(x, 11)]
 _PAIR = [[0] * 11 for _ in range(11)]  # _PAIR[x][w]: the index of c_x c_w in a form (either order)
 for _i, (_x, _w) in enumerate(_PAIRS, start=11):
     _PAIR[_x][_w] = _PAIR[_w][_x] = _i
 _FORM_SIZE = 11 + len(_PAIRS)
+# _ROW_END[x]: the length of a form whose c_x' c_w terms all have min(x', w) <= x (rows by the smaller value)
+_ROW_END = [11 + sum(11 - r for r in range(1, x + 1)) for x in range(11)]
+_ZEROS = repeat(0)  # pads the shorter of two forms being added (``VoluntaryPlan._hit_form``)
 
 
 def _factors(v: int, n: int) -> list[int]:
@@ -1048,7 +1052,11 @@ class VoluntaryPlan:
         and with n cards of value v and c_v of the suit, (n - c_v) F(c) + c_v F(c - e_v) is again such a
         polynomial (``_factors``). So the memo is on counts by value (``cnt`` holds them), and
         ``_evaluate`` gives the exact value at one suit state. A form lists the coefficients of 1,
-        c_1..c_10 and the c_x c_w in ``_PAIRS``' order, or only the first for a constant. Each packs a
+        c_1..c_10 and the c_x c_w in ``_PAIRS``' order, or only the first for a constant. A form stops
+        after its last row that can be nonzero (the c_x c_w with x <= w, by x): a 21 made by a card of
+        value x gives only terms c_x c_w, in rows at most x (``_both_form``), and ``_hit_form`` keeps every
+        coefficient in its lane, so the rows past the highest 21-card value reachable are 0 and left out
+        (``_ROW_END``; the shorter of two forms is padded with zeros when they are added). Each packs a
         (P, E) pair of numerators as ``P << shift + E``: every step is linear with integer factors, so
         the pair is recovered exactly at the end (|E| stays below half of ``1 << shift``). A polynomial
         need only be right at suit states that can occur (c_w <= the cards of value w left), so the
@@ -1088,7 +1096,10 @@ class VoluntaryPlan:
         form_memo = self.form_memo
         steps, wrap_p, wrap_e, _, _ = self._steps(hard, ace, True)
         constant = ((sum(map(mul, cnt, wrap_p)) << self.shift) + sum(map(mul, cnt, wrap_e))) * unit
-        terms: Iterator[int] | None = None  # the sum of the parts, lane by lane, taken in one pass at the end
+        # the sum of the parts, lane by lane, taken in one pass at the end; the parts may differ in length
+        # (``_ROW_END``): the shorter of two is padded with zeros, and the sum is as long as the longer
+        terms: Iterator[int] | None = None
+        size = 0  # the length of the sum so far
         diagonals = []
         for v, new_hard, new_ace, total in steps:
             n = cnt[v]
@@ -1100,9 +1111,14 @@ class VoluntaryPlan:
                 if left <= 2:
                     cnt[v] = n
                     return None
-                event: Iterator[int] = iter(self._both_form(ck, v, n, left - 1))
+                both = self._both_form(ck, v, n, left - 1)
                 cnt[v] = n
-                terms = event if terms is None else map(add, terms, event)
+                if terms is None:
+                    terms, size = iter(both), len(both)
+                elif len(both) > size:
+                    terms, size = map(add, both, chain(terms, _ZEROS)), len(both)
+                else:
+                    terms = map(add, terms, chain(both, _ZEROS))
                 continue
             child = form_memo.get(ck, _NOT_YET)
             if child is _NOT_YET:
@@ -1119,8 +1135,15 @@ class VoluntaryPlan:
             if factors is None:
                 factors = _FACTORS[(v, n)] = _factors(v, n)
             term = map(mul, child, factors)
-            terms = term if terms is None else map(add, terms, term)
-            diagonals.append((v, child[_PAIR[v][v]]))
+            if terms is None:
+                terms, size = term, len(child)
+            elif len(child) > size:
+                terms, size = map(add, term, chain(terms, _ZEROS)), len(child)
+            else:
+                terms = map(add, terms, chain(term, _ZEROS))
+            diagonal = _PAIR[v][v]
+            if diagonal < len(child):
+                diagonals.append((v, child[diagonal]))
         if terms is None:
             return [constant]
         form = list(terms)
@@ -1148,7 +1171,7 @@ class VoluntaryPlan:
         pairs = _PAIR[x]
         seconds = self._second_pair(ckey, True)
         ao = ac = 0
-        form = [0] * _FORM_SIZE
+        form = [0] * _ROW_END[x]  # each c_x' c_w term below has x' = x or w = x: its row is at most x
         yc_x = 0
         for w in VALUES:
             n = cnt[w]

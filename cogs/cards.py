@@ -67,7 +67,15 @@ from bot.ui.cards import (
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.odds import add_odds, hand_decision, hand_decision_line, involuntary_line
 from bot.ui.permissions import NOT_GM, gm_only, is_gm, owner_or_gm
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, defer, refuse, reply
+from bot.ui.reply import (
+    ID_PATTERN,
+    ErrorReportingItem,
+    UserError,
+    defer,
+    refuse,
+    release_when_handled,
+    reply,
+)
 from bot.ui.rolls import publish, take_modifiers
 from bot.ui.visibility import Mode, default_notice, resolve_mode
 
@@ -298,8 +306,11 @@ async def _show(
     blind, and on the GMs' copy.
     """
     if not hand.is_over:
+        view = _view(record, hand)
+        if view is not None:
+            release_when_handled(interaction, view)
         await interaction.response.edit_message(
-            embed=_owner_embed(record, hand), view=_view(record, hand), allowed_mentions=NO_MENTIONS
+            embed=_owner_embed(record, hand), view=view, allowed_mentions=NO_MENTIONS
         )
         return
     store = _store(interaction)
@@ -702,6 +713,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         self, interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, shown: Mode
     ) -> None:
         view = _view(record, hand)
+        if view is not None:
+            release_when_handled(interaction, view)
         if shown == "public":
             message = await reply(interaction, embed=_owner_embed(record, hand), view=view)
         else:

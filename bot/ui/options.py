@@ -18,7 +18,7 @@ import discord
 from discord import app_commands
 from discord.enums import AppCommandOptionType as Kind
 
-from bot.ui.reply import refuse
+from bot.ui.reply import refuse, release_when_handled
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +171,7 @@ class TableTree(app_commands.CommandTree[Any]):
     """A CommandTree that refuses any command whose options break their declaration (see the module doc)."""
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        release_when_handled(interaction)  # runs in the task that handles it, errors included
         if interaction.type not in (
             discord.InteractionType.application_command,
             discord.InteractionType.autocomplete,

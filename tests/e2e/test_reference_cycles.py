@@ -1,0 +1,71 @@
+"""Handled interactions leave nothing for the cycle collector (see `bot.ui.reply.release_when_handled`).
+
+discord.py's Interaction and its InteractionResponse point at each other, and so do a View and its items.
+Left alone, every command and click adds such cycles, which only a full garbage collection frees: under
+load that pause (10-40 ms) was the bot's worst latency (bench/latency.py). Once a handler's task is
+over, the bot cuts those links, so reference counting frees everything at once.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from tests.fake_discord.harness import Harness, World
+
+DISCORD_OBJECTS = (discord.Interaction, discord.InteractionResponse, discord.ui.View, discord.ui.Item)
+
+
+async def cyclic_leftovers(play: Callable[[], Awaitable[Any]]) -> Counter[str]:
+    """The discord.py objects that ``play`` left in reference cycles (found by a collection, kept)."""
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        await play()
+        gc.collect()
+        return Counter(type(o).__name__ for o in gc.garbage if isinstance(o, DISCORD_OBJECTS))
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+async def test_a_roll_leaves_no_interaction_in_a_cycle(harness: Harness, world: World) -> None:
+    async def play() -> None:
+        for _ in range(3):
+            await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 13})
+
+    await play()  # the first use of a command warms caches
+    assert await cyclic_leftovers(play) == Counter()
+
+
+async def test_dealing_and_clicking_a_hand_leave_no_view_in_a_cycle(harness: Harness, world: World) -> None:
+    options = {"difficulty": 2, "level": 3}
+
+    async def play() -> None:
+        for _ in range(3):
+            dealt = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
+            await harness.click(dealt.original, "Hit", world.alice)
+            if dealt.original.custom_ids():  # still open: end it
+                await harness.click(dealt.original, "Stand", world.alice)
+
+    await play()
+    assert await cyclic_leftovers(play) == Counter()
+
+
+async def test_a_refused_click_leaves_no_view_in_a_cycle(harness: Harness, world: World) -> None:
+    dealt = await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 2, "level": 3}
+    )
+
+    async def play() -> None:
+        answer = await harness.click(dealt.original, "Hit", world.bob)  # not bob's hand
+        assert answer.ephemeral
+
+    await play()
+    assert await cyclic_leftovers(play) == Counter()

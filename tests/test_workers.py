@@ -73,3 +73,24 @@ async def test_the_bot_side_starts_no_thread(workers: Workers) -> None:
     before = threading.active_count()
     await asyncio.gather(*(workers.run(os.getpid) for _ in range(5)))
     assert threading.active_count() == before
+
+
+async def test_calls_arriving_together_start_one_process(workers: Workers) -> None:
+    pids = await asyncio.gather(*(workers.run(os.getpid) for _ in range(8)))
+    assert len(set(pids)) == 1 and pids[0] != os.getpid()
+
+
+async def test_a_worker_closed_mid_call_exits_quietly(workers: Workers) -> None:
+    pid = await workers.run(os.getpid)
+    call = asyncio.ensure_future(workers.run(time.sleep, 0.3))
+    await asyncio.sleep(0.05)
+    workers.close()  # the bot shutting down while the worker still computes
+    with contextlib.suppress(asyncio.CancelledError):
+        await call
+    for _ in range(100):  # it finishes the call, finds nobody listening, and exits
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                break
+        await asyncio.sleep(0.02)
+    else:
+        raise AssertionError("the worker is still running after its bot closed")

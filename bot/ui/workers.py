@@ -15,6 +15,7 @@ What is sent must pickle: module-level functions of ``bot.core`` / ``bot.ui`` an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import multiprocessing.process
@@ -65,23 +66,35 @@ class WorkerDied(RuntimeError):
 _FRAME = struct.Struct("!I")  # each message on a worker's socket: its length, then a pickle
 
 
-def _serve(sock: socket.socket) -> None:
+#: The bot's ends of its workers' sockets. A forked worker closes its copies of all of them: a worker
+#: holding the bot's end of its own socket (or a sibling's) would never read end of stream when the bot
+#: closes it.
+_BOT_ENDS: set[int] = set()
+
+
+def _serve(sock: socket.socket, bot_ends: list[int]) -> None:
     """A worker process: answer ``(job, function, args)`` messages in order until the bot hangs up."""
+    for fd in bot_ends:
+        with contextlib.suppress(OSError):
+            os.close(fd)
     watch_parent()
-    while True:
-        header = _receive(sock, _FRAME.size)
-        if header is None:  # the bot closed its end (or died): nothing more will come
-            return
-        job, function, args = pickle.loads(_receive(sock, _FRAME.unpack(header)[0]) or b"")
-        try:
-            answer: tuple[int, bool, Any] = (job, True, function(*args))
-            data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
-        except BaseException as error:  # the caller gets the exception, as with a local call
+    try:
+        while True:
+            header = _receive(sock, _FRAME.size)
+            if header is None:  # the bot closed its end (or died): nothing more will come
+                return
+            job, function, args = pickle.loads(_receive(sock, _FRAME.unpack(header)[0]) or b"")
             try:
-                data = pickle.dumps((job, False, error), pickle.HIGHEST_PROTOCOL)
-            except Exception:  # an exception that does not pickle: its text does
-                data = pickle.dumps((job, False, RuntimeError(repr(error))), pickle.HIGHEST_PROTOCOL)
-        sock.sendall(_FRAME.pack(len(data)) + data)
+                answer: tuple[int, bool, Any] = (job, True, function(*args))
+                data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+            except BaseException as error:  # the caller gets the exception, as with a local call
+                try:
+                    data = pickle.dumps((job, False, error), pickle.HIGHEST_PROTOCOL)
+                except Exception:  # an exception that does not pickle: its text does
+                    data = pickle.dumps((job, False, RuntimeError(repr(error))), pickle.HIGHEST_PROTOCOL)
+            sock.sendall(_FRAME.pack(len(data)) + data)
+    except OSError:  # the bot closed its end mid-call (shutting down): the answer has no one to go to
+        return
 
 
 def _receive(sock: socket.socket, size: int) -> bytes | None:
@@ -98,8 +111,9 @@ def _receive(sock: socket.socket, size: int) -> bytes | None:
 class _Worker(asyncio.Protocol):
     """One worker process and the bot's end of its socket: calls go out as frames, answers come back."""
 
-    def __init__(self, process: multiprocessing.process.BaseProcess) -> None:
+    def __init__(self, process: multiprocessing.process.BaseProcess, fd: int) -> None:
         self.process = process
+        self.fd = fd  # the bot's end, while open (see `_BOT_ENDS`)
         self.transport: asyncio.WriteTransport | None = None
         self.pending: dict[int, asyncio.Future[Any]] = {}
         self.buffer = bytearray()
@@ -136,6 +150,7 @@ class _Worker(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.alive = False
+        _BOT_ENDS.discard(self.fd)
         pending, self.pending = self.pending, {}
         for future in pending.values():
             if not future.done():
@@ -157,26 +172,34 @@ class Workers:
     No thread in the bot: each worker is a forked process with a socket pair, whose bot end is an
     asyncio transport. A call is one pickled frame written on the loop; the answer arrives as data on
     the same loop. (`concurrent.futures.ProcessPoolExecutor` hands every call to a manager thread, and
-    that thread's turns with the GIL made the loop wait: about 100 µs of a Hit click's CPU, see
-    bench/latency.py.)
+    that thread's turns with the GIL made the loop wait; in an A/B run of bench/latency.py's Hit on a
+    busy machine it cost 20% of the click's CPU, on a quiet one a few percent.)
     """
 
     def __init__(self, processes: int = PROCESSES) -> None:
         self.processes = processes
         self._workers: list[_Worker] = []
+        self._starting = asyncio.Lock()  # calls arriving together start one process, not one each
         self.jobs = 0  # calls sent so far (tests read it)
 
     async def _start(self) -> _Worker:
         # fork: a worker is the bot's direct child, so it can see the bot die (a fork server's workers
         # keep the server alive and outlive a killed bot); `watch_parent` resets the inherited signals.
         ours, theirs = socket.socketpair()
+        _BOT_ENDS.add(ours.fileno())
         process = multiprocessing.get_context("fork").Process(
-            target=_serve, args=(theirs,), name="tabletop-worker", daemon=True
+            target=_serve, args=(theirs, sorted(_BOT_ENDS)), name="tabletop-worker", daemon=True
         )
-        process.start()
-        theirs.close()
+        try:
+            process.start()
+        except BaseException:
+            _BOT_ENDS.discard(ours.fileno())
+            ours.close()
+            raise
+        finally:
+            theirs.close()
         loop = asyncio.get_running_loop()
-        _, worker = await loop.create_unix_connection(lambda: _Worker(process), sock=ours)
+        _, worker = await loop.create_unix_connection(lambda: _Worker(process, ours.fileno()), sock=ours)
         return worker
 
     async def _worker(self) -> _Worker:
@@ -185,7 +208,9 @@ class Workers:
             dead.close()
             self._workers.remove(dead)
         if len(self._workers) < self.processes:
-            self._workers.append(await self._start())
+            async with self._starting:
+                if len(self._workers) < self.processes:
+                    self._workers.append(await self._start())
         return min(self._workers, key=lambda w: len(w.pending))
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:

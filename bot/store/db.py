@@ -118,8 +118,13 @@ class _Job:
 MAX_BATCH = 256  # units per trip: bounds how long one trip keeps the others waiting
 
 
-def _run_batch(raw: sqlite3.Connection, jobs: Sequence[_Job]) -> list[tuple[bool, Any]]:
-    """On the SQLite thread: every job in one transaction, each in its own savepoint (group commit).
+def _run_batch(
+    raw: sqlite3.Connection, jobs: Sequence[_Job], *, inline: bool = False
+) -> list[tuple[bool, Any]]:
+    """Every job in one transaction, each in its own savepoint (group commit).
+
+    On the SQLite thread, or ``inline`` on the event loop's connection (which never waits: `_Busy` if
+    another connection holds the write lock at BEGIN).
 
     A job that raises is rolled back to its savepoint alone; the others commit together. If SQLite
     abandons the whole transaction (disk full, I/O error) or the COMMIT fails, every job that had
@@ -130,6 +135,8 @@ def _run_batch(raw: sqlite3.Connection, jobs: Sequence[_Job]) -> list[tuple[bool
     try:
         raw.execute(begin)
     except sqlite3.Error as err:
+        if inline and isinstance(err, sqlite3.OperationalError) and _is_busy(err):
+            raise _Busy from err  # nothing has run: the caller sends the batch to the thread instead
         return [(False, err)] * len(jobs)
     kept: list[int] = []
     tx = Tx(raw)
@@ -188,6 +195,17 @@ def _run_inline(raw: sqlite3.Connection, work: Callable[[Tx], _T], write: bool) 
     return value
 
 
+def _settle(jobs: Sequence[_Job], results: Sequence[tuple[bool, Any]]) -> None:
+    """Tell each job's caller how its unit went."""
+    for job, (ok, value) in zip(jobs, results, strict=True):
+        if job.future.done():  # its caller was cancelled; the unit ran regardless
+            continue
+        if ok:
+            job.future.set_result(value)
+        else:
+            job.future.set_exception(value)
+
+
 class _Busy(Exception):
     """Another connection holds the lock the inline unit needed; nothing was written."""
 
@@ -206,8 +224,10 @@ class Database:
     Every read and write is a *unit of work*: a synchronous function ``work(tx)`` given to `run`, atomic
     alone (an exception rolls back what it wrote). A unit is short (a few indexed statements), and in WAL
     mode with ``synchronous=NORMAL`` a commit is a write to the WAL file without fsync: tens of
-    microseconds, less than a hop to another thread costs. So by default a unit runs at once on the event
-    loop's thread, on a connection of its own that never waits for a lock.
+    microseconds, less than a hop to another thread costs. So by default a unit runs on the event loop's
+    thread, on a connection of its own that never waits for a lock: a read at once; a write at the end of
+    the loop's current turn, together with every other write queued in that turn, each in its own
+    savepoint and all under one COMMIT (the commit is most of a small write's cost).
 
     aiosqlite's connection is the slow path: migrations, units marked ``background=True`` (large reads
     such as a whole channel's log), WAL checkpoints, and any unit the inline connection could not start
@@ -222,6 +242,7 @@ class Database:
         self._inline: sqlite3.Connection | None = None  # set by `open` once the migrations have run
         self._lock = asyncio.Lock()  # aiosqlite's connection: one trip (or migration, or close) at a time
         self._queue: list[_Job] = []
+        self._batch: list[_Job] = []  # inline writes waiting for the end of this turn of the loop
         self._flusher: asyncio.Task[None] | None = None
         self._checkpoint: asyncio.Task[None] | None = None
         self._writes_since_checkpoint = 0
@@ -229,6 +250,7 @@ class Database:
         self.path = path
         self.trips = 0  # trips to the SQLite thread so far (benchmarks and tests read it)
         self.inline_units = 0  # units run on the event loop's thread so far
+        self.inline_commits = 0  # transactions those units wrote in (one per turn of the loop at most)
         self.checkpoints = 0  # WAL checkpoints run on the thread so far
 
     @classmethod
@@ -271,6 +293,7 @@ class Database:
     async def close(self) -> None:
         """Close the connections once every queued unit has run; later units are refused."""
         self._closed = True
+        self._commit_batch()  # writes queued this turn are not lost to the close
         while self._flusher is not None or self._checkpoint is not None:
             await asyncio.shield(self._flusher or self._checkpoint)  # type: ignore[arg-type]
         async with self._lock:
@@ -324,23 +347,56 @@ class Database:
         """
         if self._closed:
             raise StoreError("The database is closed.")
+        loop = asyncio.get_running_loop()
         if self._inline is not None and not background and self._flusher is None:
+            if write:
+                # the writes of this turn of the loop commit together, at its end (`_commit_batch`)
+                job = _Job(work, write, loop.create_future())
+                self._batch.append(job)
+                if len(self._batch) == 1:
+                    loop.call_soon(self._commit_batch)
+                written: _T = await job.future
+                return written
             try:
                 value = _run_inline(self._inline, work, write)
             except _Busy:
                 pass  # another connection holds the lock: wait for it on the thread, not here
             else:
                 self.inline_units += 1
-                if write:
-                    self._wrote()
                 return value
-        loop = asyncio.get_running_loop()
         job = _Job(work, write, loop.create_future())
         self._queue.append(job)
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush())
         result: _T = await job.future
         return result
+
+    def _commit_batch(self) -> None:
+        """Run the write units queued during this turn of the loop inline, in one transaction.
+
+        Each unit has its own savepoint (one that raises is rolled back alone) and one COMMIT covers
+        them all: at 16 interactions in flight that halved the store's share of a roll's CPU
+        (bench/latency.py). Callers hear back only after the COMMIT. If another connection holds the
+        write lock, the whole batch goes to the thread, as a single unit would.
+        """
+        jobs, self._batch = self._batch, []
+        if not jobs:
+            return
+        if self._inline is not None and self._flusher is None:
+            try:
+                results = _run_batch(self._inline, jobs, inline=True)
+            except _Busy:
+                pass
+            else:
+                self.inline_units += len(jobs)
+                self.inline_commits += 1
+                _settle(jobs, results)
+                for _ in jobs:
+                    self._wrote()
+                return
+        self._queue.extend(jobs)
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
 
     async def _flush(self) -> None:
         """Send queued units to the SQLite thread, one batch per trip, until none are left."""
@@ -355,13 +411,7 @@ class Database:
                         results = await self._conn._execute(_run_batch, raw, jobs)  # type: ignore[no-untyped-call]
                     except Exception as err:  # the connection itself failed (closed under us)
                         results = [(False, err)] * len(jobs)
-                for job, (ok, value) in zip(jobs, results, strict=True):
-                    if job.future.done():  # its caller was cancelled; the unit ran regardless
-                        continue
-                    if ok:
-                        job.future.set_result(value)
-                    else:
-                        job.future.set_exception(value)
+                _settle(jobs, results)
         finally:
             self._flusher = None
 

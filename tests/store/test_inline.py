@@ -54,6 +54,50 @@ async def test_an_inline_unit_that_raises_is_rolled_back_whole(store: Store) -> 
     assert isinstance(await store.db.run(_put("after")), int), "the connection is usable after a rollback"
 
 
+async def test_the_writes_of_one_turn_of_the_loop_commit_together(store: Store) -> None:
+    commits, trips = store.db.inline_commits, store.db.trips
+    ids = await asyncio.gather(*(store.db.run(_put(f"k{n}")) for n in range(10)))
+    assert len(set(ids)) == 10
+    assert store.db.inline_commits == commits + 1 and store.db.trips == trips
+    assert await _keys(store) == {f"k{n}" for n in range(10)}
+    await store.db.run(_put("alone"))
+    assert store.db.inline_commits == commits + 2, "a write alone commits at the end of its own turn"
+
+
+async def test_a_failing_write_in_a_group_is_rolled_back_alone(store: Store) -> None:
+    def half_then_fail(tx: Tx) -> None:
+        tx.execute("INSERT INTO meta (key, value) VALUES ('half', 'v')")
+        raise LookupError("the unit changed its mind")
+
+    first, failed, last = await asyncio.gather(
+        store.db.run(_put("first")), store.db.run(half_then_fail), store.db.run(_put("last")),
+        return_exceptions=True,
+    )  # fmt: skip
+    assert isinstance(first, int) and isinstance(last, int) and isinstance(failed, LookupError)
+    assert await _keys(store) == {"first", "last"}
+
+
+async def test_a_read_after_a_write_sees_it(store: Store) -> None:
+    async def write_then_read(key: str) -> bool:
+        await store.db.run(_put(key))
+        return key in await _keys(store)
+
+    assert await asyncio.gather(*(write_then_read(f"r{n}") for n in range(5))) == [True] * 5
+
+
+async def test_closing_commits_the_writes_queued_this_turn(db_path: Path) -> None:
+    store = await Store.open(db_path)
+    pending = asyncio.ensure_future(store.db.run(_put("queued")))
+    await asyncio.sleep(0)  # the unit is queued for the end of this turn; close comes first
+    await store.close()
+    assert isinstance(await pending, int)
+    reopened = await Store.open(db_path)
+    try:
+        assert await _keys(reopened) == {"queued"}
+    finally:
+        await reopened.close()
+
+
 async def test_a_locked_database_is_waited_for_on_the_thread_not_on_the_loop(
     store: Store, db_path: Path
 ) -> None:

@@ -12,7 +12,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.ui.odds import resisted_cached
+from bot.core.blackjack import deal, hit, start_voluntary
+from bot.core.cards import Card, full_deck
+from bot.core.odds.cards import voluntary_decision
+from bot.ui.odds import _decision, hand_decision, resisted_cached
 from bot.ui.workers import Workers
 
 
@@ -94,3 +97,17 @@ async def test_a_worker_closed_mid_call_exits_quietly(workers: Workers) -> None:
         await asyncio.sleep(0.02)
     else:
         raise AssertionError("the worker is still running after its bot closed")
+
+
+def test_a_hands_decision_is_cached_on_its_cards_not_their_order() -> None:
+    # BJ-4: the Odds button and then the last move ask the worker the same question; the second answer
+    # comes from the cache, whatever order the shoe's cards are listed in.
+    hand = hit(deal(start_voluntary(3, 2), Card.parse("9S")), Card.parse("5H"))
+    shoe = [c for c in full_deck() if c not in (Card.parse("9S"), Card.parse("5H"))]
+    first = hand_decision(hand, shoe)
+    hits = _decision.cache_info().hits
+    again = hand_decision(hand, list(reversed(shoe)))
+    assert again is first and _decision.cache_info().hits == hits + 1
+    assert first == voluntary_decision(hand, shoe)
+    fewer = hand_decision(hand, shoe[1:])  # another shoe: another question
+    assert fewer is not first and fewer == voluntary_decision(hand, shoe[1:])

@@ -320,10 +320,27 @@ def involuntary_line(
     return cards_summary(odds, actual_trl), odds
 
 
+DECISION_CACHE = 256  # per worker process; a decision is a handful of Fractions
+
+
 def hand_decision(hand: Hand, shoe: Sequence[Card], discards: Sequence[Card] = ()) -> HandDecision:
     """BJ-4/BJ-7: Stand, each adder and Hit from here, the shoe's discards dealt on from when it runs out
-    (BJ-1) (slow: run it in ``bot.workers``)."""
+    (BJ-1) (slow: run it in ``bot.workers``).
+
+    Cached on the hand and the cards left (their order does not matter): a player who asked the Odds
+    button, then made the hand's last move, asks the same question twice, and the result's odds line
+    then costs nothing.
+    """
+    return _decision(hand, _in_order(shoe), _in_order(discards))
+
+
+@functools.lru_cache(maxsize=DECISION_CACHE)
+def _decision(hand: Hand, shoe: tuple[Card, ...], discards: tuple[Card, ...]) -> HandDecision:
     return voluntary_decision(hand, shoe, discards)
+
+
+def _in_order(cards: Sequence[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(cards, key=lambda card: (card.rank, card.suit.value)))
 
 
 def hand_decision_line(decision: HandDecision) -> str:

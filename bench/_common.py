@@ -163,16 +163,24 @@ class BotProcess:
 
 
 def bot_env(
-    fake: FakeDiscord, database: Path, *, seed: int = 1234, log_level: str = "INFO"
+    fake: FakeDiscord,
+    database: Path,
+    *,
+    seed: int = 1234,
+    log_level: str = "INFO",
+    source: Path = ROOT,
 ) -> dict[str, str]:
-    """The environment of a bot subprocess: ours only, none of the caller's DISCORD_* settings."""
+    """The environment of a bot subprocess: ours only, none of the caller's DISCORD_* settings.
+
+    ``source``: the source tree the bot's code is imported from (another commit's worktree for an A/B).
+    """
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("DISCORD_", "DEV_GUILD", "DICE_", "DATABASE_"))
     }
     env |= {
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": str(source),
         "DISCORD_TOKEN": TOKEN,
         "DISCORD_API_BASE": fake.api_base,
         "DATABASE_PATH": str(database),
@@ -183,9 +191,18 @@ def bot_env(
 
 
 async def launch(
-    kind: str, fake: FakeDiscord, database: Path, *, log_level: str = "INFO", profile: Path | None = None
+    kind: str,
+    fake: FakeDiscord,
+    database: Path,
+    *,
+    log_level: str = "INFO",
+    profile: Path | None = None,
+    source: Path = ROOT,
 ) -> BotProcess:
-    """Start ``kind`` ("tabletop": python -m bot; "bare": bench/bare_bot.py); wait until it connected."""
+    """Start ``kind`` ("tabletop": python -m bot; "bare": bench/bare_bot.py); wait until it connected.
+
+    ``source``: where the tabletop bot's code comes from (default: this checkout).
+    """
     if kind == "tabletop":
         argv = [sys.executable, "-m", "bot"]
         if profile is not None:  # cProfile writes the file when the bot exits on SIGTERM
@@ -201,7 +218,7 @@ async def launch(
         process = await asyncio.create_subprocess_exec(
             *argv,
             cwd=database.parent,
-            env=bot_env(fake, database, log_level=log_level),
+            env=bot_env(fake, database, log_level=log_level, source=source),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=log_file,
             stderr=log_file,

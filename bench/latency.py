@@ -24,6 +24,7 @@ from pathlib import Path
 
 from _common import (
     HEADER,
+    ROOT,
     BotProcess,
     Check,
     Run,
@@ -277,11 +278,18 @@ class Session:
 
     @classmethod
     async def open(
-        cls, kind: str, label: str, prepare: Prepare, check: Check, count: int, profile: Path | None = None
+        cls,
+        kind: str,
+        label: str,
+        prepare: Prepare,
+        check: Check,
+        count: int,
+        profile: Path | None = None,
+        source: Path = ROOT,
     ) -> Session:
         fake, world = await open_fake()
         folder = tempfile.TemporaryDirectory(prefix=f"latency-{kind}-")
-        bot = await launch(kind, fake, Path(folder.name) / "bot.db", profile=profile)
+        bot = await launch(kind, fake, Path(folder.name) / "bot.db", profile=profile, source=source)
         try:
             make = await prepare(fake, world, bot, count)
         except BaseException:

@@ -1,0 +1,124 @@
+"""A/B: the bot of this checkout against the bot of another commit, one target, bursts interleaved.
+
+On a shared machine the ratio to the bare bot (bench/latency.py) moves with the load from round to round;
+two builds of the bot side by side, each burst of one followed at once by a burst of the other against
+the same kind of fake, feel the same load, so a change shows up even when it is a few percent. CPU per
+answer (the bot and its worker processes) is the steadiest figure. Make the other tree first:
+
+    git worktree add /tmp/base HEAD~1              # or any commit
+    python bench/ab.py --base /tmp/base --target rps
+    python bench/ab.py --base /tmp/base --target hit -n 800 --rounds 6
+
+Both bots import their code from their own tree (PYTHONPATH); the fake, the load and this script are this
+checkout's. Prints, per build, each round's CPU per answer and the medians over the rounds, then new/base.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from _common import ROOT, Run, machine, rerun, schema_checks
+from latency import TARGETS, Session
+
+
+@dataclass
+class Build:
+    """One build of the bot: its source tree and the runs measured on it."""
+
+    label: str
+    source: Path
+    runs: list[Run] = field(default_factory=list)
+
+    def median(self, value: str) -> float:
+        figures = {
+            "p50": lambda r: r.median,
+            "p99": lambda r: r.quantile(0.99),
+            "answers/s": lambda r: r.throughput,
+            "CPU/answer": lambda r: r.bot_cpu / r.n * 1e6 if r.n else 0.0,
+        }
+        return statistics.median(figures[value](run) for run in self.runs)
+
+
+async def compare(target: str, base: Path, n: int, concurrency: int, rounds: int, warmup: int) -> list[Build]:
+    chosen = TARGETS[target]
+    builds = [Build("base", base), Build("new", ROOT)]
+    count = warmup + n * rounds
+    sessions = []
+    try:
+        for build in builds:
+            sessions.append(
+                await Session.open(
+                    "tabletop", build.label, chosen.prepare, chosen.check, count, source=build.source
+                )
+            )
+        for session in sessions:
+            await session.burst(warmup, 4, "warm-up")
+        for _ in range(rounds):
+            for session, build in zip(sessions, builds, strict=True):
+                build.runs.append(await session.burst(n, concurrency, build.label))
+    finally:
+        for session in sessions:
+            await session.close()
+    return builds
+
+
+def report(builds: list[Build]) -> None:
+    print(
+        f"{'':8} {'p50 ms':>8} {'p99 ms':>8} {'answers/s':>10} {'CPU/answer µs':>14}  errors  per round (µs)"
+    )
+    for build in builds:
+        rounds = " ".join(f"{r.bot_cpu / r.n * 1e6:.0f}" for r in build.runs if r.n)
+        errors = sum(len(r.errors) for r in build.runs)
+        print(
+            f"{build.label:8} {build.median('p50'):8.2f} {build.median('p99'):8.2f} "
+            f"{build.median('answers/s'):10.0f} {build.median('CPU/answer'):14.0f}  {errors:6}  {rounds}"
+        )
+    base, new = builds
+    print(
+        f"new/base: p50 {new.median('p50') / base.median('p50'):.2f}x, "
+        f"throughput {new.median('answers/s') / base.median('answers/s'):.2f}x, "
+        f"CPU per answer {new.median('CPU/answer') / base.median('CPU/answer'):.2f}x "
+        f"(medians over the rounds; base = {base.source})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--base", required=True, help="the other commit's source tree (a git worktree)")
+    parser.add_argument("--target", choices=sorted(TARGETS), default="rps")
+    parser.add_argument("-n", type=int, default=1000, help="interactions per burst")
+    parser.add_argument("-c", "--concurrency", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--warmup", type=int, default=300)
+    args = parser.parse_args()
+    base = Path(args.base).resolve()
+    if not (base / "bot" / "__main__.py").is_file():
+        parser.error(f"{base} is not a source tree of this bot (no bot/__main__.py)")
+    schema_checks(False)
+    print(f"machine: {machine()}; load average before: {os.getloadavg()[0]:.2f}")
+    print(
+        f"{args.target}: {TARGETS[args.target].what}; C={args.concurrency}, {args.rounds} rounds of {args.n}"
+    )
+    builds = asyncio.run(compare(args.target, base, args.n, args.concurrency, args.rounds, args.warmup))
+    report(builds)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print(
+        rerun(
+            "ab.py",
+            [
+                f"--base {args.base} --target {args.target} -n {args.n} -c {args.concurrency}",
+                f"--rounds {args.rounds} --warmup {args.warmup}",
+            ],
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -30,7 +30,15 @@ from bot.store import AppliedModifier, Conflict, Pool, PoolCheck, RollRecord, Sh
 from bot.ui.embeds import NO_MENTIONS, clip
 from bot.ui.odds import add_odds, resisted_cached, rps_line, sustained_line, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, TableView, UserError, refuse, reply
+from bot.ui.reply import (
+    ID_PATTERN,
+    ErrorReportingItem,
+    TableView,
+    UserError,
+    refuse,
+    release_when_handled,
+    reply,
+)
 from bot.ui.rolls import guild_key, publish, roll_record, take_modifiers
 from bot.ui.rps import (
     DIFFICULTY_CHOICES,
@@ -210,10 +218,11 @@ async def refresh_pool_message(client: discord.Client, pool: Pool, *, hidden: bo
         return
     channel = client.get_partial_messageable(pool.channel_id, guild_id=pool.guild_id)
     message = channel.get_partial_message(pool.message_id)
+    view = pool_view(pool)
+    if view is not None:
+        release_when_handled(None, view)
     try:
-        await message.edit(
-            embed=pool_embed(pool, hidden=hidden), view=pool_view(pool), allowed_mentions=NO_MENTIONS
-        )
+        await message.edit(embed=pool_embed(pool, hidden=hidden), view=view, allowed_mentions=NO_MENTIONS)
     except discord.HTTPException as err:  # deleted, or no access any more: the pool itself is safe
         log.warning("Could not update the message of sustained action %s: %s", pool.id, err)
 
@@ -871,7 +880,10 @@ class Rps(
         )
         embed = pool_embed(pool)
         embed.add_field(name="Base built", value=clip(build.text(), 1024), inline=False)
-        message = await reply(interaction, embed=embed, view=pool_view(pool))
+        view = pool_view(pool)
+        if view is not None:
+            release_when_handled(interaction, view)
+        message = await reply(interaction, embed=embed, view=view)
         if message is not None:
             await store.pools.set_message_id(pool.id, message.id)
 

@@ -173,27 +173,29 @@ def _describe(interaction: discord.Interaction[Any]) -> str:
     return f"component {custom_id}" if custom_id else f"interaction type {interaction.type.name}"
 
 
-def release_when_handled(interaction: discord.Interaction[Any], *views: discord.ui.View) -> None:
+def release_when_handled(interaction: discord.Interaction[Any] | None, *views: discord.ui.View) -> None:
     """When the task handling ``interaction`` ends, break the reference cycles it leaves behind.
 
     discord.py's ``Interaction`` caches its ``InteractionResponse``, which points back at the interaction,
     and a ``View`` and its items point at each other (a hand's view: about 30 objects). Reference counting
     never frees a cycle: under load they pile up until a full garbage collection, 10-40 ms during which
     nothing is answered (bench/latency.py's p99). So once the handler's task is over, the interaction's
-    link to its response is cut and each of ``views`` (the clicked message's, the one sent) is emptied,
+    link to its response is cut and each of ``views`` (the clicked message's, the ones sent) is emptied,
     and reference counting frees them at once. The response keeps its own link to the interaction, so a
     task discord.py started from it (``delete_after``) still works; nothing reads ``interaction.response``
     or those views after the handler has finished. Only fully dynamic views may be passed (discord.py
-    keeps no reference to them).
+    keeps no reference to them). ``interaction`` None: only the views (one that a helper running in the
+    handler's task sent, as a pool's message edit).
     """
     task = asyncio.current_task()
     if task is not None:
         task.add_done_callback(lambda _: _release(interaction, views))
 
 
-def _release(interaction: discord.Interaction[Any], views: Sequence[discord.ui.View]) -> None:
-    with contextlib.suppress(AttributeError):  # never asked for a response (or already cut)
-        del interaction._cs_response  # type: ignore[attr-defined]  # discord.py's cached_slot_property
+def _release(interaction: discord.Interaction[Any] | None, views: Sequence[discord.ui.View]) -> None:
+    if interaction is not None:
+        with contextlib.suppress(AttributeError):  # never asked for a response (or already cut)
+            del interaction._cs_response  # type: ignore[attr-defined]  # discord.py's cached_slot_property
     for view in views:
         view.clear_items()
 

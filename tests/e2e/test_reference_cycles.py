@@ -69,3 +69,21 @@ async def test_a_refused_click_leaves_no_view_in_a_cycle(harness: Harness, world
 
     await play()
     assert await cyclic_leftovers(play) == Counter()
+
+
+async def test_a_sustained_pool_leaves_no_view_in_a_cycle(harness: Harness, world: World) -> None:
+    # RPS-8: starting a pool, and each check that edits its message, send a view with its button
+    values = {"name": "Pick the lock", "goal": 40, "minutes": 10, "member": world.alice, "base": 15}
+
+    async def play() -> None:
+        started = await harness.slash(world.guild, world.general, world.gm, "rps sustained start", values)
+        await harness.click(started.original, "Roll next check", world.alice)
+        await harness.slash(
+            world.guild, world.general, world.alice, "rps sustained roll", {"name": values["name"]}
+        )
+        await harness.slash(
+            world.guild, world.general, world.gm, "rps sustained stop", {"name": values["name"]}
+        )
+
+    await play()
+    assert await cyclic_leftovers(play) == Counter()

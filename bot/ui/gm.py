@@ -18,7 +18,7 @@ import discord
 from bot.store import MODIFIER_KINDS, SYSTEMS, GuildSettings, PendingModifier, Store
 from bot.store.models import SYSTEM_NAMES
 from bot.ui.embeds import NO_MENTIONS, clip, info_embed
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, refuse, reply
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, refuse, release_when_handled, reply
 
 REQUEST_PREFIX = "roll_request:"
 BLIND_PREFIX = "blind_request:"
@@ -199,9 +199,13 @@ class RequestRollButton(
 
 
 def request_view(request_id: int) -> discord.ui.View:
-    """The request message's persistent view with its **Roll (blind)** button."""
+    """The request message's persistent view with its **Roll (blind)** button.
+
+    Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
+    """
     view = discord.ui.View(timeout=None)
     view.add_item(RequestRollButton(request_id))
+    release_when_handled(None, view)
     return view
 
 

@@ -187,7 +187,10 @@ def release_when_handled(interaction: discord.Interaction[Any] | None, *views: d
     keeps no reference to them). ``interaction`` None: only the views (one that a helper running in the
     handler's task sent, as a pool's message edit).
     """
-    task = asyncio.current_task()
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop running (a view built outside the bot): nothing to wait for
+        return
     if task is not None:
         task.add_done_callback(lambda _: _release(interaction, views))
 

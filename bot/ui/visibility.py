@@ -17,7 +17,7 @@ from bot.store import NotFound, RollRecord, Store
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.gm import take_blind_request
 from bot.ui.permissions import is_gm
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, refuse, reply
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, refuse, release_when_handled, reply
 
 log = logging.getLogger(__name__)
 
@@ -195,9 +195,13 @@ def _view(view: discord.ui.View | None) -> dict[str, Any]:
 
 
 def reveal_view(log_id: int) -> discord.ui.View:
-    """A view holding the Reveal button for the roll ``log_id`` (persistent: survives restarts)."""
+    """A view holding the Reveal button for the roll ``log_id`` (persistent: survives restarts).
+
+    Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
+    """
     view = discord.ui.View(timeout=None)
     view.add_item(RevealButton(log_id))
+    release_when_handled(None, view)
     return view
 
 

@@ -87,3 +87,19 @@ async def test_a_sustained_pool_leaves_no_view_in_a_cycle(harness: Harness, worl
 
     await play()
     assert await cyclic_leftovers(play) == Counter()
+
+
+async def test_gm_copies_and_blind_requests_leave_no_view_in_a_cycle(harness: Harness, world: World) -> None:
+    # a GM roll's copy carries a Reveal button; a blind request carries Roll (blind)
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    request = {"member": world.alice, "system": "sysx", "note": "Perception"}
+
+    async def play() -> None:
+        await harness.slash(
+            world.guild, world.general, world.alice, "rps check", {"base": 13, "visibility": "gm"}
+        )
+        posted = await harness.slash(world.guild, world.general, world.gm, "gm request-roll", request)
+        await harness.click(posted.original, "Roll (blind)", world.alice)
+
+    await play()
+    assert await cyclic_leftovers(play) == Counter()

@@ -1,5 +1,7 @@
 """Cards and the shoe (BJ-1): codes, drawing, discards, reshuffles and conservation of the cards."""
 
+import dataclasses
+import pickle
 import random
 from collections import Counter
 
@@ -33,6 +35,17 @@ def test_codes_and_labels():
     assert Card(12, Suit.DIAMONDS).label == "Q♦"
     assert Card(13, Suit.CLUBS).pip_value == 10
     assert Card(1, Suit.CLUBS).pip_value == 1
+
+
+def test_a_cards_code_is_worked_out_once_and_is_not_part_of_its_identity():
+    # the code is kept with the card (shoes are stored as codes after every draw); equality, order,
+    # hashing, copies and pickling see only rank and suit
+    ten = Card(10, Suit.HEARTS)
+    assert ten.code == "10H" and ten == Card.parse("10h") and hash(ten) == hash(Card(10, Suit.HEARTS))
+    assert sorted([Card(13, Suit.SPADES), ten, Card(1, Suit.CLUBS)])[0] == Card(1, Suit.CLUBS)
+    assert dataclasses.replace(ten, rank=12).code == "QH"
+    assert pickle.loads(pickle.dumps(ten)).code == "10H"
+    assert "_code" not in repr(ten)
 
 
 @pytest.mark.parametrize("code", ["", "A", "1S", "11H", "ZS", "AX", "10", "0D", "KSS", None, 12])

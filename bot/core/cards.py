@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from bot.core.errors import RuleError
@@ -65,12 +65,15 @@ class Card:
 
     rank: int
     suit: Suit
+    # `code`, worked out once: a shoe is stored as its cards' codes after every draw (up to 416 of them)
+    _code: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.rank, bool) or not isinstance(self.rank, int) or not 1 <= self.rank <= 13:
             raise RuleError(f"A card's rank runs from 1 (ace) to 13 (king), not {self.rank!r}.")
         if not isinstance(self.suit, Suit):
             raise RuleError(f"{self.suit!r} is not a suit.")
+        object.__setattr__(self, "_code", f"{self.rank_name}{self.suit.value}")
 
     @property
     def rank_name(self) -> str:
@@ -80,7 +83,7 @@ class Card:
     @property
     def code(self) -> str:
         """A compact, parseable code such as ``AS``, ``10H`` or ``QD``."""
-        return f"{self.rank_name}{self.suit.value}"
+        return self._code
 
     @property
     def label(self) -> str:

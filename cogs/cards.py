@@ -291,6 +291,8 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     finally:
         if decision is not None and not decision.done():
             decision.cancel()  # the result could not be shown: nobody will read the odds
+        elif decision is not None and not decision.cancelled():
+            decision.exception()  # read, so a failure nobody awaited is not reported again at exit
 
 
 async def _show(

@@ -172,15 +172,15 @@ def _run_batch(
     return results
 
 
-def _run_inline(raw: sqlite3.Connection, work: Callable[[Tx], _T], write: bool) -> _T:
-    """On the event loop's thread: ``work`` in a transaction of its own. `_Busy` if the lock is taken.
+def _read_inline(raw: sqlite3.Connection, work: Callable[[Tx], _T]) -> _T:
+    """On the event loop's thread: a reading ``work`` in a transaction of its own (writes go in groups,
+    `Database._commit_batch`). `_Busy` if SQLite could not start it; nothing was written either way.
 
-    The inline connection has no busy timeout, so it never waits: a write lock held by another
-    connection shows at BEGIN IMMEDIATE (nothing has run yet), and a later "database is locked"
-    rolls the unit back first. Either way the caller can run the unit again elsewhere.
+    The inline connection has no busy timeout, so it never waits: a "database is locked" rolls the unit
+    back first, and the caller runs it again on the thread.
     """
     try:
-        raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        raw.execute("BEGIN")
     except sqlite3.OperationalError as err:
         raise _Busy from err
     try:
@@ -358,9 +358,9 @@ class Database:
                 written: _T = await job.future
                 return written
             try:
-                value = _run_inline(self._inline, work, write)
+                value = _read_inline(self._inline, work)
             except _Busy:
-                pass  # another connection holds the lock: wait for it on the thread, not here
+                pass  # SQLite could not run it here (locked): wait for it on the thread, not here
             else:
                 self.inline_units += 1
                 return value

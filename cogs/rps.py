@@ -493,7 +493,7 @@ class Rps(
         spec = await choose_spec(store, interaction, interaction.user.id, skill, parent, attribute, base)
         fixed = fixed_modifiers(difficulty.value if difficulty else None, modifier)
         task = spec.build(fixed)  # validates ratings and range before any GM modifier is taken
-        gm_user = await is_gm(interaction, store)
+        gm_user = forgo and await is_gm(interaction, store)  # only a forgone check asks (RPS-6)
         if forgo and interaction.channel_id is not None:
             # refuse a forgo that cannot stand before a GM modifier is used up: a refusal changes nothing
             preview = await store.modifiers.pending_for(

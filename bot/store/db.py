@@ -65,6 +65,22 @@ class Outcome:
     lastrowid: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A unit of work that is a single statement (an INSERT of a log row, say); call it with a `Tx`.
+
+    SQLite undoes a statement that fails, so a group commit runs this unit without the savepoint the
+    others need (`_run_batch`): about a third of a small insert's cost. Inside a larger unit it is just
+    that statement.
+    """
+
+    sql: str
+    params: Params = ()
+
+    def __call__(self, tx: Tx) -> Outcome:
+        return tx.execute(self.sql, self.params)
+
+
 class Tx:
     """The statements of one unit of work, run on the connection's own thread (see `Database.run`).
 
@@ -141,25 +157,29 @@ def _run_batch(
     kept: list[int] = []
     tx = Tx(raw)
     for index, job in enumerate(jobs):
-        try:
-            raw.execute("SAVEPOINT unit")
-        except sqlite3.Error as err:
-            results[index] = (False, err)
-            continue
+        alone = type(job.work) is Statement  # atomic by itself: no savepoint
+        if not alone:
+            try:
+                raw.execute("SAVEPOINT unit")
+            except sqlite3.Error as err:
+                results[index] = (False, err)
+                continue
         try:
             value = job.work(tx)
         except Exception as err:
             results[index] = (False, err)
             if raw.in_transaction:
-                raw.execute("ROLLBACK TO unit")
-                raw.execute("RELEASE unit")
+                if not alone:
+                    raw.execute("ROLLBACK TO unit")
+                    raw.execute("RELEASE unit")
             else:  # SQLite rolled everything back: the units kept so far are lost with it
                 for lost in kept:
                     results[lost] = (False, err)
                 kept.clear()
                 raw.execute(begin)
             continue
-        raw.execute("RELEASE unit")
+        if not alone:
+            raw.execute("RELEASE unit")
         results[index] = (True, value)
         kept.append(index)
     try:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from bot.store._util import dumps, json_column, now_text, parse_time, validated
-from bot.store.db import Database, Tx
+from bot.store.db import Database, Statement, Tx
 from bot.store.errors import InvalidData, NotFound
 from bot.store.models import MAX_LOG_JSON, RollRecord
 from bot.store.modifiers import ModifierRepository, ModifierTicket
@@ -19,6 +19,7 @@ _COLUMNS = (
     "id, guild_id, channel_id, user_id, system, command, visibility, inputs, dice, result, summary, "
     "created_at, revealed_by, revealed_at"
 )
+_INSERT = f"INSERT INTO rolls ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 MAX_LAST = 500
 ExportFormat = Literal["jsonl", "csv"]
 CSV_FIELDS = (
@@ -59,10 +60,12 @@ class RollLogRepository:
         ``modifiers``: GM modifier uses reserved for this roll, taken in the same unit of work as the log
         row (GM-3), so a failure leaves both untouched.
         """
-        insert = self.inserter(record)
         if not modifiers:
             self._modifiers.release(modifiers)
-            return await self._db.run(insert)
+            outcome = await self._db.run(self._statement(record))
+            assert outcome.lastrowid is not None
+            return outcome.lastrowid
+        insert = self.inserter(record)
         take = self._modifiers.taker(modifiers)
 
         def work(tx: Tx) -> int:
@@ -72,9 +75,21 @@ class RollLogRepository:
         async with self._modifiers.settling(modifiers):
             return await self._db.run(work)
 
-    @staticmethod
-    def inserter(record: RollRecord) -> Callable[[Tx], int]:
+    @classmethod
+    def inserter(cls, record: RollRecord) -> Callable[[Tx], int]:
         """Validate ``record`` now; the returned function writes it inside a unit of work (its log id)."""
+        statement = cls._statement(record)
+
+        def insert(tx: Tx) -> int:
+            outcome = statement(tx)
+            assert outcome.lastrowid is not None
+            return outcome.lastrowid
+
+        return insert
+
+    @staticmethod
+    def _statement(record: RollRecord) -> Statement:
+        """Validate ``record`` now; the INSERT of its row."""
         record = validated(lambda: RollRecord.model_validate(record.model_dump()), "Roll")
         inputs = json_column(record.inputs, "roll's inputs", MAX_LOG_JSON)
         dice = json_column(record.dice, "roll's dice", MAX_LOG_JSON)
@@ -93,14 +108,7 @@ class RollLogRepository:
             record.revealed_by,
             record.revealed_at.isoformat() if record.revealed_at else None,
         )
-        sql = f"INSERT INTO rolls ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-
-        def insert(tx: Tx) -> int:
-            outcome = tx.execute(sql, params)
-            assert outcome.lastrowid is not None
-            return outcome.lastrowid
-
-        return insert
+        return Statement(_INSERT, params)
 
     async def get(self, record_id: int) -> RollRecord:
         """One logged roll by id."""

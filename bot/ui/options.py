@@ -12,6 +12,7 @@ import logging
 import math
 import re
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -78,16 +79,40 @@ def type_problem(kind: Kind, value: Any, resolved: dict[str, Any]) -> bool:
     return True  # a kind no command here declares
 
 
-def value_problem(parameter: app_commands.Parameter, value: Any) -> str | None:
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """What one option of a command declares, read once from its `app_commands.Parameter` (whose
+    attributes are properties, and ``command.parameters`` rebuilds them per call)."""
+
+    name: str
+    type: Kind
+    required: bool
+    choices: tuple[Any, ...] | None  # the allowed values, or None when any value of the type will do
+    choice_names: str
+    low: int | float | None
+    high: int | float | None
+
+    @classmethod
+    def of(cls, parameter: app_commands.Parameter) -> Declared:
+        listed = parameter.choices and not parameter.autocomplete
+        return cls(
+            name=parameter.display_name,
+            type=parameter.type,
+            required=parameter.required,
+            choices=tuple(choice.value for choice in parameter.choices) if listed else None,
+            choice_names=", ".join(choice.name for choice in parameter.choices),
+            low=parameter.min_value,
+            high=parameter.max_value,
+        )
+
+
+def value_problem(parameter: app_commands.Parameter | Declared, value: Any) -> str | None:
     """The sentence refusing a well-typed ``value`` outside the parameter's range, length or choices."""
-    name = parameter.display_name
-    low, high = parameter.min_value, parameter.max_value
-    if parameter.choices and not parameter.autocomplete:
-        allowed = [choice.value for choice in parameter.choices]
-        if value not in allowed:
-            names = ", ".join(choice.name for choice in parameter.choices)
-            return f"{name} must be one of: {names}."
-    if parameter.type is Kind.string:
+    option = parameter if isinstance(parameter, Declared) else Declared.of(parameter)
+    name, low, high = option.name, option.low, option.high
+    if option.choices is not None and value not in option.choices:
+        return f"{name} must be one of: {option.choice_names}."
+    if option.type is Kind.string:
         size = len(value)
         if (low is not None and size < low) or (high is not None and size > high):
             if low is not None and high is not None:
@@ -95,7 +120,7 @@ def value_problem(parameter: app_commands.Parameter, value: Any) -> str | None:
             if high is not None:
                 return f"{name} must be at most {high} characters long."
             return f"{name} must be at least {low} characters long."
-    numeric = parameter.type in (Kind.integer, Kind.number)
+    numeric = option.type is Kind.integer or option.type is Kind.number
     if numeric and ((low is not None and value < low) or (high is not None and value > high)):
         if low is not None and high is not None:
             return f"{name} must be between {_number(low)} and {_number(high)}."
@@ -128,41 +153,42 @@ def options_problem(
             return f"{_name(name)} is not an option of /{command.qualified_name}."
         if name in given:
             return f"{name} was given twice."
-        given.add(parameter.display_name)
+        given.add(parameter.name)
         value = option.get("value")
-        if option.get("type") != parameter.type.value or "value" not in option:
-            return f"{name} must be {_KIND_WORDS.get(parameter.type, 'something else')}."
+        kind = parameter.type
+        if option.get("type") != kind.value or "value" not in option:
+            return f"{name} must be {_KIND_WORDS.get(kind, 'something else')}."
         if autocomplete and option.get("focused"):
-            numeric = parameter.type in (Kind.integer, Kind.number)
+            numeric = kind is Kind.integer or kind is Kind.number
             typed_so_far = isinstance(value, str) or (numeric and isinstance(value, int | float))
             if isinstance(value, bool) or not typed_so_far:
-                return f"{name} must be {_KIND_WORDS.get(parameter.type, 'something else')}."
+                return f"{name} must be {_KIND_WORDS.get(kind, 'something else')}."
             continue
-        if type_problem(parameter.type, value, resolved):
-            return f"{name} must be {_KIND_WORDS.get(parameter.type, 'something else')}."
+        if type_problem(kind, value, resolved):
+            return f"{name} must be {_KIND_WORDS.get(kind, 'something else')}."
         if not autocomplete:
             problem = value_problem(parameter, value)
             if problem is not None:
                 return problem
     if not autocomplete:
         for parameter in required:
-            if parameter.display_name not in given:
-                return f"{parameter.display_name} is required."
+            if parameter.name not in given:
+                return f"{parameter.name} is required."
     return None
 
 
-_Declared = tuple[dict[str, app_commands.Parameter], tuple[app_commands.Parameter, ...]]
+_Declared = tuple[dict[str, Declared], tuple[Declared, ...]]
 _DECLARED: weakref.WeakKeyDictionary[app_commands.Command[Any, ..., Any], _Declared] = (
     weakref.WeakKeyDictionary()
 )
 
 
 def _declared(command: app_commands.Command[Any, ..., Any]) -> _Declared:
-    """A command's options by name, and the required ones (``command.parameters`` rebuilds them per call)."""
+    """A command's options by name, and the required ones, read once per command."""
     found = _DECLARED.get(command)
     if found is None:
-        parameters = tuple(command.parameters)
-        found = ({p.display_name: p for p in parameters}, tuple(p for p in parameters if p.required))
+        options = tuple(Declared.of(parameter) for parameter in command.parameters)
+        found = ({option.name: option for option in options}, tuple(o for o in options if o.required))
         _DECLARED[command] = found
     return found
 

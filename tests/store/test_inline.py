@@ -11,7 +11,7 @@ import pytest
 
 from bot.store import Store
 from bot.store import db as dbmod
-from bot.store.db import Tx
+from bot.store.db import Statement, Tx
 
 
 def _put(key: str, value: str = "v"):
@@ -75,6 +75,30 @@ async def test_a_failing_write_in_a_group_is_rolled_back_alone(store: Store) -> 
     )  # fmt: skip
     assert isinstance(first, int) and isinstance(last, int) and isinstance(failed, LookupError)
     assert await _keys(store) == {"first", "last"}
+
+
+async def test_a_single_statement_unit_runs_without_a_savepoint_and_fails_alone(store: Store) -> None:
+    assert store.db._inline is not None
+    traced: list[str] = []
+    store.db._inline.set_trace_callback(traced.append)
+    try:
+        put = "INSERT INTO meta (key, value) VALUES (?, ?)"
+        first, dup, mixed, last = await asyncio.gather(
+            store.db.run(Statement(put, ("one", "v"))),
+            store.db.run(Statement(put, ("one", "again"))),  # the key is taken: refused by SQLite
+            store.db.run(_put("mixed")),
+            store.db.run(Statement(put, ("two", "v"))),
+            return_exceptions=True,
+        )
+    finally:
+        store.db._inline.set_trace_callback(None)
+    assert isinstance(dup, sqlite3.IntegrityError)
+    assert first.lastrowid and last.lastrowid and isinstance(mixed, int)
+    assert await _keys(store) == {"one", "two", "mixed"}
+    row = await store.db.one("SELECT value FROM meta WHERE key = 'one'")
+    assert row is not None and row["value"] == "v", "the refused statement changed nothing"
+    assert sum(s.startswith("SAVEPOINT") for s in traced) == 1, "only the function unit needs a savepoint"
+    assert traced.count("COMMIT") == 1
 
 
 async def test_a_read_after_a_write_sees_it(store: Store) -> None:

@@ -17,6 +17,8 @@ class IllegalMove(RuleError):
 
 def require_int(value: object, name: str) -> int:
     """Return ``value`` if it is a plain int (bools refused), else raise RuleError."""
+    if type(value) is int:
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise RuleError(f"{name} must be a whole number, not {value!r}.")
     return value
@@ -24,6 +26,8 @@ def require_int(value: object, name: str) -> int:
 
 def require_range(value: object, low: int, high: int, name: str) -> int:
     """Return ``value`` if it is an int in ``low..high``, else raise RuleError."""
+    if type(value) is int and low <= value <= high:
+        return value
     number = require_int(value, name)
     if not low <= number <= high:
         raise RuleError(f"{name} must be between {low} and {high}, not {number}.")

@@ -90,7 +90,8 @@ class RollLogRepository:
     @staticmethod
     def _statement(record: RollRecord) -> Statement:
         """Validate ``record`` now; the INSERT of its row."""
-        record = validated(lambda: RollRecord.model_validate(record.model_dump()), "Roll")
+        # again, from its field values as they are: model_copy(update=...) skips validation
+        record = validated(lambda: RollRecord.model_validate(record.__dict__), "Roll")
         inputs = json_column(record.inputs, "roll's inputs", MAX_LOG_JSON)
         dice = json_column(record.dice, "roll's dice", MAX_LOG_JSON)
         params = (

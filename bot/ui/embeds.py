@@ -100,6 +100,8 @@ def embed_size(embed: discord.Embed) -> int:
 
 def fit(embed: discord.Embed) -> discord.Embed:
     """Drop trailing fields until the embed fits Discord's 6000-character total."""
+    if len(embed) <= EMBED_TOTAL_MAX:
+        return embed  # nearly always: measured once
     while len(embed) > EMBED_TOTAL_MAX and embed.fields:
         embed.remove_field(len(embed.fields) - 1)
     if len(embed) > EMBED_TOTAL_MAX and embed.description:

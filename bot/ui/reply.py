@@ -69,7 +69,9 @@ async def reply(
     if view is not None:
         kwargs["view"] = view
     if not interaction.response.is_done():
-        callback = await interaction.response.send_message(ephemeral=ephemeral, files=list(files), **kwargs)
+        if files:  # none: no empty attachments list in the payload
+            kwargs["files"] = list(files)
+        callback = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
         resource = callback.resource if callback is not None else None
         return resource if isinstance(resource, discord.InteractionMessage) else None
     deferred_ephemeral = interaction.extras.get(_DEFERRED)

@@ -9,7 +9,7 @@ import random
 import sqlite3
 import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from bot.core.cards import Card, Shoe, check_decks
 from bot.core.errors import RuleError
@@ -77,8 +77,12 @@ def _hand_data(hand: Mapping[str, Any] | str) -> str:
     return text
 
 
+def _is_state(state: object) -> bool:
+    return isinstance(state, str) and 1 <= len(state) <= MAX_STATE
+
+
 def _state(state: str) -> str:
-    if not isinstance(state, str) or not 1 <= len(state) <= MAX_STATE:
+    if not _is_state(state):
         raise InvalidData(f"A hand's state is a word of 1 to {MAX_STATE} characters.")
     return state
 
@@ -255,7 +259,8 @@ class CardRepository:
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
 
-        def work(tx: Tx) -> sqlite3.Row | None:
+        def refuse(tx: Tx) -> NoReturn:
+            # why the move cannot be written, checked in the order the caller hears about it
             row = tx.one("SELECT channel_id, version, finished FROM hands WHERE id = ?", (hand_id,))
             if row is None:
                 raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
@@ -265,11 +270,20 @@ class CardRepository:
                 raise Conflict("This hand is finished; start a new one.")
             if shoe_columns is not None and shoe_version is not None:
                 self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version)
-            outcome = tx.execute(
+            _state(state)  # the one reason left (a unit that raises writes nothing)
+            raise AssertionError("refuse() is called only for a move that cannot be written")
+
+        def work(tx: Tx) -> sqlite3.Row:
+            # the move first, returning the new row (no read before nor after it); when it changes nothing,
+            # one read says why. A shoe that moved on raises after it, which rolls the move back with it.
+            if not _is_state(state):
+                refuse(tx)
+            updated = tx.one(
                 "UPDATE hands SET state = ?, finished = ?, cards = ?, data = ?, version = version + 1, "
-                "message_id = COALESCE(?, message_id), updated_at = ? WHERE id = ? AND version = ?",
+                "message_id = COALESCE(?, message_id), updated_at = ? "
+                f"WHERE id = ? AND version = ? AND finished = 0 RETURNING {_HAND_COLUMNS}",
                 (
-                    _state(state),
+                    state,
                     int(finished),
                     dumps(codes),
                     data,
@@ -279,13 +293,13 @@ class CardRepository:
                     expected_version,
                 ),
             )
-            if outcome.rowcount != 1:
-                raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
-            return tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (hand_id,))
+            if updated is None:
+                refuse(tx)
+            if shoe_columns is not None and shoe_version is not None:
+                self._write_columns(tx, updated["channel_id"], shoe_columns, shoe_version)
+            return updated
 
-        updated = await self._db.run(work)
-        assert updated is not None
-        return _hand(updated)
+        return _hand(await self._db.run(work))
 
     async def set_message_id(self, hand_id: int, message_id: int) -> None:
         """Remember which message shows the hand (no version change: it is not a move)."""

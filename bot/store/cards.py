@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
-from bot.core.cards import Card, Shoe, check_decks
+from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
 from bot.store._util import dumps, json_column, now_text, parse_time
 from bot.store.db import Database, Tx
@@ -27,17 +27,23 @@ MAX_STATE = 40
 _SHOE_MOVED = "The shoe changed while you were playing (another draw came first); try again."
 
 
+def _codes_json(cards: tuple[Card, ...]) -> str:
+    # the text `dumps` gives for the codes, without its encoder: a code is a rank and a suit letter
+    # (``10H``), nothing JSON would escape
+    return '["' + '","'.join([card.code for card in cards]) + '"]' if cards else "[]"
+
+
 def shoe_to_columns(shoe: Shoe) -> tuple[int, str, str]:
     """A shoe as (decks, remaining codes JSON, discard codes JSON)."""
-    return shoe.decks, dumps([c.code for c in shoe.remaining]), dumps([c.code for c in shoe.discards])
+    return shoe.decks, _codes_json(shoe.remaining), _codes_json(shoe.discards)
 
 
 def shoe_from_columns(decks: int, remaining: str, discards: str) -> Shoe:
     """A shoe back from its columns."""
     return Shoe(
         decks=decks,
-        remaining=tuple(Card.parse(code) for code in json.loads(remaining)),
-        discards=tuple(Card.parse(code) for code in json.loads(discards)),
+        remaining=parse_cards(json.loads(remaining)),
+        discards=parse_cards(json.loads(discards)),
     )
 
 

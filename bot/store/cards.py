@@ -9,7 +9,7 @@ import random
 import sqlite3
 import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any, NoReturn
+from typing import Any
 
 from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
@@ -83,12 +83,8 @@ def _hand_data(hand: Mapping[str, Any] | str) -> str:
     return text
 
 
-def _is_state(state: object) -> bool:
-    return isinstance(state, str) and 1 <= len(state) <= MAX_STATE
-
-
 def _state(state: str) -> str:
-    if not _is_state(state):
+    if not isinstance(state, str) or not 1 <= len(state) <= MAX_STATE:
         raise InvalidData(f"A hand's state is a word of 1 to {MAX_STATE} characters.")
     return state
 
@@ -262,12 +258,16 @@ class CardRepository:
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
         data, codes = _hand_data(hand), _codes(cards)
+        cards_text = dumps(codes)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
 
-        def refuse(tx: Tx) -> NoReturn:
-            # why the move cannot be written, checked in the order the caller hears about it
-            row = tx.one("SELECT channel_id, version, finished FROM hands WHERE id = ?", (hand_id,))
+        def work(tx: Tx) -> sqlite3.Row:
+            row = tx.one(
+                "SELECT id, guild_id, channel_id, owner_id, version, finished, message_id, created_at "
+                "FROM hands WHERE id = ?",
+                (hand_id,),
+            )
             if row is None:
                 raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
             if row["version"] != expected_version:
@@ -276,22 +276,13 @@ class CardRepository:
                 raise Conflict("This hand is finished; start a new one.")
             if shoe_columns is not None and shoe_version is not None:
                 self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version)
-            _state(state)  # the one reason left (a unit that raises writes nothing)
-            raise AssertionError("refuse() is called only for a move that cannot be written")
-
-        def work(tx: Tx) -> sqlite3.Row:
-            # the move first, returning the new row (no read before nor after it); when it changes nothing,
-            # one read says why. A shoe that moved on raises after it, which rolls the move back with it.
-            if not _is_state(state):
-                refuse(tx)
-            updated = tx.one(
+            outcome = tx.execute(
                 "UPDATE hands SET state = ?, finished = ?, cards = ?, data = ?, version = version + 1, "
-                "message_id = COALESCE(?, message_id), updated_at = ? "
-                f"WHERE id = ? AND version = ? AND finished = 0 RETURNING {_HAND_COLUMNS}",
+                "message_id = COALESCE(?, message_id), updated_at = ? WHERE id = ? AND version = ?",
                 (
-                    state,
+                    _state(state),
                     int(finished),
-                    dumps(codes),
+                    cards_text,
                     data,
                     message_id,
                     stamp,
@@ -299,13 +290,26 @@ class CardRepository:
                     expected_version,
                 ),
             )
-            if updated is None:
-                refuse(tx)
-            if shoe_columns is not None and shoe_version is not None:
-                self._write_columns(tx, updated["channel_id"], shoe_columns, shoe_version)
-            return updated
+            if outcome.rowcount != 1:
+                raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
+            return row
 
-        return _hand(await self._db.run(work))
+        # the row as the update left it, from the columns it kept and the values it wrote (no read after it)
+        before = await self._db.run(work)
+        return HandRecord(
+            id=before["id"],
+            guild_id=before["guild_id"],
+            channel_id=before["channel_id"],
+            owner_id=before["owner_id"],
+            state=state,
+            finished=bool(int(finished)),
+            cards=tuple(codes),
+            data=json.loads(data),
+            version=before["version"] + 1,
+            message_id=before["message_id"] if message_id is None else message_id,
+            created_at=parse_time(before["created_at"]),
+            updated_at=parse_time(stamp),
+        )
 
     async def set_message_id(self, hand_id: int, message_id: int) -> None:
         """Remember which message shows the hand (no version change: it is not a move)."""

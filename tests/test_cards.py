@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from bot.core import blackjack as bj
-from bot.core.cards import MAX_DECKS, Card, Shoe, Suit, check_decks, full_deck
+from bot.core.cards import MAX_DECKS, Card, Shoe, Suit, check_decks, full_deck, parse_cards
 from bot.core.errors import RuleError
 
 
@@ -52,6 +52,16 @@ def test_a_cards_code_is_worked_out_once_and_is_not_part_of_its_identity():
 def test_bad_codes_raise_rule_error(code):
     with pytest.raises(RuleError):
         Card.parse(code)
+
+
+def test_parse_cards_is_card_parse_of_each_code():
+    codes = [card.code for card in full_deck()] + ["as", " 10h ", "Qd"]
+    assert parse_cards(codes) == tuple(Card.parse(code) for code in codes)
+    assert parse_cards(iter(["KS", "2c"])) == (Card(13, Suit.SPADES), Card(2, Suit.CLUBS))
+    assert parse_cards([]) == ()
+    for bad in (["AS", "ZZ"], ["AS", 12], ["AS", ["KS"]], "AS"):
+        with pytest.raises(RuleError):
+            parse_cards(bad)
 
 
 @pytest.mark.parametrize("rank", [0, 14, -1, True, 2.0, "A"])

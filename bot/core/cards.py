@@ -125,6 +125,15 @@ class Card:
         return self.label
 
 
+def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
+    """``Card.parse`` of each code (a stored shoe: up to 416 codes, read again on every draw)."""
+    codes = codes if isinstance(codes, list | tuple) else list(codes)
+    try:  # the codes the shoe was written with are the ones already parsed: one lookup each
+        return tuple(map(_PARSED.__getitem__, codes))
+    except (KeyError, TypeError):
+        return tuple(Card.parse(code) for code in codes)
+
+
 def full_deck() -> tuple[Card, ...]:
     """The 52 standard cards, in a fixed order."""
     return tuple(Card(rank, suit) for suit in Suit for rank in range(1, 14))

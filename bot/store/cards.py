@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bot.core.cards import Card, Shoe, check_decks
+from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
 from bot.store._util import dumps, json_column, now_text, parse_time
 from bot.store.db import Database, Tx
@@ -27,17 +27,23 @@ MAX_STATE = 40
 _SHOE_MOVED = "The shoe changed while you were playing (another draw came first); try again."
 
 
+def _codes_json(cards: tuple[Card, ...]) -> str:
+    # the text `dumps` gives for the codes, without its encoder: a code is a rank and a suit letter
+    # (``10H``), nothing JSON would escape
+    return '["' + '","'.join([card.code for card in cards]) + '"]' if cards else "[]"
+
+
 def shoe_to_columns(shoe: Shoe) -> tuple[int, str, str]:
     """A shoe as (decks, remaining codes JSON, discard codes JSON)."""
-    return shoe.decks, dumps([c.code for c in shoe.remaining]), dumps([c.code for c in shoe.discards])
+    return shoe.decks, _codes_json(shoe.remaining), _codes_json(shoe.discards)
 
 
 def shoe_from_columns(decks: int, remaining: str, discards: str) -> Shoe:
     """A shoe back from its columns."""
     return Shoe(
         decks=decks,
-        remaining=tuple(Card.parse(code) for code in json.loads(remaining)),
-        discards=tuple(Card.parse(code) for code in json.loads(discards)),
+        remaining=parse_cards(json.loads(remaining)),
+        discards=parse_cards(json.loads(discards)),
     )
 
 
@@ -252,11 +258,16 @@ class CardRepository:
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
         data, codes = _hand_data(hand), _codes(cards)
+        cards_text = dumps(codes)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
 
-        def work(tx: Tx) -> sqlite3.Row | None:
-            row = tx.one("SELECT channel_id, version, finished FROM hands WHERE id = ?", (hand_id,))
+        def work(tx: Tx) -> sqlite3.Row:
+            row = tx.one(
+                "SELECT id, guild_id, channel_id, owner_id, version, finished, message_id, created_at "
+                "FROM hands WHERE id = ?",
+                (hand_id,),
+            )
             if row is None:
                 raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
             if row["version"] != expected_version:
@@ -271,7 +282,7 @@ class CardRepository:
                 (
                     _state(state),
                     int(finished),
-                    dumps(codes),
+                    cards_text,
                     data,
                     message_id,
                     stamp,
@@ -281,11 +292,24 @@ class CardRepository:
             )
             if outcome.rowcount != 1:
                 raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
-            return tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (hand_id,))
+            return row
 
-        updated = await self._db.run(work)
-        assert updated is not None
-        return _hand(updated)
+        # the row as the update left it, from the columns it kept and the values it wrote (no read after it)
+        before = await self._db.run(work)
+        return HandRecord(
+            id=before["id"],
+            guild_id=before["guild_id"],
+            channel_id=before["channel_id"],
+            owner_id=before["owner_id"],
+            state=state,
+            finished=bool(int(finished)),
+            cards=tuple(codes),
+            data=json.loads(data),
+            version=before["version"] + 1,
+            message_id=before["message_id"] if message_id is None else message_id,
+            created_at=parse_time(before["created_at"]),
+            updated_at=parse_time(stamp),
+        )
 
     async def set_message_id(self, hand_id: int, message_id: int) -> None:
         """Remember which message shows the hand (no version change: it is not a move)."""

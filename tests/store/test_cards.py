@@ -144,3 +144,50 @@ async def test_hand_json_string_and_message_id(store: Store) -> None:
     await store.cards.set_message_id(hand.id, 42)
     again = await store.cards.get_hand(hand.id)
     assert again.message_id == 42 and again.version == hand.version
+
+
+def test_shoe_columns_are_the_codes_as_compact_json() -> None:  # BJ-1: what older rows hold reads the same
+    from bot.store._util import dumps
+    from bot.store.cards import shoe_from_columns, shoe_to_columns
+
+    rng = random.Random(8)
+    for decks in (1, 3, 8):
+        cards = list(full_deck()) * decks
+        rng.shuffle(cards)
+        for cut in (0, 1, 17, len(cards)):
+            shoe = Shoe(decks=decks, remaining=tuple(cards[cut:]), discards=tuple(cards[:cut]))
+            columns = shoe_to_columns(shoe)
+            assert columns == (
+                decks,
+                dumps([c.code for c in cards[cut:]]),
+                dumps([c.code for c in cards[:cut]]),
+            )
+            assert shoe_from_columns(*columns) == shoe
+    assert shoe_from_columns(1, '["as", " 10h"]', "[]").remaining == (Card.parse("AS"), Card.parse("10H"))
+
+
+async def test_a_refused_move_says_why_in_order_and_writes_nothing(store: Store) -> None:
+    rng = random.Random(9)
+    hand_id = await _deal(store, rng)
+    shoe, version = await store.cards.get_shoe(G, C)
+    card, drawn = shoe.draw(rng)
+    with pytest.raises(NotFound):  # no hand beats a bad state
+        await store.cards.apply(hand_id + 99, 1, {}, state="", cards=[], shoe=drawn, shoe_version=version)
+    with pytest.raises(Conflict, match="shoe changed"):  # a moved shoe beats a bad state
+        await store.cards.apply(hand_id, 1, {}, state="", cards=[], shoe=drawn, shoe_version=version - 1)
+    with pytest.raises(InvalidData):
+        await store.cards.apply(hand_id, 1, {}, state="", cards=[], shoe=drawn, shoe_version=version)
+    assert await store.cards.get_shoe(G, C) == (shoe, version)
+    assert (await store.cards.get_hand(hand_id)).version == 1
+    done = await store.cards.apply(
+        hand_id, 1, {"n": 2}, state="over", cards=[card], shoe=drawn, shoe_version=version, finished=True,
+        message_id=5,
+    )  # fmt: skip
+    assert (done.version, done.state, done.finished, done.cards, done.data, done.message_id) == (
+        2, "over", True, (card.code,), {"n": 2}, 5,
+    )  # fmt: skip
+    assert done == await store.cards.get_hand(hand_id)
+    with pytest.raises(Conflict, match="finished"):
+        await store.cards.apply(hand_id, 2, {}, state="", cards=[])
+    with pytest.raises(Conflict, match="moved on"):
+        await store.cards.apply(hand_id, 1, {}, state="x", cards=[])

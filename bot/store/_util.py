@@ -81,28 +81,32 @@ def _plain_depth(value: Any, level: int = 1) -> int:
     return deepest
 
 
+def _plain_text(value: Any) -> str | None:
+    """orjson's text for plain JSON the bot built (`_plain_depth`, within MAX_DEPTH), the same compact JSON
+    `dumps` writes (a float may be spelt differently, "1e16" for "1e+16": the same value); None for the
+    rest, ints beyond 64 bits and lone surrogates included, which go `dumps`' way."""
+    if not 0 <= _plain_depth(value) <= MAX_DEPTH:
+        return None
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return None
+
+
 def json_column(value: Any, what: str, max_chars: int) -> str:
     """Encode a plain-JSON value for a column, refusing what is not JSON, too big or too deep."""
     if isinstance(value, str):
         value = loads_limited(value, what, max_chars)
-    elif 0 <= _plain_depth(value) <= MAX_DEPTH:
-        # plain JSON the bot built: orjson writes the same compact JSON (floats may be spelt differently,
-        # "1e16" for "1e+16", with the same value); ints beyond 64 bits or lone surrogates go the slow way
+    text = _plain_text(value)
+    plain = text is not None  # its depth was checked on the way
+    if text is None:
         try:
-            text = orjson.dumps(value).decode()
-        except orjson.JSONEncodeError:
-            pass
-        else:
-            if len(text) > max_chars:
-                raise InvalidData(f"The {what} is too big ({len(text)} characters; at most {max_chars}).")
-            return text
-    try:
-        text = dumps(value)
-    except (TypeError, ValueError):
-        raise InvalidData(f"The {what} must be plain JSON (objects, lists, text, numbers).") from None
+            text = dumps(value)
+        except (TypeError, ValueError):
+            raise InvalidData(f"The {what} must be plain JSON (objects, lists, text, numbers).") from None
     if len(text) > max_chars:
         raise InvalidData(f"The {what} is too big ({len(text)} characters; at most {max_chars}).")
-    if depth(value) > MAX_DEPTH:
+    if not plain and depth(value) > MAX_DEPTH:
         raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.")
     return text
 

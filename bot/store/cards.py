@@ -23,6 +23,7 @@ _HAND_COLUMNS = (
     "id, guild_id, channel_id, owner_id, state, finished, cards, data, version, message_id, "
     "created_at, updated_at"
 )
+_WRITTEN = ("state", "finished", "cards", "data", "version", "message_id", "updated_at")  # by a move
 MAX_STATE = 40
 _SHOE_MOVED = "The shoe changed while you were playing (another draw came first); try again."
 
@@ -47,7 +48,7 @@ def shoe_from_columns(decks: int, remaining: str, discards: str) -> Shoe:
     )
 
 
-def _hand(row: sqlite3.Row) -> HandRecord:
+def _hand(row: sqlite3.Row | Mapping[str, Any]) -> HandRecord:
     return HandRecord(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -262,7 +263,7 @@ class CardRepository:
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
 
-        def work(tx: Tx) -> sqlite3.Row:
+        def work(tx: Tx) -> dict[str, Any]:
             row = tx.one(
                 "SELECT id, guild_id, channel_id, owner_id, version, finished, message_id, created_at "
                 "FROM hands WHERE id = ?",
@@ -276,40 +277,27 @@ class CardRepository:
                 raise Conflict("This hand is finished; start a new one.")
             if shoe_columns is not None and shoe_version is not None:
                 self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version)
+            after = {
+                **dict(row),
+                "state": _state(state),
+                "finished": int(finished),
+                "cards": cards_text,
+                "data": data,
+                "version": expected_version + 1,
+                "message_id": row["message_id"] if message_id is None else message_id,
+                "updated_at": stamp,
+            }
             outcome = tx.execute(
-                "UPDATE hands SET state = ?, finished = ?, cards = ?, data = ?, version = version + 1, "
-                "message_id = COALESCE(?, message_id), updated_at = ? WHERE id = ? AND version = ?",
-                (
-                    _state(state),
-                    int(finished),
-                    cards_text,
-                    data,
-                    message_id,
-                    stamp,
-                    hand_id,
-                    expected_version,
-                ),
+                "UPDATE hands SET state = ?, finished = ?, cards = ?, data = ?, version = ?, message_id = ?, "
+                "updated_at = ? WHERE id = ? AND version = ?",
+                (*(after[k] for k in _WRITTEN), hand_id, expected_version),
             )
             if outcome.rowcount != 1:
                 raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
-            return row
+            return after
 
-        # the row as the update left it, from the columns it kept and the values it wrote (no read after it)
-        before = await self._db.run(work)
-        return HandRecord(
-            id=before["id"],
-            guild_id=before["guild_id"],
-            channel_id=before["channel_id"],
-            owner_id=before["owner_id"],
-            state=state,
-            finished=bool(int(finished)),
-            cards=tuple(codes),
-            data=json.loads(data),
-            version=before["version"] + 1,
-            message_id=before["message_id"] if message_id is None else message_id,
-            created_at=parse_time(before["created_at"]),
-            updated_at=parse_time(stamp),
-        )
+        # the row as the update left it: the columns it kept and the values it wrote (no read after it)
+        return _hand(await self._db.run(work))
 
     async def set_message_id(self, hand_id: int, message_id: int) -> None:
         """Remember which message shows the hand (no version change: it is not a move)."""

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from bot.store._util import dumps, json_column, now_text, parse_time, validated
-from bot.store.db import Database, Statement, Tx
+from bot.store.db import Database, Outcome, Statement, Tx
 from bot.store.errors import InvalidData, NotFound
 from bot.store.models import MAX_LOG_JSON, RollRecord
 from bot.store.modifiers import ModifierRepository, ModifierTicket
@@ -47,6 +47,12 @@ def _record(row: sqlite3.Row) -> RollRecord:
     )
 
 
+def _log_id(outcome: Outcome) -> int:
+    """The id of the row an INSERT into rolls made."""
+    assert outcome.lastrowid is not None
+    return outcome.lastrowid
+
+
 class RollLogRepository:
     """Every roll, per channel, queryable for the last N and exportable."""
 
@@ -62,9 +68,7 @@ class RollLogRepository:
         """
         if not modifiers:
             self._modifiers.release(modifiers)
-            outcome = await self._db.run(self._statement(record))
-            assert outcome.lastrowid is not None
-            return outcome.lastrowid
+            return _log_id(await self._db.run(self._statement(record)))
         insert = self.inserter(record)
         take = self._modifiers.taker(modifiers)
 
@@ -81,9 +85,7 @@ class RollLogRepository:
         statement = cls._statement(record)
 
         def insert(tx: Tx) -> int:
-            outcome = statement(tx)
-            assert outcome.lastrowid is not None
-            return outcome.lastrowid
+            return _log_id(statement(tx))
 
         return insert
 

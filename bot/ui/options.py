@@ -106,9 +106,8 @@ class Declared:
         )
 
 
-def value_problem(parameter: app_commands.Parameter | Declared, value: Any) -> str | None:
-    """The sentence refusing a well-typed ``value`` outside the parameter's range, length or choices."""
-    option = parameter if isinstance(parameter, Declared) else Declared.of(parameter)
+def value_problem(option: Declared, value: Any) -> str | None:
+    """The sentence refusing a well-typed ``value`` outside the option's range, length or choices."""
     name, low, high = option.name, option.low, option.high
     if option.choices is not None and value not in option.choices:
         return f"{name} must be one of: {option.choice_names}."

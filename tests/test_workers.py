@@ -16,7 +16,7 @@ from bot.core.blackjack import deal, hit, start_voluntary
 from bot.core.cards import Card, full_deck
 from bot.core.odds.cards import voluntary_decision
 from bot.ui.odds import _decision, hand_decision, resisted_cached
-from bot.ui.workers import Workers
+from bot.ui.workers import NICENESS, Workers
 
 
 @pytest.fixture
@@ -33,6 +33,14 @@ async def test_a_call_runs_in_another_process_and_returns_its_value(workers: Wor
     # a real odds call: core values pickle both ways and come back equal to the local answer
     assert await workers.run(resisted_cached, (12, 9)) == resisted_cached((12, 9))
     assert workers.jobs == 2
+
+
+async def test_a_worker_runs_at_a_lower_cpu_priority_than_the_bot(workers: Workers) -> None:
+    # the odds of a hand's last move must not take a contested core from the loop answering clicks
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    theirs = await workers.run(os.getpriority, os.PRIO_PROCESS, 0)
+    assert theirs == min(ours + NICENESS, 19)
+    assert os.getpriority(os.PRIO_PROCESS, 0) == ours  # the bot's own is untouched
 
 
 async def test_a_killed_worker_is_replaced_and_the_call_still_answers(workers: Workers) -> None:

@@ -36,10 +36,17 @@ T = TypeVar("T")
 # process would compete with the loop exactly when the bot is busiest, and each costs ~15 MB of its own.
 PROCESSES = 1
 WATCH_SECONDS = 0.5  # how often a worker checks that the bot is still its parent
+# Workers run at a lower CPU priority than the bot (this is added to its niceness). A worker's job is
+# milliseconds of one answer (a chart, the Odds button's figures) or none (a hand's last-move odds, edited
+# in after the result): the event loop serves every other interaction meanwhile, so when the two want the
+# same core the loop should get it. On an idle machine the priority changes nothing. Measured with
+# bench/ab.py on Hit clicks at C=16: p50 0.89x and 0.94x, throughput 1.15x and 1.09x.
+NICENESS = 10
 
 
 def watch_parent() -> None:
-    """Worker initializer: forget the bot's signal handling, and exit as soon as the bot is gone.
+    """Worker initializer: forget the bot's signal handling, yield the CPU to the bot's loop, and exit as
+    soon as the bot is gone.
 
     A forked worker inherits the event loop's signal wake-up socket: a SIGTERM meant for the worker must
     not reach the bot's loop, so the default handlers come back. And a pool's workers never learn that
@@ -49,6 +56,8 @@ def watch_parent() -> None:
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    with contextlib.suppress(OSError, AttributeError):  # no nice() on Windows; a capped niceness stays
+        os.nice(NICENESS)
     parent = os.getppid()
 
     def watch() -> None:

@@ -133,8 +133,14 @@ class BotProcess:
 
     def cpu_seconds(self) -> float:
         """User + system CPU time the process and its live children (the odds workers) used so far."""
-        total = _cpu_ticks(self.pid) + sum(_cpu_ticks(child) for child in self.children())
-        return total / os.sysconf("SC_CLK_TCK")
+        own, workers = self.cpu_split()
+        return own + workers
+
+    def cpu_split(self) -> tuple[float, float]:
+        """CPU seconds so far of the process itself (its event loop and its SQLite thread), and of its live
+        children (the worker processes: odds and charts)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        return _cpu_ticks(self.pid) / tick, sum(_cpu_ticks(child) for child in self.children()) / tick
 
     def pss_kb(self) -> int:
         """Proportional set size of the process and its children: shared pages divided among them."""
@@ -246,7 +252,8 @@ class Run:
     latencies: list[float] = field(default_factory=list)  # seconds
     wall: float = 0.0
     errors: list[str] = field(default_factory=list)
-    bot_cpu: float = 0.0  # CPU seconds the bot process used during the burst
+    bot_cpu: float = 0.0  # CPU seconds the bot process and its workers used during the burst
+    worker_cpu: float = 0.0  # the part of bot_cpu that its worker processes used
     fake_cpu: float = 0.0  # CPU seconds this process (the fake and the load) used during the burst
 
     def quantile(self, q: float) -> float:
@@ -275,17 +282,23 @@ class Run:
         """The bot's CPU microseconds per answered interaction (steadier than latency on a busy machine)."""
         return self.bot_cpu / len(self.latencies) * 1e6 if self.latencies else float("nan")
 
+    @property
+    def worker_cpu_per_answer(self) -> float:
+        """The part of `cpu_per_answer` spent in the bot's worker processes, not on its event loop."""
+        return self.worker_cpu / len(self.latencies) * 1e6 if self.latencies else float("nan")
+
     def row(self) -> str:
         return (
             f"{self.label:<34} {self.median:8.2f} {self.quantile(0.9):8.2f} {self.quantile(0.99):8.2f} "
             f"{max(self.latencies, default=0) * 1000:8.2f} {self.throughput:10.0f} {len(self.errors):7d} "
-            f"{self.share(self.bot_cpu):6.0%} {self.share(self.fake_cpu):6.0%} {self.cpu_per_answer:9.0f}"
+            f"{self.share(self.bot_cpu):6.0%} {self.share(self.fake_cpu):6.0%} {self.cpu_per_answer:9.0f} "
+            f"{self.worker_cpu_per_answer:8.0f}"
         )
 
 
 HEADER = (
     f"{'':<34} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'answers/s':>10} {'errors':>7} "
-    f"{'botCPU':>6} {'fakeCPU':>6} {'µs CPU/answer':>9}"
+    f"{'botCPU':>6} {'fakeCPU':>6} {'µs CPU/answer':>9} {'workers':>8}"
 )
 
 Check = Callable[[InteractionRecord], str | None]  # None when the answer is what was expected
@@ -317,7 +330,7 @@ async def fire(
             if record.dispatched_at is not None and record.callback_at is not None:
                 run.latencies.append(record.callback_at - record.dispatched_at)
 
-    bot_cpu = bot.cpu_seconds() if bot else 0.0
+    bot_cpu, worker_cpu = bot.cpu_split() if bot else (0.0, 0.0)
     # The fake times every interaction in this process: its own collector's full passes (over every
     # record and payload of the run, 50-200 ms each) would stall all interactions in flight and be
     # counted against the bot. So the fake collects before the burst and not during it.
@@ -333,7 +346,10 @@ async def fire(
         gc.unfreeze()
     run.wall = time.monotonic() - start
     run.fake_cpu = time.process_time() - fake_cpu
-    run.bot_cpu = bot.cpu_seconds() - bot_cpu if bot else 0.0
+    if bot:
+        own, workers = bot.cpu_split()
+        run.bot_cpu = own + workers - bot_cpu - worker_cpu
+        run.worker_cpu = workers - worker_cpu
     return run
 
 

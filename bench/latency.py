@@ -4,6 +4,8 @@ Both bots run as subprocesses (`python -m bot` and bench/bare_bot.py) against th
 this process. For each interaction the fake records time.monotonic() when it writes the INTERACTION_CREATE
 frame and when the interaction's callback request arrives; the difference is the latency. Throughput is
 answered interactions per second over the burst. N interactions are fired with C in flight at once.
+"µs CPU/answer" is the bot's CPU time per answer, its worker processes included; "workers" is their part
+of it (a hand's last-move odds, on Hit), spent beside the event loop rather than on it.
 
 Targets (issue 6), checked at the largest C: median within 1.5x of the bare bot, throughput at least 60% of
 the bare bot's, p99 under 25 ms, no errors. Run from the repository root:
@@ -324,6 +326,7 @@ def pooled(runs: list[Run], label: str) -> Run:
         out.wall += run.wall
         out.errors += run.errors
         out.bot_cpu += run.bot_cpu
+        out.worker_cpu += run.worker_cpu
         out.fake_cpu += run.fake_cpu
     return out
 
@@ -417,9 +420,14 @@ async def main(args: argparse.Namespace) -> int:
             share = real.throughput / bare.throughput if bare.throughput else float("nan")
             spread = ", ".join(f"{m:.2f}x/{t:.0%}" for m, t in rounds)
             cpu = real.cpu_per_answer / bare.cpu_per_answer if bare.cpu_per_answer else float("nan")
+            loop = (
+                (real.cpu_per_answer - real.worker_cpu_per_answer) / bare.cpu_per_answer
+                if bare.cpu_per_answer
+                else float("nan")
+            )
             print(
-                f"{'  tabletop / bare':<34} {ratio:7.2f}x {'':>35} {share:9.0%}   CPU/answer {cpu:.2f}x   "
-                f"rounds: {spread}"
+                f"{'  tabletop / bare':<34} {ratio:7.2f}x {'':>35} {share:9.0%}   CPU/answer {cpu:.2f}x "
+                f"(without workers {loop:.2f}x)   rounds: {spread}"
             )
         for run in (*bare_runs, *real_runs, *(floor_runs or [])):
             for error in run.errors[:5]:

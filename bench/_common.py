@@ -131,14 +131,9 @@ class BotProcess:
             for child in listing.read_text().split()
         ]
 
-    def cpu_seconds(self) -> float:
-        """User + system CPU time the process and its live children (the odds workers) used so far."""
-        own, workers = self.cpu_split()
-        return own + workers
-
     def cpu_split(self) -> tuple[float, float]:
-        """CPU seconds so far of the process itself (its event loop and its SQLite thread), and of its live
-        children (the worker processes: odds and charts)."""
+        """User + system CPU seconds so far of the process itself (its event loop and its SQLite thread),
+        and of its live children (the worker processes: odds and charts)."""
         tick = os.sysconf("SC_CLK_TCK")
         return _cpu_ticks(self.pid) / tick, sum(_cpu_ticks(child) for child in self.children()) / tick
 

@@ -27,6 +27,7 @@ Decisions (where the rules are silent):
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
@@ -170,20 +171,81 @@ def hand_view(hand_id: int, hand: Hand, *, odds: bool = True) -> discord.ui.View
     """
     if hand.is_over:
         return None
+    return _build_view(hand_id, odds, _adders(hand))
+
+
+def _adders(hand: Hand) -> tuple[int, ...] | None:
+    """The Add skill select's values, or None when the hand shows no select."""
+    return hand.allowed_adders if hand.can_add_skill else None
+
+
+def _build_view(hand_id: int, odds: bool, adders: tuple[int, ...] | None) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(HitButton(hand_id))
     view.add_item(StandButton(hand_id))
     view.add_item(PeekButton(hand_id))
     if odds:
         view.add_item(OddsButton(hand_id))
-    if hand.can_add_skill:
-        view.add_item(AddSkillSelect(hand_id, adder_options(hand)))
+    if adders is not None:
+        view.add_item(AddSkillSelect(hand_id, adder_options(adders)))
     return view
 
 
 def _view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
     # a blind hand's odds would tell its owner the task's difficulty: no Odds button on it
-    return hand_view(record.id, hand, odds=_mode(hand_meta(record.data)) != "blind")
+    return hand_view(record.id, hand, odds=_shows_odds(record))
+
+
+def _shows_odds(record: HandRecord) -> bool:
+    return _mode(hand_meta(record.data)) != "blind"
+
+
+_Look = tuple[Any, ...]
+
+
+def _look(component: Any, hand_id: int) -> _Look:
+    """What a player sees of one button or select, its custom_id without the hand id.
+
+    Reads a `discord.ui` item of a view and a component of a received message alike (same attributes).
+    """
+    prefix = f"bj:{hand_id}:"
+    custom_id = component.custom_id or ""
+    options = getattr(component, "options", None) or ()
+    return (
+        component.type,
+        custom_id[len(prefix) :] if custom_id.startswith(prefix) else None,
+        getattr(component, "label", None),
+        getattr(component, "style", None),
+        getattr(component, "emoji", None),
+        getattr(component, "placeholder", None),
+        component.disabled,
+        tuple((option.label, option.value, option.description, option.emoji) for option in options),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(odds: bool, adders: tuple[int, ...] | None) -> tuple[_Look, ...]:
+    """How `_build_view` looks for every hand (the id aside), read off a view it built."""
+    view = _build_view(1, odds, adders)
+    return tuple(_look(getattr(item, "item", item), 1) for item in view.children)
+
+
+def _shows_view(message: discord.Message | None, record: HandRecord, hand: Hand) -> bool:
+    """True when the clicked ``message`` already shows exactly the buttons ``hand`` needs.
+
+    Then a move's edit leaves the components out (Discord keeps them): building a hand's view (five
+    dynamic items) and sending it was a tenth of a Hit click's CPU, and most moves leave the buttons as
+    they were. Compared with the message itself, not with what the hand showed before, so a message
+    whose buttons differ (laid out by an older version of the bot) gets the current ones.
+    """
+    if message is None:
+        return False
+    shown = tuple(
+        _look(component, record.id)
+        for row in message.components
+        for component in getattr(row, "children", (row,))
+    )
+    return shown == _layout(_shows_odds(record), _adders(hand))
 
 
 def _record_for_log(record: HandRecord, hand: Hand, command: str) -> RollRecord:
@@ -308,12 +370,14 @@ async def _show(
     blind, and on the GMs' copy.
     """
     if not hand.is_over:
+        embed = _owner_embed(record, hand)
+        if _shows_view(interaction.message, record, hand):
+            await interaction.response.edit_message(embed=embed, allowed_mentions=NO_MENTIONS)
+            return
         view = _view(record, hand)
         if view is not None:
             release_when_handled(interaction, view)
-        await interaction.response.edit_message(
-            embed=_owner_embed(record, hand), view=view, allowed_mentions=NO_MENTIONS
-        )
+        await interaction.response.edit_message(embed=embed, view=view, allowed_mentions=NO_MENTIONS)
         return
     store = _store(interaction)
     mode = _mode(hand_meta(record.data))

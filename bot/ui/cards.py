@@ -210,9 +210,9 @@ def shoe_embed(shoe: Shoe, in_hands: int, open_hands: int) -> discord.Embed:
     )
 
 
-def adder_options(hand: Hand) -> list[discord.SelectOption]:
-    """The Add skill choices: exactly the values the hand's skill may add (BJ-7)."""
-    return [discord.SelectOption(label=f"+{value}", value=str(value)) for value in hand.allowed_adders]
+def adder_options(values: Sequence[int]) -> list[discord.SelectOption]:
+    """The Add skill choices: exactly the values the hand's skill may add (BJ-7), `Hand.allowed_adders`."""
+    return [discord.SelectOption(label=f"+{value}", value=str(value)) for value in values]
 
 
 def codes(cards: Sequence[Card]) -> list[str]:

@@ -200,6 +200,59 @@ async def test_voluntary_hand_played_to_a_wrap(harness: Harness, world: World) -
     assert len((await shoe_of(store, world.general)).discards) == 3
 
 
+async def test_a_move_that_keeps_the_buttons_leaves_them_as_they_are(harness: Harness, world: World) -> None:
+    """A Hit that leaves the hand going edits the embed alone: Discord keeps the buttons it shows."""
+    store = harness.bot.store
+    top = await stack_shoe(store, world.general, ["2S", "3H", "4C"])
+    dealt = await deal_voluntary(harness, world, level=3)
+    message = dealt.original
+    shown = copy.deepcopy(message.components)
+    assert any(cid.endswith(":add") for cid in message.custom_ids())  # the Add skill select is kept too
+    first = await harness.click(message, "Hit", world.alice)
+    assert first.callback_type == UPDATE_MESSAGE and "components" not in first.record.callback["data"]
+    assert message.components == shown
+    assert field(message.embed, "Cards") == f"🂠 {top[1].label}"
+    second = await harness.click(message, "Hit", world.alice)  # the kept buttons still play the hand
+    assert second.callback_type == UPDATE_MESSAGE and message.components == shown
+    assert field(message.embed, "Cards") == f"🂠 {top[1].label} {top[2].label}"
+
+
+@pytest.mark.parametrize("change", ["label", "missing", "hand id", "option"])
+async def test_a_hand_message_showing_other_buttons_gets_the_current_ones(
+    harness: Harness, world: World, change: str
+) -> None:
+    """A message whose buttons differ from the hand's (an older bot's layout) is sent the current view."""
+    store = harness.bot.store
+    await stack_shoe(store, world.general, ["2S", "3H", "4C"])
+    dealt = await deal_voluntary(harness, world, level=3)
+    message = dealt.original
+    hand_id = hand_id_of(message)
+    current = copy.deepcopy(message.components)
+    stand = message.component(f"bj:{hand_id}:stand")
+    if change == "label":
+        stand["label"] = "Keep"
+    elif change == "missing":
+        message.components[0]["components"].remove(stand)
+    elif change == "hand id":  # a button of another id on the hand's message: not this hand's layout
+        stand["custom_id"] = f"bj:{hand_id + 1}:stand"
+    else:
+        message.component(f"bj:{hand_id}:add")["options"].pop()
+    hit = await harness.click(message, f"bj:{hand_id}:hit", world.alice)
+    assert hit.callback_type == UPDATE_MESSAGE and "components" in hit.record.callback["data"]
+    assert message.custom_ids() == [c.get("custom_id") for c in current_ids(current)]
+    assert message.component(f"bj:{hand_id}:stand")["label"] == "Stand"
+    assert message.component(f"bj:{hand_id}:add")["options"] == message_options(current, hand_id)
+
+
+def current_ids(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [c for row in components for c in row.get("components", []) if "custom_id" in c]
+
+
+def message_options(components: list[dict[str, Any]], hand_id: int) -> list[dict[str, Any]]:
+    [select] = [c for c in current_ids(components) if c["custom_id"] == f"bj:{hand_id}:add"]
+    return list(select["options"])
+
+
 @pytest.mark.parametrize("suit_rule", [True, False])
 async def test_voluntary_hand_to_a_blackjack_bonus(harness: Harness, world: World, suit_rule: bool) -> None:
     """BJ-6: 21 draws a bonus card; with the suit rule a bonus matching the card before it draws one more."""

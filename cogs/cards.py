@@ -209,7 +209,7 @@ def _look(component: Any, hand_id: int) -> _Look:
     Reads a `discord.ui` item of a view and a component of a received message alike (same attributes).
     """
     prefix = f"bj:{hand_id}:"
-    custom_id = component.custom_id or ""
+    custom_id = getattr(component, "custom_id", None) or ""  # none on a link button or a text block
     options = getattr(component, "options", None) or ()
     return (
         component.type,
@@ -218,7 +218,7 @@ def _look(component: Any, hand_id: int) -> _Look:
         getattr(component, "style", None),
         getattr(component, "emoji", None),
         getattr(component, "placeholder", None),
-        component.disabled,
+        getattr(component, "disabled", None),
         tuple((option.label, option.value, option.description, option.emoji) for option in options),
     )
 

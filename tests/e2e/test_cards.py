@@ -239,17 +239,17 @@ async def test_a_hand_message_showing_other_buttons_gets_the_current_ones(
         message.component(f"bj:{hand_id}:add")["options"].pop()
     hit = await harness.click(message, f"bj:{hand_id}:hit", world.alice)
     assert hit.callback_type == UPDATE_MESSAGE and "components" in hit.record.callback["data"]
-    assert message.custom_ids() == [c.get("custom_id") for c in current_ids(current)]
+    assert message.custom_ids() == [c.get("custom_id") for c in clickables(current)]
     assert message.component(f"bj:{hand_id}:stand")["label"] == "Stand"
     assert message.component(f"bj:{hand_id}:add")["options"] == message_options(current, hand_id)
 
 
-def current_ids(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def clickables(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for row in components for c in row.get("components", []) if "custom_id" in c]
 
 
 def message_options(components: list[dict[str, Any]], hand_id: int) -> list[dict[str, Any]]:
-    [select] = [c for c in current_ids(components) if c["custom_id"] == f"bj:{hand_id}:add"]
+    [select] = [c for c in clickables(components) if c["custom_id"] == f"bj:{hand_id}:add"]
     return list(select["options"])
 
 

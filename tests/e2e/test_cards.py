@@ -227,7 +227,7 @@ async def test_a_hand_message_showing_other_buttons_gets_the_current_ones(
     dealt = await deal_voluntary(harness, world, level=3)
     message = dealt.original
     hand_id = hand_id_of(message)
-    current = copy.deepcopy(message.components)
+    current = copy.deepcopy(message)  # the buttons as the bot laid them out
     stand = message.component(f"bj:{hand_id}:stand")
     if change == "label":
         stand["label"] = "Keep"
@@ -239,18 +239,8 @@ async def test_a_hand_message_showing_other_buttons_gets_the_current_ones(
         message.component(f"bj:{hand_id}:add")["options"].pop()
     hit = await harness.click(message, f"bj:{hand_id}:hit", world.alice)
     assert hit.callback_type == UPDATE_MESSAGE and "components" in hit.record.callback["data"]
-    assert message.custom_ids() == [c.get("custom_id") for c in clickables(current)]
+    assert message.components == current.components
     assert message.component(f"bj:{hand_id}:stand")["label"] == "Stand"
-    assert message.component(f"bj:{hand_id}:add")["options"] == message_options(current, hand_id)
-
-
-def clickables(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [c for row in components for c in row.get("components", []) if "custom_id" in c]
-
-
-def message_options(components: list[dict[str, Any]], hand_id: int) -> list[dict[str, Any]]:
-    [select] = [c for c in clickables(components) if c["custom_id"] == f"bj:{hand_id}:add"]
-    return list(select["options"])
 
 
 @pytest.mark.parametrize("suit_rule", [True, False])

@@ -8,8 +8,8 @@ loop's selector are left out. The shares are then scaled to the CPU time the pro
 burst (read from /proc, not from the samples), which py-spy's own cost on the machine does not inflate.
 The bot's worker processes (cards odds, charts) are a row of their own, from /proc alone.
 
-Needs py-spy (`.venv/bin/pip install -e '.[bench]'`) and permission to read another process's memory (root or
-ptrace allowed). Run from the repository root, after `./scripts/test` has made `.venv`:
+Needs py-spy (`.venv/bin/pip install -e '.[bench]'`) and permission to read another process's memory
+(root, or ptrace allowed). Run from the repository root, after `./scripts/test` has made `.venv`:
 
     .venv/bin/python bench/layers.py --target rps
 """
@@ -170,13 +170,13 @@ async def main(args: argparse.Namespace) -> int:
         print("py-spy is not installed: run `.venv/bin/pip install -e '.[bench]'` first.", file=sys.stderr)
         return 2
     schema_checks(False)
+    target = TARGETS[args.target]
     print(f"machine: {machine()}; load average before: {os.getloadavg()[0]:.2f}")
     print(
-        f"{args.target}: {TARGETS[args.target].what}\n"
+        f"{args.target}: {target.what}\n"
         f"N={args.n} at C={args.concurrency}, py-spy at {args.rate} Hz; each layer's share of the samples "
         "times the CPU the process used (from /proc)"
     )
-    target = TARGETS[args.target]
     load = (args.n, args.concurrency, args.rate, spy)
     splits = [await measure("bare", "bare /ok", prepare_bare, answered_with_message, *load)]
     if target.floor is not None:  # the same kind of interaction on the bare bot (a button click)

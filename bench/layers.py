@@ -90,15 +90,15 @@ def split(raw: str, label: str, cpu_us: float, worker_us: float) -> Split:
             continue
         n = int(number)
         parsed = [m for m in (_FRAME.match(f) for f in frames) if m is not None]
-        layer = next((lay for m in reversed(parsed) if (lay := layer_of(m["path"])) is not None), OTHER)
-        counts[layer] += n
-        seen = set()
-        for m in parsed:
-            if layer_of(m["path"]) in OUR_LAYERS and not m["path"].endswith("__main__.py"):
-                name = short(m["function"], m["path"])
-                if name not in seen:
-                    seen.add(name)
-                    ours[name] += n
+        layers = [layer_of(m["path"]) for m in parsed]
+        counts[next((lay for lay in reversed(layers) if lay is not None), OTHER)] += n
+        ours.update(
+            {
+                short(m["function"], m["path"]): n  # a function on the stack twice counts once
+                for m, lay in zip(parsed, layers, strict=True)
+                if lay in OUR_LAYERS and not m["path"].endswith("__main__.py")
+            }
+        )
     total = sum(counts.values())
     result = Split(label, cpu_us, worker_us, samples=total)
     if total:

@@ -82,6 +82,14 @@ async def measure_concurrent(
     )
 
 
+def roll(i: int) -> RollRecord:
+    """The ``i``-th roll the benchmark logs (500 players taking turns)."""
+    return RollRecord(
+        guild_id=G, channel_id=C, user_id=1000 + i % 500, system="rps", command="check",
+        inputs={"base": 12}, dice=[i % 10 + 1, 7], result=f"SL {i % 9}", summary="check",
+    )  # fmt: skip
+
+
 async def commit_sizes(store: Store, ops: int) -> None:
     """A logged roll's write by how many share its COMMIT, back to back and after other Python work.
 
@@ -91,12 +99,7 @@ async def commit_sizes(store: Store, ops: int) -> None:
     other = {str(i): [i, str(i) * 5, {"a": i}] for i in range(3000)}
     for cold in (False, True):
         for size in (1, 6, 16):
-            records = [
-                RollRecord(guild_id=G, channel_id=C, user_id=1000 + i % 500, system="rps", command="check",
-                           inputs={"skill": "Climb"}, dice=[i % 10 + 1, 7], result=f"SL {i % 9}",
-                           summary="check")
-                for i in range(size)
-            ]  # fmt: skip
+            records = [roll(i) for i in range(size)]
             spent = 0.0
             rounds = max(1, ops // size)
             for _ in range(rounds):
@@ -131,10 +134,7 @@ async def run(path: Path, args: argparse.Namespace) -> None:
         print(f"stored {args.characters} characters in {time.perf_counter() - t0:.1f} s ({path})")
 
         async def log_roll(i: int) -> object:
-            return await store.log.add(
-                RollRecord(guild_id=G, channel_id=C, user_id=1000 + i % 500, system="rps", command="check",
-                           inputs={"base": 12}, dice=[i % 10 + 1, 7], result=f"SL {i % 9}", summary="check")
-            )  # fmt: skip
+            return await store.log.add(roll(i))
 
         await store.modifiers.set(G, C, "sysx", None, "sv", 2, 100, 7)  # everyone: per-player uses
 

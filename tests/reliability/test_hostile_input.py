@@ -205,12 +205,26 @@ def valid(option: dict[str, Any]) -> st.SearchStrategy[tuple[str, Any]]:
     return JUNK.map(raw)
 
 
+def _declared_type(kind: int, value: Any) -> bool:
+    """Whether ``value`` has the JSON type Discord sends for an option of ``kind``."""
+    if kind == BOOLEAN:
+        return isinstance(value, bool)
+    if kind == INTEGER:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == NUMBER:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, str)  # text, and the snowflakes of members, channels, roles and files
+
+
 def hostile(option: dict[str, Any], wrong_types: bool) -> st.SearchStrategy[tuple[str, Any]]:
     """A value outside what ``option`` declares: of the right JSON type, or (``wrong_types``) of another."""
     kind = option["type"]
     choices = [c["value"] for c in option.get("choices") or []]
     if wrong_types:
-        out: list[st.SearchStrategy[tuple[str, Any]]] = [JUNK.map(raw)]
+        # JUNK holds booleans and floats: of the declared type for a boolean or number option, so not junk
+        out: list[st.SearchStrategy[tuple[str, Any]]] = [
+            JUNK.filter(lambda value: not _declared_type(kind, value)).map(raw)
+        ]
         if kind in (INTEGER, NUMBER):
             out.append(st.sampled_from(["12", "", "NaN", "1e9999"]).map(raw))
             if kind == INTEGER:

@@ -11,6 +11,7 @@ real Discord would refuse, and the database unchanged (every table dumped before
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -46,11 +47,13 @@ pytestmark = pytest.mark.slow
 # probe: the test-only cog fails on purpose (loaded for its hidden rolls only)
 SKIP_COMMANDS = {"probe"}
 DISCORD_INT = 2**53  # Discord's integer options lie in -2^53..2^53
+# The suite runs the same 300 examples every time. A longer hunt with fresh ones:
+#   HOSTILE_EXAMPLES=5000 HOSTILE_RANDOM=1 .venv/bin/python -m pytest tests/reliability/test_hostile_input.py
 FUZZ = settings(
-    max_examples=300,
+    max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "300")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    derandomize=True,
+    derandomize="HOSTILE_RANDOM" not in os.environ,
 )
 
 
@@ -77,7 +80,8 @@ def _rival(fake: FakeDiscord) -> Rival:
 
 
 async def _victim_messages(table_bot: BotThread) -> list[str]:
-    """Post what has buttons in the victim guild: a GM copy of a blind roll (Reveal), more as cogs land."""
+    """Post what has buttons in the victim guild: a GM copy of a blind roll (Reveal), a hand, a sustained
+    pool and a GM's roll request."""
     h, w = table_bot.harness, table_bot.world
     await h.bot.store.settings.update(w.guild.id, gm_channel_id=w.gm_screen.id)
     await h.slash(w.guild, w.general, w.alice, "probe roll", {"visibility": "blind"})
@@ -90,6 +94,7 @@ async def _victim_messages(table_bot: BotThread) -> list[str]:
         "rps sustained start",
         {"name": "Siege", "goal": 50, "minutes": 10, "base": 12},
     )
+    await h.slash(w.guild, w.general, w.gm, "gm request-roll", {"member": w.alice, "system": "rps"})
     ids = []
     for message in h.fake.message_log:
         if message.guild_id == w.guild.id or h.fake.channels[message.channel_id].is_dm:
@@ -384,8 +389,8 @@ def command_plans(
 def test_the_tree_has_options_to_fuzz_and_buttons_to_forge(table: Table) -> None:
     commands = leaves(table.bot.fake.global_commands)
     assert [leaf for leaf in commands if leaf.options], commands
-    assert any(cid.startswith("bj:") for cid in table.victim_ids), table.victim_ids
-    assert any(cid.startswith("rpspool:") for cid in table.victim_ids), table.victim_ids
+    for prefix in ("reveal:", "bj:", "rpspool:", "rr:"):
+        assert any(cid.startswith(prefix) for cid in table.victim_ids), (prefix, table.victim_ids)
 
 
 @FUZZ

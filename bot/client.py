@@ -17,6 +17,7 @@ from discord.ext import commands
 from bot.settings import Settings
 from bot.store import Store
 from bot.ui.options import TableTree
+from bot.ui.payloads import guard_interactions
 from bot.ui.visibility import RevealButton
 from bot.ui.workers import Workers
 
@@ -125,6 +126,7 @@ class TabletopBot(commands.Bot):
         # `freeze_start_up` is for a process that runs this one bot (python -m bot): in a process that
         # starts many (the tests), what a frozen bot leaves behind would never be collected.
         self.freeze_gc = freeze_gc
+        guard_interactions(self)  # a malformed interaction is refused before discord.py parses it
         if settings.discord_api_base:
             point_at(settings.discord_api_base)
 

@@ -483,6 +483,136 @@ def test_forged_and_unknown_custom_ids_get_a_refusal_or_nothing(table: Table, da
     assert problems == [], f"{custom_id[:120]!r} clicked by {who}:\n" + "\n".join(problems)
 
 
+def _adder_select(table: Table) -> tuple[FakeMessage, str, set[int]]:
+    """The victim hand's message, its Add skill select's custom_id, and the adder values it offers."""
+    fake = table.bot.fake
+    custom_id = next(cid for cid in table.victim_ids if cid.startswith("bj:") and cid.endswith(":add"))
+    message = next(m for m in reversed(fake.message_log) if custom_id in m.custom_ids())
+    offered = {int(option["value"]) for option in message.component(custom_id)["options"]}
+    return message, custom_id, offered
+
+
+SELECT_VALUES = st.one_of(
+    st.none(),
+    JUNK,
+    st.lists(
+        st.one_of(
+            st.text(max_size=6),
+            st.integers(-(10**6), 10**6),
+            st.sampled_from(["+1", " 1", "1 ", "01", "1.0", "٣", "-0", *LONG_STRINGS]),
+            JUNK,
+        ),
+        max_size=4,
+    ),
+)
+
+
+def _a_move_anyone_could_make(values: Any, offered: set[int]) -> bool:
+    """One value that the bot reads as an offered adder ("3", or 3 in place of "3"): a legal move."""
+    if not isinstance(values, list) or len(values) != 1 or isinstance(values[0], bool):
+        return False
+    text = str(values[0])
+    return re.fullmatch(r"-?[0-9]{1,3}", text) is not None and int(text) in offered
+
+
+async def _choose(table: Table, values: Any, component_type: int) -> list[str]:
+    bot, world = table.bot, table.world
+    message, custom_id, _ = _adder_select(table)
+    data: dict[str, Any] = {"custom_id": custom_id, "component_type": component_type, "values": values}
+    record = bot.fake.interaction_payload(3, data, user=world.alice, channel=world.general, message=message)
+    before = dump(bot.database)
+    answer = await send_raw(bot.harness, record)
+    return only_ephemeral_or_nothing(answer) + _errors_and_state(table, before)
+
+
+@FUZZ
+@given(data=st.data())
+def test_the_owner_choosing_junk_in_her_own_hands_select_is_refused(
+    table: Table, data: st.DataObject
+) -> None:
+    """The hand's owner, in its channel, sends values the Add skill select never offered (BJ-7)."""
+    _, _, offered = _adder_select(table)
+    junk = SELECT_VALUES.filter(lambda v: not _a_move_anyone_could_make(v, offered))
+    values = data.draw(junk, label="values")
+    component_type = data.draw(st.sampled_from([3, 3, 2, 99]), label="component_type")
+    problems = table.bot.run(_choose(table, values, component_type))
+    assert problems == [], f"{values!r:.200} as component {component_type}:\n" + "\n".join(problems)
+
+
+async def _component(table: Table, data: Any, kind: int, who: str) -> list[str]:
+    """An interaction of type ``kind`` whose ``data`` is anything, then /help: is the bot still there?"""
+    bot, world, rival = table.bot, table.world, table.rival
+    user, channel = {"alice": (world.alice, world.general), "rival": (rival.manager, rival.channel)}[who]
+    message, _, _ = _adder_select(table)
+    record = bot.fake.interaction_payload(
+        kind, data, user=user, channel=channel, message=message if kind == 3 else None
+    )
+    before = dump(bot.database)
+    answer = await send_raw(bot.harness, record)
+    problems = only_ephemeral_or_nothing(answer) + _errors_and_state(table, before)
+    # raises when the bot never hears of it (its connection gone) or leaves it unanswered
+    alive = await bot.harness.slash(world.guild, world.general, world.alice, "help")
+    if alive.callback_type is None:
+        problems.append("the bot no longer answers /help")
+    return problems
+
+
+COMPONENT_DATA = st.fixed_dictionaries(
+    {},
+    optional={
+        "custom_id": st.one_of(
+            st.text(max_size=120), JUNK, st.sampled_from(["bj:1:hit", "bj:1:add", "x" * 101])
+        ),
+        "component_type": st.one_of(
+            st.sampled_from([2, 3, 4, 5, 8, 99, -1, 2**70]), JUNK, st.text(max_size=3)
+        ),
+        "values": st.one_of(JUNK, st.lists(st.one_of(JUNK, st.text(max_size=120)), max_size=30)),
+        "resolved": JUNK,
+        "components": JUNK,
+    },
+)
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_click_or_modal_of_any_shape_gets_a_refusal_or_nothing(table: Table, data: st.DataObject) -> None:
+    """Component and modal data of any shape (discord.py trusts it: a missing component_type once ended the
+    bot's connection, a select's values of null left a traceback and no answer)."""
+    payload = data.draw(st.one_of(COMPONENT_DATA, JUNK), label="data")
+    kind = data.draw(st.sampled_from([3, 3, 3, 5]), label="type")
+    who = data.draw(st.sampled_from(["rival", "alice"]), label="who")
+    owner_click = who == "alice" and kind == 3 and isinstance(payload, dict)
+    if owner_click and isinstance(payload.get("custom_id"), str):
+        # the owner's real Hit, Stand or choice of an offered adder is a move, not hostile input
+        payload["custom_id"] = "x" + payload["custom_id"]
+    problems = table.bot.run(_component(table, payload, kind, who))
+    assert problems == [], f"type {kind} data {payload!r:.300} by {who}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("kind", "data"),
+    [
+        (3, {"custom_id": "bj:1:hit"}),  # no component_type: discord.py's parser raised KeyError
+        (3, {"component_type": 2}),
+        (3, {"custom_id": ["bj:1:hit"], "component_type": 2}),
+        (3, {"custom_id": "bj:1:add", "component_type": 3, "values": None}),
+        (3, {"custom_id": "bj:1:add", "component_type": 3, "values": "1"}),
+        (3, {"custom_id": "bj:1:add", "component_type": 3, "values": [1]}),
+        (3, None),
+        (3, []),
+        (5, {"custom_id": {"a": 1}, "components": []}),
+        (5, {"custom_id": "modal", "components": None}),
+        (2, "not an object"),
+        (4, None),
+    ],
+)
+def test_an_interaction_discord_py_cannot_read_is_refused_and_the_bot_stays(
+    table: Table, kind: int, data: Any
+) -> None:
+    problems = table.bot.run(_component(table, data, kind, "rival"))
+    assert problems == [], "\n".join(problems)
+
+
 async def _fresh_hidden_roll(table: Table) -> str:
     h, w = table.bot.harness, table.world
     answer = await h.slash(w.guild, w.general, w.alice, "probe roll", {"visibility": "blind"})

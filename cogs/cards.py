@@ -615,8 +615,11 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     async def hand_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[Choice[int]]:
-        """The channel's open hands (GM `/cards reveal`)."""
+        """The channel's open hands (GM `/cards reveal`), for GMs only: the labels name skill and difficulty,
+        which a blind hand's owner must not see (discord.py runs no command check before autocomplete)."""
         if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        if not await is_gm(interaction, self.store):
             return []
         hands = await self.store.cards.open_hands(interaction.guild_id, interaction.channel_id)
         out: list[Choice[int]] = []

@@ -499,6 +499,11 @@ async def test_gm_reveal_shows_the_face_down_card_to_the_gm_only(
         world.guild, world.general, world.gm, "cards reveal", {"hand": ""}, "hand"
     )
     assert [c["value"] for c in offered.choices] == [hand_id]
+    # GM-2: a player who can open the command is offered nothing (the labels name skill and difficulty)
+    players = await harness.autocomplete(
+        world.guild, world.general, world.alice, "cards reveal", {"hand": ""}, "hand"
+    )
+    assert players.choices == []
     refused = await harness.slash(world.guild, world.general, world.alice, "cards reveal", {"hand": hand_id})
     assert refused.ephemeral and "Only a GM" in refused.content
     shown = await harness.slash(world.guild, world.general, world.gm, "cards reveal", {"hand": hand_id})

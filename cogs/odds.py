@@ -67,7 +67,7 @@ from bot.ui.odds import (
 from bot.ui.permissions import NOT_GM, is_gm
 from bot.ui.reply import UserError, defer, reply
 from bot.ui.rolls import guild_key
-from bot.ui.rps import DIFFICULTY_CHOICES
+from bot.ui.rps import DIFFICULTY_CHOICES, ended_sentence, pool_insider
 
 log = logging.getLogger(__name__)
 
@@ -803,7 +803,13 @@ class Odds(
             raise UserError("Only the action's owner or a GM can see its odds (they show the pool).")
         running = core_pool(stored)
         if running is None:
-            raise UserError(f"The sustained action {stored.name!r} has already {stored.state}.")
+            raise UserError(f"{await ended_sentence(interaction, self.store, stored)}.")
+        if not await pool_insider(interaction, self.store, stored):
+            # the pool and its odds would tell the owner what a check they did not see did
+            raise UserError(
+                f"A check of {stored.name!r} you did not see is still hidden, so its odds would give it "
+                "away; a GM can reveal it or see them."
+            )
         if running.goal > MAX_GOAL:
             raise UserError(f"Odds are computed for Goals up to {MAX_GOAL}, not {running.goal}.")
         await defer(interaction, ephemeral=not public)

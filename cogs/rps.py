@@ -47,8 +47,10 @@ from bot.ui.rps import (
     check_embed,
     check_summary,
     difficulty_part,
+    ended_sentence,
     gm_parts,
     pool_embed,
+    pool_insider,
     pool_progress_fields,
     resisted_embed,
     resisted_summary,
@@ -63,7 +65,6 @@ BaseRange = app_commands.Range[int, rps.BASE_MIN, rps.BASE_MAX]
 ModifierRange = app_commands.Range[int, rps.MODIFIER_MIN, rps.MODIFIER_MAX]
 NameText = app_commands.Range[str, 1, 64]
 MAX_PARTIES = 6
-MAX_POOL_LOOKBACK = 500  # the store's most: how far back a pool's hidden checks are looked for
 LOG_LOOKBACK = 200  # how far back /rps retry looks for the roller's last check in the channel
 CHECK_KIND = "check"  # inputs["kind"] of a logged /rps check or retry (what /rps retry may retry)
 PARENT_SUFFIX = re.compile(r"^(?P<skill>.+?)\s*\((?P<parent>[^()]+)\)\s*$")
@@ -229,40 +230,6 @@ async def refresh_pool_message(client: discord.Client, pool: Pool, *, hidden: bo
 
 # --------------------------------------------------------------------------------------------------
 # Issue 7: what a hidden check of a pool leaves visible
-
-
-async def hidden_pool_checks(store: Store, pool: Pool) -> list[RollRecord]:
-    """The pool's checks in the log that are private, gm or blind and not revealed yet."""
-    records = await store.log.last(pool.guild_id, pool.channel_id, MAX_POOL_LOOKBACK)
-    return [
-        r
-        for r in records
-        if r.hidden and r.command == "rps sustained roll" and isinstance(r.inputs, dict)
-        and r.inputs.get("pool_id") == pool.id
-    ]  # fmt: skip
-
-
-async def pool_insider(interaction: discord.Interaction[Any], store: Store, pool: Pool) -> bool:
-    """GMs see a pool whole; its owner too, unless a check they did not see (blind, or hidden by another
-    roller) is still unrevealed: the pool would tell them that check's result."""
-    if await is_gm(interaction, store):
-        return True
-    if interaction.user.id != pool.owner_id:
-        return False
-    hidden = await hidden_pool_checks(store, pool)
-    return all(r.visibility != "blind" and r.user_id == pool.owner_id for r in hidden)
-
-
-async def ended_sentence(interaction: discord.Interaction[Any], store: Store, pool: Pool) -> str:
-    """The refusal for an ended pool: its state, or only "finished" while a hidden check may have ended it."""
-    state: str = pool.state
-    if (
-        state in ("completed", "failed")
-        and not await pool_insider(interaction, store, pool)
-        and await hidden_pool_checks(store, pool)
-    ):
-        state = "finished"
-    return f"The sustained action {pool.name!r} has already {state}"
 
 
 async def roll_pool_check(

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.core.common import Verdict
 from bot.core.rps import DIFFICULTIES, Difficulty, Outcome, ResistedResult, RpsCheck
-from bot.store import AppliedModifier, Pool
+from bot.store import AppliedModifier, Pool, RollRecord, Store
 from bot.ui.embeds import NEUTRAL, VERDICT_COLOURS, WARNING, result_embed, rule_footer
+from bot.ui.permissions import is_gm
 from bot.ui.rolls import modifier_field
 
 #: RPS-1: the seed's 18 named difficulties as choices ("+2 Moderately hard"), valued by their modifier.
@@ -280,3 +282,41 @@ def pool_progress_fields(pool: Pool, change: int) -> list[tuple[str, str]]:
         ("Sustained action", f"{pool.name}: {STATE_WORDS[pool.state]}, {pool.checks_made} checks, "
          f"{pool.time_spent} {pool.time_unit}"),
     ]  # fmt: skip
+
+
+# -- what a hidden check of a pool leaves visible (issue 7) -----------------------------------------------
+MAX_POOL_LOOKBACK = 500  # the store's most: how far back a pool's hidden checks are looked for
+
+
+async def hidden_pool_checks(store: Store, pool: Pool) -> list[RollRecord]:
+    """The pool's checks in the log that are private, gm or blind and not revealed yet."""
+    records = await store.log.last(pool.guild_id, pool.channel_id, MAX_POOL_LOOKBACK)
+    return [
+        r
+        for r in records
+        if r.hidden and r.command == "rps sustained roll" and isinstance(r.inputs, dict)
+        and r.inputs.get("pool_id") == pool.id
+    ]  # fmt: skip
+
+
+async def pool_insider(interaction: discord.Interaction[Any], store: Store, pool: Pool) -> bool:
+    """GMs see a pool whole; its owner too, unless a check they did not see (blind, or hidden by another
+    roller) is still unrevealed: the pool would tell them that check's result."""
+    if await is_gm(interaction, store):
+        return True
+    if interaction.user.id != pool.owner_id:
+        return False
+    hidden = await hidden_pool_checks(store, pool)
+    return all(r.visibility != "blind" and r.user_id == pool.owner_id for r in hidden)
+
+
+async def ended_sentence(interaction: discord.Interaction[Any], store: Store, pool: Pool) -> str:
+    """The refusal for an ended pool: its state, or only "finished" while a hidden check may have ended it."""
+    state: str = pool.state
+    if (
+        state in ("completed", "failed")
+        and not await pool_insider(interaction, store, pool)
+        and await hidden_pool_checks(store, pool)
+    ):
+        state = "finished"
+    return f"The sustained action {pool.name!r} has already {state}"

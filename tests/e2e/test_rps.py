@@ -609,6 +609,16 @@ async def test_hidden_pool_checks_keep_the_pool_off_the_public_message(
         world.guild, world.general, world.gm, "rps sustained status", {"name": "Pick the lock"}
     )
     assert "10/12" in fields(gm_status.embed)["Progress"]
+    # nor from the pool's odds, which start from the pool as it stands (RPS-8)
+    for public in (False, True):
+        odds = await harness.slash(
+            world.guild, world.general, world.alice, "odds pool", {"name": "Pick the lock", "public": public}
+        )
+        assert odds.ephemeral and "still hidden" in odds.content and odds.public() == []
+    gm_odds = await harness.slash(
+        world.guild, world.general, world.gm, "odds pool", {"name": "Pick the lock"}
+    )
+    assert "pool 10 of Goal 12" in fields(gm_odds.embed)["Now"]
 
 
 async def test_a_private_check_tells_the_table_only_that_a_roll_was_made(

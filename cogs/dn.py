@@ -24,7 +24,7 @@ from bot.ui.dn import (
 )
 from bot.ui.odds import add_odds, dn_line
 from bot.ui.reply import UserError
-from bot.ui.rolls import guild_key, publish, take_modifiers
+from bot.ui.rolls import publish, sheet_of, take_modifiers
 from bot.ui.sysx import list_choices, split_list
 from bot.ui.visibility import resolve_mode
 
@@ -53,7 +53,7 @@ class DifficultyNumber(
         return store
 
     async def _sheet(self, interaction: discord.Interaction[Any]) -> Sheet | None:
-        return await self.store.sheets.active(guild_key(interaction), interaction.user.id, SYSTEM)
+        return await sheet_of(self.store, interaction, interaction.user.id, SYSTEM)
 
     async def _roll_and_publish(
         self,

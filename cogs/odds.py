@@ -66,7 +66,7 @@ from bot.ui.odds import (
 )
 from bot.ui.permissions import NOT_GM, is_gm
 from bot.ui.reply import UserError, defer, reply
-from bot.ui.rolls import guild_key
+from bot.ui.rolls import sheet_of
 from bot.ui.rps import DIFFICULTY_CHOICES, ended_sentence, pool_insider
 
 log = logging.getLogger(__name__)
@@ -221,7 +221,7 @@ class Odds(
         if skill is not None and skill.strip():
             if raw is not None:
                 raise UserError("Give either a skill from the sheet or raw numbers, not both.")
-            sheet = await self.store.sheets.active(guild_key(interaction), who.id, sx_ui.SYSTEM)
+            sheet = await sheet_of(self.store, interaction, who.id, sx_ui.SYSTEM)
             if sheet is None:
                 owner = "You have" if who.id == interaction.user.id else f"{who.mention} has"
                 raise UserError(f"{owner} no active System X sheet here; {sx_ui.NO_SHEET_HINT}.")
@@ -365,7 +365,7 @@ class Odds(
     async def _sysx_skill(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, sx_ui.SYSTEM)
+        sheet = await sheet_of(self.store, interaction, interaction.user.id, sx_ui.SYSTEM)
         return _choices(sx_ui.skill_choices(sheet, current))
 
     @sysx.autocomplete("against_skill")
@@ -375,7 +375,7 @@ class Odds(
         member_id = getattr(getattr(interaction.namespace, "against", None), "id", None)
         if not isinstance(member_id, int):
             return []
-        sheet = await self.store.sheets.active(guild_key(interaction), member_id, sx_ui.SYSTEM)
+        sheet = await sheet_of(self.store, interaction, member_id, sx_ui.SYSTEM)
         return _choices(sx_ui.skill_choices(sheet, current))
 
     # -- /odds dn ----------------------------------------------------------------------------------
@@ -408,7 +408,7 @@ class Odds(
         if dn is not None and df:
             raise UserError("A DN given directly already includes its DF.")
         if skill is not None:
-            sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, dn_ui.SYSTEM)
+            sheet = await sheet_of(self.store, interaction, interaction.user.id, dn_ui.SYSTEM)
             if sheet is None:
                 raise UserError(f"You have no active Difficulty Number sheet here; {dn_ui.NO_SHEET_HINT}.")
             named = (
@@ -445,7 +445,7 @@ class Odds(
     async def _dn_skill(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, dn_ui.SYSTEM)
+        sheet = await sheet_of(self.store, interaction, interaction.user.id, dn_ui.SYSTEM)
         return _choices(dn_ui.skill_choices(sheet, current))
 
     # -- /odds rps ---------------------------------------------------------------------------------
@@ -475,11 +475,7 @@ class Odds(
         resisted: ListText | None = None,
         public: bool = False,
     ) -> None:
-        sheet = (
-            await self.store.sheets.active(guild_key(interaction), interaction.user.id, "rps")
-            if base is None
-            else None
-        )
+        sheet = await sheet_of(self.store, interaction, interaction.user.id, "rps") if base is None else None
         mods = [m for m in ((difficulty.value if difficulty else 0), modifier) if m]
         what, total = rps_base(sheet, skill, parent, attribute, base, mods)
         inputs = (
@@ -528,14 +524,14 @@ class Odds(
     async def _rps_skill(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, "rps")
+        sheet = await sheet_of(self.store, interaction, interaction.user.id, "rps")
         return _matching(list(sheet.skills) if sheet else [], current)
 
     @rps_odds.autocomplete("attribute")
     async def _rps_attribute(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, "rps")
+        sheet = await sheet_of(self.store, interaction, interaction.user.id, "rps")
         return _matching(list(sheet.attributes) if sheet else [], current)
 
     # -- /odds decision ----------------------------------------------------------------------------
@@ -575,7 +571,7 @@ class Odds(
             raise UserError("Give either a stat from your sheet (stat_name) or a raw stat, not both.")
         value, label = (stat or 0), (f"stat {stat:+d}" if stat is not None else "stat +0")
         if stat_name is not None:
-            sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, "decision")
+            sheet = await sheet_of(self.store, interaction, interaction.user.id, "decision")
             if sheet is None:
                 raise UserError(
                     "You have no active decision-dice sheet: make one with /sheet create, or give a stat."
@@ -628,7 +624,7 @@ class Odds(
     async def _decision_stat(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, "decision")
+        sheet = await sheet_of(self.store, interaction, interaction.user.id, "decision")
         names = [*sheet.attributes, *sheet.skills] if sheet else []
         return _matching(names, current)
 

@@ -39,7 +39,7 @@ from bot.ui.reply import (
     release_when_handled,
     reply,
 )
-from bot.ui.rolls import guild_key, publish, roll_record, take_modifiers
+from bot.ui.rolls import publish, roll_record, sheet_of, take_modifiers
 from bot.ui.rps import (
     DIFFICULTY_CHOICES,
     BaseBuild,
@@ -134,7 +134,7 @@ def sheet_spec(sheet: Sheet, skill: str | None, parent: str | None, attribute: s
 
 async def active_sheet(store: Store, interaction: discord.Interaction[Any], user_id: int) -> Sheet:
     """The RPS sheet ``user_id`` is using here (guild key 0 in DMs), or a sentence saying there is none."""
-    sheet = await store.sheets.active(guild_key(interaction), user_id, SYSTEM)
+    sheet = await sheet_of(store, interaction, user_id, SYSTEM)
     if sheet is None:
         who = "You have" if user_id == interaction.user.id else f"<@{user_id}> has"
         raise UserError(
@@ -534,14 +534,14 @@ class Rps(
     async def _skill_choices(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, SYSTEM)
+        sheet = await sheet_of(self.store, interaction, interaction.user.id, SYSTEM)
         return _matching(list(sheet.skills) if sheet else [], current)
 
     @check.autocomplete("attribute")
     async def _attribute_choices(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        sheet = await self.store.sheets.active(guild_key(interaction), interaction.user.id, SYSTEM)
+        sheet = await sheet_of(self.store, interaction, interaction.user.id, SYSTEM)
         return _matching(list(sheet.attributes) if sheet else [], current)
 
     @check.autocomplete("parent")
@@ -553,7 +553,7 @@ class Rps(
     async def _parents_of(
         self, interaction: discord.Interaction[Any], user_id: int, current: str
     ) -> list[app_commands.Choice[str]]:
-        sheet = await self.store.sheets.active(guild_key(interaction), user_id, SYSTEM)
+        sheet = await sheet_of(self.store, interaction, user_id, SYSTEM)
         skill_name = getattr(interaction.namespace, "skill", None)
         found = sheet.skill(str(skill_name)) if sheet and skill_name else None
         if found is None:
@@ -704,7 +704,7 @@ class Rps(
         member_id = _user_id(getattr(interaction.namespace, "member" + focused.removeprefix("party"), None))
         if member_id is None:
             return []  # an NPC's name is free text
-        sheet = await self.store.sheets.active(guild_key(interaction), member_id, SYSTEM)
+        sheet = await sheet_of(self.store, interaction, member_id, SYSTEM)
         if sheet is None:
             return []
         names: list[str] = []
@@ -934,7 +934,7 @@ class Rps(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
         owner = _user_id(getattr(interaction.namespace, "member", None)) or interaction.user.id
-        sheet = await self.store.sheets.active(guild_key(interaction), owner, SYSTEM)
+        sheet = await sheet_of(self.store, interaction, owner, SYSTEM)
         return _matching(list(sheet.skills) if sheet else [], current)
 
     @sustained_start.autocomplete("attribute")
@@ -942,7 +942,7 @@ class Rps(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
         owner = _user_id(getattr(interaction.namespace, "member", None)) or interaction.user.id
-        sheet = await self.store.sheets.active(guild_key(interaction), owner, SYSTEM)
+        sheet = await sheet_of(self.store, interaction, owner, SYSTEM)
         return _matching(list(sheet.attributes) if sheet else [], current)
 
     @sustained_start.autocomplete("parent")

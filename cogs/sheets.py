@@ -15,7 +15,7 @@ from discord.ext import commands
 from bot.store import NotFound, Sheet, Store
 from bot.store.models import MAX_NOTES, SYSTEMS, name_key
 from bot.ui.reply import UserError, reply
-from bot.ui.rolls import guild_key
+from bot.ui.rolls import guild_key, sheets_hidden
 from bot.ui.sheets import (
     MAX_SHEET_FILE,
     export_file,
@@ -25,6 +25,7 @@ from bot.ui.sheets import (
 )
 
 Choice = app_commands.Choice
+DM_SHEETS = "In DMs you can see only your own sheets; ask in the server where you play together."
 SYSTEM_CHOICES = [Choice(name=system_label(s), value=s) for s in SYSTEMS]
 Section = Literal["attribute", "skill", "bonus"]
 SECTION_FIELDS: dict[str, str] = {"attribute": "attributes", "skill": "skills", "bonus": "bonuses"}
@@ -69,6 +70,8 @@ async def sheet_names(interaction: discord.Interaction[Any], current: str) -> li
     """The user's sheet names (or those of the ``member`` option, for show/list)."""
     member = getattr(interaction.namespace, "member", None)
     owner = member.id if isinstance(member, discord.abc.User) else interaction.user.id
+    if sheets_hidden(interaction, owner):
+        return []
     names = await _store(interaction).sheets.autocomplete_names(guild_key(interaction), owner, current)
     return [Choice(name=n[:100], value=n[:100]) for n in names]
 
@@ -156,6 +159,8 @@ class Sheets(commands.Cog):
         public: bool = False,
     ) -> None:
         owner = member or interaction.user
+        if sheets_hidden(interaction, owner.id):
+            raise UserError(DM_SHEETS)
         guild = guild_key(interaction)
         if name is not None:
             try:
@@ -184,6 +189,8 @@ class Sheets(commands.Cog):
     @app_commands.describe(member="Whose sheets (default: yours).")
     async def list_(self, interaction: discord.Interaction[Any], member: discord.User | None = None) -> None:
         owner = member or interaction.user
+        if sheets_hidden(interaction, owner.id):
+            raise UserError(DM_SHEETS)
         sheets = await self.store.sheets.list(guild_key(interaction), owner.id)
         await reply(interaction, embed=sheet_list_embed(sheets, _who(owner)), ephemeral=True)
 

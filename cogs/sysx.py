@@ -37,7 +37,7 @@ from bot.ui.odds import (
 )
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
-from bot.ui.rolls import guild_key, publish, take_modifiers
+from bot.ui.rolls import publish, sheet_of, take_modifiers
 from bot.ui.sysx import (
     NO_SHEET_HINT,
     REQUIRED_CHOICES,
@@ -108,7 +108,7 @@ class SystemX(
         return chart, custom, margin_style(settings)
 
     async def _sheet(self, interaction: discord.Interaction[Any], user_id: int) -> Sheet | None:
-        return await self.store.sheets.active(guild_key(interaction), user_id, SYSTEM)
+        return await sheet_of(self.store, interaction, user_id, SYSTEM)
 
     async def _source(
         self,

@@ -18,7 +18,7 @@ from typing import Any
 
 import discord
 
-from bot.store import AppliedModifier, RollRecord, Store
+from bot.store import AppliedModifier, RollRecord, Sheet, Store
 from bot.ui.visibility import Delivery, Mode, deliver
 
 MODIFIER_NAMES = {
@@ -36,6 +36,21 @@ MODIFIER_NAMES = {
 def guild_key(interaction: discord.Interaction[Any]) -> int:
     """The guild id sheets and supply dice are keyed by; 0 in DMs."""
     return interaction.guild.id if interaction.guild is not None else 0
+
+
+def sheets_hidden(interaction: discord.Interaction[Any], owner_id: int) -> bool:
+    """Whether ``owner_id``'s sheets are out of the user's sight here: at a server's table the players see
+    each other's sheets, but in DMs (every DM's sheets share guild key 0) a player sees only their own."""
+    return interaction.guild is None and owner_id != interaction.user.id
+
+
+async def sheet_of(
+    store: Store, interaction: discord.Interaction[Any], owner_id: int, system: str
+) -> Sheet | None:
+    """``owner_id``'s active sheet of ``system`` here, or None (none, or someone else's DM sheet)."""
+    if sheets_hidden(interaction, owner_id):
+        return None
+    return await store.sheets.active(guild_key(interaction), owner_id, system)
 
 
 async def take_modifiers(

@@ -224,3 +224,35 @@ async def test_sheets_in_dms_are_the_players_own_and_apart_from_the_guilds(
     listed = await harness.slash(None, None, world.alice, "sheet list")
     assert "Solo" in listed.original.text() and "Aria" not in listed.original.text()
     assert [s.name for s in await store.sheets.list(0, world.alice.id)] == ["Solo"]  # guild key 0
+
+
+async def test_nobody_reads_another_players_dm_sheets(harness: Harness, world: World) -> None:
+    # Every DM's sheets share guild key 0: from her own DM, Alice must not reach Bob's (by a member option)
+    await harness.slash(None, None, world.bob, "sheet create", {"name": "Secret", "system": "rps"})
+    await harness.slash(
+        None, None, world.bob, "sheet set-skill", {"name": "Secret", "skill": "Lockpicking", "rating": 9}
+    )
+    for sub in ("show", "list"):
+        refused = await harness.slash(None, None, world.alice, f"sheet {sub}", {"member": world.bob})
+        assert refused.ephemeral and refused.content.startswith("In DMs you can see only your own sheets")
+        assert "Secret" not in refused.original.text() and "Lockpicking" not in refused.original.text()
+    names = await harness.autocomplete(
+        None, None, world.alice, "sheet show", {"member": world.bob, "name": ""}, "name"
+    )
+    assert names.choices == []
+    resisted = await harness.slash(
+        None,
+        None,
+        world.alice,
+        "rps resisted",
+        {"party1": "Door", "base1": 10, "member2": world.bob, "party2": "Lockpicking"},
+    )
+    assert resisted.ephemeral and "has no active RPS sheet" in resisted.content
+    assert "Lockpicking 9" not in resisted.original.text()
+    skills = await harness.autocomplete(
+        None, None, world.alice, "rps resisted", {"member2": world.bob, "party2": ""}, "party2"
+    )
+    assert skills.choices == []
+    # Bob himself still sees his own
+    own = await harness.slash(None, None, world.bob, "sheet show", {"name": "Secret"})
+    assert "Lockpicking" in own.original.text()

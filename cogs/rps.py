@@ -229,7 +229,7 @@ async def refresh_pool_message(client: discord.Client, pool: Pool, *, hidden: bo
 
 
 # --------------------------------------------------------------------------------------------------
-# Issue 7: what a hidden check of a pool leaves visible
+# One check of a pool (what a hidden one leaves visible: bot/ui/rps.py, issue 7)
 
 
 async def roll_pool_check(

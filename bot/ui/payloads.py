@@ -30,7 +30,14 @@ CUSTOM_ID_MAX = 100  # Discord's limit for a component's custom_id
 VALUES_MAX = 25  # a select sends at most 25 values
 VALUE_MAX = 100  # each at most 100 characters (an option's value, or a snowflake)
 TASK_PREFIX = "tabletop-"  # the bot's own handler tasks (the test harness waits for them)
-APPLICATION_COMMAND, COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 2, 3, 4, 5
+COMPONENT = discord.InteractionType.component.value
+MODAL_SUBMIT = discord.InteractionType.modal_submit.value
+CHECKED = (
+    discord.InteractionType.application_command.value,
+    COMPONENT,
+    discord.InteractionType.autocomplete.value,
+    MODAL_SUBMIT,
+)
 
 
 def _custom_id_problem(data: dict[str, Any]) -> str | None:
@@ -50,7 +57,7 @@ def payload_problem(payload: Any) -> str | None:
     if not isinstance(payload, dict):
         return "the payload is not an object"
     kind = payload.get("type")
-    if kind not in (APPLICATION_COMMAND, COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT):
+    if kind not in CHECKED:
         return None  # a ping, or a type discord.py ignores
     data = payload.get("data")
     if not isinstance(data, dict):

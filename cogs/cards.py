@@ -53,7 +53,7 @@ from bot.core.blackjack import (
 )
 from bot.core.cards import Shoe
 from bot.core.odds.cards import HandDecision
-from bot.store import AppliedModifier, Conflict, HandRecord, RollRecord, Store
+from bot.store import AppliedModifier, Conflict, HandRecord, NotFound, RollRecord, Store
 from bot.ui.cards import (
     KIND,
     adder_options,
@@ -284,8 +284,9 @@ async def _load(interaction: discord.Interaction[Any], hand_id: int) -> HandReco
     """The hand, if it is in this guild and channel and the clicker is its owner or a GM (GM-4)."""
     guild_id, channel_id = _where(interaction)
     store = _store(interaction)
-    record = await store.cards.get_hand(hand_id)
-    if record.guild_id != guild_id or record.channel_id != channel_id:
+    try:
+        record = await store.cards.hand_in(hand_id, guild_id, channel_id)
+    except NotFound:  # no such hand, or one dealt elsewhere: the same sentence, so ids cannot be probed
         await refuse(interaction, NOT_HERE.format(id=hand_id))
         return None
     if not await owner_or_gm(interaction, store, record.owner_id):
@@ -333,7 +334,7 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
                 )
             break
         except Conflict:
-            record = await store.cards.get_hand(hand_id)
+            record = await store.cards.hand_in(hand_id, record.guild_id, record.channel_id)
             if record.version != seen_version:
                 # the hand itself moved: this click was computed from a state that is gone
                 await refuse(interaction, MOVED_ON)
@@ -836,9 +837,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         self, interaction: discord.Interaction[Any], hand: app_commands.Range[int, 1, 2**53 - 1]
     ) -> None:
         guild_id, channel_id = _where(interaction)
-        record = await self.store.cards.get_hand(hand)
-        if record.guild_id != guild_id or record.channel_id != channel_id:
-            raise UserError(NOT_HERE.format(id=hand))
+        record = await self.store.cards.hand_in(hand, guild_id, channel_id)
         played = Hand.from_dict(record.data)
         embed = _embed(record, played, reveal=True)
         await reply(interaction, embed=embed, ephemeral=True)

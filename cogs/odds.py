@@ -745,9 +745,7 @@ class Odds(
 
     async def _hand_odds(self, interaction: discord.Interaction[Any], hand_id: int, decks: int) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        record = await self.store.cards.get_hand(hand_id)
-        if record.guild_id != interaction.guild_id or record.channel_id != interaction.channel_id:
-            raise UserError(f"There is no hand {hand_id} in this channel.")
+        record = await self.store.cards.hand_in(hand_id, interaction.guild_id, interaction.channel_id)
         gm = await is_gm(interaction, self.store)
         if record.owner_id != interaction.user.id and not gm:
             raise UserError(

@@ -218,6 +218,20 @@ class CardRepository:
             raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
         return _hand(row)
 
+    async def hand_in(self, hand_id: int, guild_id: int | None, channel_id: int) -> HandRecord:
+        """A hand by id, only if it was dealt in this guild and channel.
+
+        A hand that does not exist and a hand dealt elsewhere raise the same NotFound, so a forged id
+        tells the sender nothing about other channels' hands.
+        """
+        row = await self._db.one(
+            f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ? AND channel_id = ? AND guild_id IS ?",
+            (hand_id, channel_id, guild_id),
+        )
+        if row is None:
+            raise NotFound(f"There is no hand {hand_id} in this channel.")
+        return _hand(row)
+
     async def open_hands(self, guild_id: int | None, channel_id: int) -> builtins.list[HandRecord]:
         """The channel's hands still in play, oldest first."""
         rows = await self._db.all(

@@ -167,3 +167,10 @@ class RollLogRepository:
             return True
         await self.get(record_id)  # NotFound when there is no such roll
         return False
+
+    async def unmark_revealed(self, record_id: int, by_user_id: int) -> None:
+        """Hide a roll again after ``mark_revealed`` by this user, when its public post could not be made."""
+        await self._db.execute(
+            "UPDATE rolls SET revealed_by = NULL, revealed_at = NULL WHERE id = ? AND revealed_by = ?",
+            (record_id, by_user_id),
+        )

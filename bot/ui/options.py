@@ -19,7 +19,7 @@ import discord
 from discord import app_commands
 from discord.enums import AppCommandOptionType as Kind
 
-from bot.ui.reply import refuse, release_when_handled
+from bot.ui.reply import NO_DMS, refuse, release_when_handled
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +192,16 @@ def _declared(command: app_commands.Command[Any, ..., Any]) -> _Declared:
     return found
 
 
+def _guild_only(command: app_commands.Command[Any, ..., Any]) -> bool:
+    """Whether the command, or a group it belongs to, is declared ``@app_commands.guild_only()``."""
+    node: app_commands.Command[Any, ..., Any] | app_commands.Group | None = command
+    while node is not None:
+        if node.guild_only:
+            return True
+        node = node.parent
+    return False
+
+
 class TableTree(app_commands.CommandTree[Any]):
     """A CommandTree that refuses any command whose options break their declaration (see the module doc)."""
 
@@ -215,6 +225,9 @@ class TableTree(app_commands.CommandTree[Any]):
             resolved = data.get("resolved") or {}
             if not isinstance(resolved, dict) or not isinstance(options, list):
                 problem = UNREADABLE
+            elif interaction.guild_id is None and _guild_only(command):
+                # Discord hides these commands in DMs, but does not stop a forged or stale call arriving
+                problem = NO_DMS
             else:
                 autocomplete = interaction.type is discord.InteractionType.autocomplete
                 problem = options_problem(command, options, resolved, autocomplete=autocomplete)

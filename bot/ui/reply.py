@@ -22,6 +22,7 @@ from bot.store.errors import StoreError
 from bot.ui.embeds import CONTENT_MAX, NO_MENTIONS, clip
 
 log = logging.getLogger("bot.errors")
+NO_DMS = "This command works only in a server channel, not in DMs."
 
 #: The id in a DynamicItem's custom_id (``template=rf"bj:(?P<hand_id>{ID_PATTERN}):hit"``): a positive number
 #: below 9 * 10**18 (snowflakes, used as request ids, have 19 digits), so a forged id never overflows
@@ -104,7 +105,7 @@ def user_message(error: BaseException) -> str | None:
     if isinstance(error, UserError | RuleError | StoreError):
         return str(error)
     if isinstance(error, app_commands.NoPrivateMessage):
-        return "This command works only in a server channel, not in DMs."
+        return NO_DMS
     if isinstance(error, app_commands.MissingPermissions):
         needed = ", ".join(
             p.replace("_", " ").replace("guild", "server").title() for p in error.missing_permissions

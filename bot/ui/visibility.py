@@ -234,15 +234,28 @@ class RevealButton(
             # one sentence for "no such roll" and "not yours", so ids cannot be probed
             await refuse(interaction, CANNOT_REVEAL)
             return
+        # marked first, so two GMs clicking at once cannot both post it
         if not await store.log.mark_revealed(self.log_id, interaction.user.id):
             await refuse(interaction, "That roll was already revealed.")
             return
         source = interaction.message.embeds if interaction.message is not None else []
         embeds = [discord.Embed.from_dict(e.to_dict()) for e in source[:1]]
         channel = interaction.client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
-        await channel.send(
-            f"🔓 Revealed by {interaction.user.mention}: a {record.visibility} roll by <@{record.user_id}>.",
-            embeds=embeds,
-            allowed_mentions=NO_MENTIONS,
-        )
+        by = f"🔓 Revealed by {interaction.user.mention}: a {record.visibility} roll by <@{record.user_id}>."
+        try:
+            await channel.send(
+                by,
+                embeds=embeds,
+                allowed_mentions=NO_MENTIONS,
+            )
+        except discord.HTTPException as error:
+            # not posted: the roll stays hidden (in /log too) and the Reveal button can be clicked again
+            await store.log.unmark_revealed(self.log_id, interaction.user.id)
+            log.warning("Could not post the reveal of roll %s: %s", self.log_id, error)
+            await refuse(
+                interaction,
+                f"Could not post the roll in <#{record.channel_id}> (Discord said: "
+                f"{error.text or error.status}); it stays hidden, so try Reveal again.",
+            )
+            return
         await refuse(interaction, f"Revealed in <#{record.channel_id}>.")

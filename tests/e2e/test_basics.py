@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tests.fake_discord.harness import Harness, World
+from typing import Any
+
+from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import FakeDiscord
 
 
@@ -30,3 +32,32 @@ async def test_help_works_in_a_dm(harness: Harness, world: World) -> None:
     answer = await harness.slash(None, None, world.stranger, "help")
     assert "GM-1" in answer.original.text()
     assert not answer.ephemeral
+
+
+async def forged_in_dm(
+    harness: Harness, world: World, path: str, options: dict[str, Any], *, focused: str | None = None
+) -> Answer:
+    """``/path`` sent from alice's DM although Discord offers it only in servers (as a forged call would)."""
+    data = harness.fake.build_command_data(world.guild, path, options, focused=focused)
+    record = harness.fake.interaction_payload(
+        4 if focused else 2, data, user=world.alice, channel=harness.fake.dm_channel(world.alice)
+    )
+    return await harness._send(record)
+
+
+async def test_a_server_only_command_called_from_a_dm_gets_one_sentence(
+    harness: Harness, world: World
+) -> None:
+    # Discord hides these commands in DMs (dm_permission false); a forged or stale call still arrives
+    for path, options in (
+        ("supply roll", {"item": "rations"}),
+        ("supply show", {}),
+        ("cards task", {"difficulty": 3, "level": 5}),
+        ("odds cards", {"hand": 1}),
+    ):
+        answer = await forged_in_dm(harness, world, path, options)
+        assert answer.ephemeral, path
+        assert answer.content == "This command works only in a server channel, not in DMs.", path
+    offered = await forged_in_dm(harness, world, "supply roll", {"item": ""}, focused="item")
+    assert offered.choices == []
+    assert await harness.bot.store.supply.list(0, world.alice.id) == []

@@ -386,8 +386,9 @@ async def test_forged_custom_id_for_another_channels_hand_is_refused(harness: Ha
     for action in ("hit", "stand", "peek"):
         answer = await forged_click(harness, here, f"bj:{other_id}:{action}", world.alice)
         assert answer.ephemeral and answer.content == f"There is no hand {other_id} in this channel."
+    # a hand that does not exist reads the same as one dealt elsewhere: ids cannot be probed
     missing = await forged_click(harness, here, "bj:999999:hit", world.alice)
-    assert missing.ephemeral and "There is no hand 999999" in missing.content
+    assert missing.ephemeral and missing.content == "There is no hand 999999 in this channel."
     assert (await store.cards.get_hand(other_id)).version == before.version
 
 
@@ -511,7 +512,9 @@ async def test_gm_reveal_shows_the_face_down_card_to_the_gm_only(
     assert field(shown.embed, "Cards") == top[0].label and field(shown.embed, "Total") == "10"
     assert not (await store.cards.get_hand(hand_id)).finished  # revealing does not end the hand
     elsewhere = await harness.slash(world.guild, world.gm_screen, world.gm, "cards reveal", {"hand": hand_id})
-    assert elsewhere.ephemeral and "There is no hand" in elsewhere.content
+    assert elsewhere.ephemeral and elsewhere.content == f"There is no hand {hand_id} in this channel."
+    missing = await harness.slash(world.guild, world.gm_screen, world.gm, "cards reveal", {"hand": 999999})
+    assert missing.ephemeral and missing.content == "There is no hand 999999 in this channel."
 
 
 async def test_skill_and_bonus_from_the_active_sheet(harness: Harness, world: World) -> None:  # BJ-8, BJ-9

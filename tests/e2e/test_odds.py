@@ -305,6 +305,13 @@ async def test_odds_cards_hand_for_its_owner_only(harness: Harness, world: World
     stranger = await odds(harness, world, "cards", {"hand": hand_id}, user=world.bob)
     assert stranger.ephemeral and "Only the hand's player" in stranger.content
     assert stranger.original.attachments == []
+    # another channel's hand and a hand that never existed get the same sentence: ids cannot be probed
+    elsewhere = await harness.slash(
+        world.guild, world.gm_screen, world.alice, "odds cards", {"hand": hand_id}
+    )
+    assert elsewhere.ephemeral and elsewhere.content == f"There is no hand {hand_id} in this channel."
+    missing = await odds(harness, world, "cards", {"hand": 999999})
+    assert missing.ephemeral and missing.content == "There is no hand 999999 in this channel."
 
 
 async def test_odds_pool_on_a_running_pool(harness: Harness, world: World) -> None:  # RPS-8

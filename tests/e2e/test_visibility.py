@@ -99,6 +99,28 @@ async def test_reveal_posts_the_result_once(probe: Harness, world: World, fake: 
     assert again.public() == []
 
 
+async def test_a_reveal_discord_refuses_to_post_stays_hidden(
+    probe: Harness, world: World, fake: FakeDiscord
+) -> None:  # GM-1
+    await probe.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    answer = await roll(probe, world, visibility="blind")
+    [gm_copy] = answer.in_channel(world.gm_screen)
+    fake.fail(
+        "POST", rf"/channels/{world.general.id}/messages$", status=403, code=50001, message="Missing Access"
+    )
+    failed = await probe.click(gm_copy, "Reveal", world.gm)
+    assert failed.ephemeral and failed.public() == []
+    assert "stays hidden" in failed.content and "Missing Access" in failed.content
+    [logged] = await probe.bot.store.log.last(world.guild.id, world.general.id, 1)
+    assert logged.revealed_by is None and logged.revealed_at is None  # not shown, so not revealed in /log
+    revealed = await probe.click(gm_copy, "Reveal", world.gm)
+    assert revealed.ephemeral and "Revealed in" in revealed.content
+    [post] = revealed.in_channel(world.general)
+    assert post.embed["title"] == "Probe check: success"
+    [logged] = await probe.bot.store.log.last(world.guild.id, world.general.id, 1)
+    assert logged.revealed_by == world.gm.id
+
+
 async def test_reveal_from_a_dm_copy(probe: Harness, world: World) -> None:
     await probe.bot.store.gm.add_channel_gm(world.guild.id, world.general.id, world.gm.id)
     answer = await roll(probe, world, visibility="gm")

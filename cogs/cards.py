@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
@@ -98,6 +99,7 @@ CHARACTERISTIC_CHOICES = [
 ]
 
 Move = Callable[[Hand, Shoe, Any], tuple[Hand, Shoe]]
+ADDER_VALUE = re.compile(r"-?[0-9]{1,3}")
 
 
 def _store(interaction: discord.Interaction[Any]) -> Store:
@@ -499,7 +501,9 @@ class AddSkillSelect(
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         data: dict[str, Any] = dict(interaction.data or {})
         values = list(data.get("values") or [])
-        if len(values) != 1 or not str(values[0]).lstrip("-").isdigit() or len(str(values[0])) > 3:
+        # the option values the select offers are ASCII numbers; str.isdigit would also pass "٣" (read as
+        # 3) and "³" (which int() refuses)
+        if len(values) != 1 or not isinstance(values[0], str) or ADDER_VALUE.fullmatch(values[0]) is None:
             raise UserError("Choose one of the skill adder values in the list.")
         value = int(values[0])
 
@@ -672,8 +676,9 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         )
         start = start_voluntary if mode == "voluntary" else start_involuntary
         start(skill_level, difficulty, characteristic, char_bonus, options)  # refuse bad input before GM-3
-        # the hand may end (and be logged) on a later click: take the uses now
-        applied = await take_modifiers(interaction, store, SYSTEM, until_logged=False)
+        # reserved now, taken in the transaction that stores the dealt hand (the hand may end and be logged
+        # on a later click); a deal that fails leaves them for the next roll (`report_error` releases them)
+        applied = await take_modifiers(interaction, store, SYSTEM)
         task_difficulty = _chosen_difficulty(difficulty, applied)
         hand = start(skill_level, task_difficulty, characteristic, char_bonus, options)
         meta = {
@@ -751,6 +756,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                         shoe=after,
                         shoe_version=version,
                         finished=dealt.is_over,
+                        modifiers=self.store.modifiers.ticket(interaction.id),
                     )
                 return record, dealt, shoe
             except Conflict:

@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot.core.errors import RuleError
 from bot.core.systemx import Margin, parse_chart
-from bot.store import MARGINS, MODIFIER_KINDS, SYSTEMS, VISIBILITIES, Store
+from bot.store import MARGINS, MODIFIER_KINDS, SYSTEMS, VISIBILITIES, GuildSettings, Store
 from bot.store.models import MAX_MODIFIER_USES
 from bot.ui.embeds import info_embed
 from bot.ui.gm import (
@@ -251,11 +251,16 @@ class GM(commands.Cog):
     async def roles_add(self, interaction: discord.Interaction[Any], role: discord.Role) -> None:
         guild_id, _ = _here(interaction)
         store = _store(interaction)
-        current = list((await store.settings.get(guild_id)).gm_role_ids)
-        if role.id in current:
+
+        def add(current: GuildSettings) -> dict[str, Any] | None:
+            ids = current.gm_role_ids
+            return None if role.id in ids else {"gm_role_ids": [*ids, role.id]}
+
+        # read and written in one unit: two roles added at once both stay
+        before, _ = await store.settings.edit(guild_id, add)
+        if role.id in before.gm_role_ids:
             await reply(interaction, f"{role.mention} already is a GM role.", ephemeral=True)
             return
-        await store.settings.update(guild_id, gm_role_ids=[*current, role.id])
         await reply(
             interaction,
             f"{role.mention} is now a GM role; roles named GM or Game Master no longer count unless added.",
@@ -268,14 +273,19 @@ class GM(commands.Cog):
     async def roles_remove(self, interaction: discord.Interaction[Any], role: discord.Role) -> None:
         guild_id, _ = _here(interaction)
         store = _store(interaction)
-        current = list((await store.settings.get(guild_id)).gm_role_ids)
-        if role.id not in current:
+
+        def remove(current: GuildSettings) -> dict[str, Any] | None:
+            ids = current.gm_role_ids
+            return {"gm_role_ids": [r for r in ids if r != role.id]} if role.id in ids else None
+
+        before, settings = await store.settings.edit(guild_id, remove)
+        if role.id not in before.gm_role_ids:
             await reply(interaction, f"{role.mention} is not a GM role.", ephemeral=True)
             return
-        remaining = [r for r in current if r != role.id]
-        await store.settings.update(guild_id, gm_role_ids=remaining)
         after = (
-            "" if remaining else ' No GM roles are left, so roles named "GM" or "Game Master" count again.'
+            ""
+            if settings.gm_role_ids
+            else ' No GM roles are left, so roles named "GM" or "Game Master" count again.'
         )
         await reply(interaction, f"{role.mention} is no longer a GM role.{after}", ephemeral=True)
 

@@ -13,8 +13,10 @@ GM-3: pending `difficulty` modifiers add to the Base of the roller's next check(
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -49,6 +51,7 @@ from bot.ui.rps import (
     difficulty_part,
     ended_sentence,
     gm_parts,
+    hidden_pool_checks,
     pool_embed,
     pool_insider,
     pool_progress_fields,
@@ -425,6 +428,11 @@ class Rps(
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
+        # one second try at a time per roller and channel: two at once would both find the same failed
+        # check last and both roll (RPS-9 grants one)
+        self._retrying: weakref.WeakValueDictionary[tuple[int | None, int, int], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     @property
     def store(self) -> Store:
@@ -741,6 +749,22 @@ class Rps(
                 "Only a GM can grant a second try an extra modifier (RPS-9); "
                 "retry with modifier 0, or ask the GM."
             )
+        key = (interaction.guild_id, log_channel(interaction), roller.id)
+        lock = self._retrying.get(key)
+        if lock is None:
+            lock = self._retrying[key] = asyncio.Lock()
+        async with lock:  # held until the second try is logged, so the next one finds it
+            await self._retry(interaction, mode, roller, modifier, gm_user)
+
+    async def _retry(
+        self,
+        interaction: discord.Interaction[Any],
+        mode: Mode,
+        roller: discord.abc.User,
+        modifier: int,
+        gm_user: bool,
+    ) -> None:
+        store = self.store
         record = await self._last_check(interaction, roller.id)
         if record is None:
             whose = "You have" if roller.id == interaction.user.id else f"{roller.display_name} has"
@@ -894,7 +918,11 @@ class Rps(
         if not pool.running:
             raise UserError(f"The sustained action {pool.name!r} has already {pool.state}.")
         stopped = await self.store.pools.stop(pool.id)
-        await refresh_pool_message(interaction.client, stopped)
+        if stopped.state != "stopped":  # a check ended it after our read: its own message says how
+            raise UserError(f"The sustained action {stopped.name!r} has already {stopped.state}.")
+        # the public message keeps hiding what an unrevealed hidden check did to the pool (issue 7)
+        hidden = bool(await hidden_pool_checks(self.store, stopped))
+        await refresh_pool_message(interaction.client, stopped, hidden=hidden)
         await reply(
             interaction,
             f"Stopped the sustained action {stopped.name!r}.",

@@ -385,6 +385,10 @@ class Database:
                 self.inline_units += 1
                 return value
         job = _Job(work, write, loop.create_future())
+        if self._batch:
+            # writes issued earlier in this turn of the loop run first: the thread takes units in order
+            self._queue.extend(self._batch)
+            self._batch = []
         self._queue.append(job)
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush())

@@ -63,8 +63,9 @@ class ModifierRepository:
         self._db = db
         # One process owns the database (see Store), so what this object knows in memory is the truth:
         # scopes known to have no pending modifier skip every query, and reserved-but-not-yet-logged
-        # uses are subtracted from what the database still shows. ``_generation`` moves before any
-        # insert, so a scope read as empty while a modifier was being set is never remembered as empty.
+        # uses are subtracted from what the database still shows. ``_generation`` moves before an insert
+        # and again once it has committed, so a scope read as empty while a modifier was being set (the
+        # insert waits for the end of the loop's turn to commit) is never remembered as empty.
         self._generation = 0
         self._known_empty: set[Scope] = set()
         self._tickets: dict[object, ModifierTicket] = {}
@@ -103,23 +104,29 @@ class ModifierRepository:
             ),
             "Modifier",
         )
+        scope: Scope = (modifier.guild_id, modifier.channel_id, modifier.system)
         self._generation += 1
-        self._known_empty.discard((modifier.guild_id, modifier.channel_id, modifier.system))
-        outcome = await self._db.execute(
-            f"INSERT INTO pending_modifiers ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                modifier.guild_id,
-                modifier.channel_id,
-                modifier.system,
-                modifier.target_user_id,
-                modifier.kind,
-                dumps(modifier.value),
-                modifier.uses,
-                modifier.uses,
-                modifier.set_by,
-                modifier.created_at.isoformat(),
-            ),
-        )
+        self._known_empty.discard(scope)
+        try:
+            outcome = await self._db.execute(
+                f"INSERT INTO pending_modifiers ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    modifier.guild_id,
+                    modifier.channel_id,
+                    modifier.system,
+                    modifier.target_user_id,
+                    modifier.kind,
+                    dumps(modifier.value),
+                    modifier.uses,
+                    modifier.uses,
+                    modifier.set_by,
+                    modifier.created_at.isoformat(),
+                ),
+            )
+        finally:
+            # a roll that read the scope before the insert committed may have marked it empty meanwhile
+            self._generation += 1
+            self._known_empty.discard(scope)
         return modifier.model_copy(update={"id": outcome.lastrowid})
 
     async def consume(
@@ -267,10 +274,13 @@ class ModifierRepository:
 
     @classmethod
     def _take_everyone_use(cls, tx: Tx, row: sqlite3.Row, user_id: int) -> AppliedModifier | None:
+        # from the modifier's row, so a modifier the GM cleared after the roll reserved it is no longer
+        # taken (the roll keeps it, as it was pending when the roll began) instead of failing its FOREIGN KEY
         outcome = tx.execute(
-            "INSERT INTO modifier_uses (modifier_id, user_id, used) VALUES (?, ?, 1) "
+            "INSERT INTO modifier_uses (modifier_id, user_id, used) "
+            "SELECT id, ?, 1 FROM pending_modifiers WHERE id = ? "
             "ON CONFLICT (modifier_id, user_id) DO UPDATE SET used = used + 1 WHERE used < ?",
-            (row["id"], user_id, row["uses"]),
+            (user_id, row["id"], row["uses"]),
         )
         if outcome.rowcount != 1:
             return None

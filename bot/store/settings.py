@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from bot.store._util import ReadCache, dumps, now_text, validated
@@ -39,24 +40,41 @@ class SettingsRepository:
 
     async def update(self, guild_id: int, /, **changes: Any) -> GuildSettings:
         """Change some settings at once; all are validated first and nothing changes on a refusal."""
-        unknown = sorted(
-            name for name in changes if name not in GuildSettings.model_fields or name == "guild_id"
-        )
-        if unknown:
-            raise InvalidData(f"There is no guild setting called {unknown[0]!r}.")
+        _, after = await self.edit(guild_id, lambda current: changes)
+        return after
 
-        def work(tx: Tx) -> GuildSettings:
+    async def edit(
+        self, guild_id: int, change: Callable[[GuildSettings], dict[str, Any] | None]
+    ) -> tuple[GuildSettings, GuildSettings]:
+        """Change settings computed from the current ones, read in the same transaction: (before, after).
+
+        ``change`` gets the settings as stored and returns the settings to change (None or {}: none), so
+        two edits of one list at once (two GM roles added) both count. It must be quick and touch nothing
+        else: it runs inside the unit of work.
+        """
+
+        def work(tx: Tx) -> tuple[GuildSettings, GuildSettings]:
             row = tx.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
             data: dict[str, Any] = json.loads(row["data"]) if row else {}
+            stored = {**data, "guild_id": guild_id}
+            before = validated(lambda: GuildSettings.model_validate(stored), "Setting")
+            changes = change(before) or {}
+            unknown = sorted(
+                name for name in changes if name not in GuildSettings.model_fields or name == "guild_id"
+            )
+            if unknown:
+                raise InvalidData(f"There is no guild setting called {unknown[0]!r}.")
+            if not changes:
+                return before, before
             merged = {**data, **changes, "guild_id": guild_id}
             settings = validated(lambda: GuildSettings.model_validate(merged), "Setting")
-            stored = settings.model_dump(mode="json", exclude={"guild_id"})
+            kept = settings.model_dump(mode="json", exclude={"guild_id"})
             tx.execute(
                 "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at",
-                (guild_id, dumps(stored), now_text()),
+                (guild_id, dumps(kept), now_text()),
             )
-            return settings
+            return before, settings
 
         async with self._guilds.writing(guild_id):
             return await self._db.run(work)

@@ -18,7 +18,14 @@ import discord
 from bot.store import MODIFIER_KINDS, SYSTEMS, GuildSettings, PendingModifier, Store
 from bot.store.models import SYSTEM_NAMES
 from bot.ui.embeds import NO_MENTIONS, clip, info_embed
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, refuse, release_when_handled, reply
+from bot.ui.reply import (
+    GIVE_BACK_ON_ERROR,
+    ID_PATTERN,
+    ErrorReportingItem,
+    refuse,
+    release_when_handled,
+    reply,
+)
 
 REQUEST_PREFIX = "roll_request:"
 BLIND_PREFIX = "blind_request:"
@@ -135,16 +142,27 @@ async def consume_blind_request(
 
 
 async def take_blind_request(interaction: discord.Interaction[Any], store: Store) -> bool:
-    """For `resolve_mode`: does this roll honour an accepted GM blind request? (consumes it once)."""
+    """For `resolve_mode`: does this roll honour an accepted GM blind request? (consumes it once).
+
+    The request taken is noted on the interaction, so that a roll refused afterwards (a typo in its
+    options) gives it back (`report_error`): the player's next roll is still the blind one.
+    """
     command = interaction.command
     if interaction.guild is None or interaction.channel_id is None:
         return False
     if not isinstance(command, discord.app_commands.Command):
         return False
     root = command.root_parent.name if command.root_parent is not None else command.name
-    return await consume_blind_request(
-        store, interaction.guild.id, interaction.channel_id, interaction.user.id, root
-    )
+    if root not in SYSTEMS:
+        return False
+    key = blind_key(interaction.guild.id, interaction.channel_id, interaction.user.id, root)
+    value = await store.meta.get(key)  # no query unless a request waits (the keys are kept in memory)
+    if value is None or not await store.meta.delete(key):
+        return False
+    extras = getattr(interaction, "extras", None)
+    if isinstance(extras, dict):
+        extras.setdefault(GIVE_BACK_ON_ERROR, []).append((key, value))
+    return True
 
 
 class RequestRollButton(

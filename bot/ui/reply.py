@@ -23,6 +23,9 @@ from bot.ui.embeds import CONTENT_MAX, NO_MENTIONS, clip
 
 log = logging.getLogger("bot.errors")
 NO_DMS = "This command works only in a server channel, not in DMs."
+# interaction.extras key: (meta key, value) pairs a command took (a GM's blind request) and gives back if
+# it fails, so a refused roll leaves them for the next one
+GIVE_BACK_ON_ERROR = "tabletop_give_back_on_error"
 
 #: The id in a DynamicItem's custom_id (``template=rf"bj:(?P<hand_id>{ID_PATTERN}):hit"``): a positive number
 #: below 9 * 10**18 (snowflakes, used as request ids, have 19 digits), so a forged id never overflows
@@ -140,6 +143,13 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
     store = getattr(interaction.client, "store", None)
     if store is not None:  # the roll failed before its log row: give back the GM modifier uses it reserved
         store.modifiers.release(store.modifiers.ticket(interaction.id))
+        # and the blind request it took (if it failed after its log row, the next roll is blind too: a
+        # result hidden once more, never one shown that the GM asked to hide)
+        for key, value in interaction.extras.pop(GIVE_BACK_ON_ERROR, []):
+            try:
+                await store.meta.set(key, value)
+            except Exception:  # the answer below still goes out
+                log.warning("Could not give back %s after an error", key, exc_info=True)
     if interaction.type is discord.InteractionType.autocomplete:
         # an autocomplete cannot show a sentence: log it and offer no choices rather than leave it hanging
         log.error("Autocomplete failed in %s", _describe(interaction), exc_info=error)

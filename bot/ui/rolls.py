@@ -7,8 +7,9 @@ modifier applied, then calls `publish`, which logs the roll and shows it to whoe
 
 `take_modifiers` only reserves the uses (under the interaction's id); `publish` takes them from the store
 in the same transaction as the log row, so a failure before the log write leaves the modifiers pending.
-A cog whose roll is logged by another interaction (a card hand finished by a later click) passes
-``until_logged=False`` to take them at once.
+A cog whose roll is logged by another interaction (a card hand finished by a later click) hands the
+interaction's ticket (``store.modifiers.ticket(interaction.id)``) to the write that stores its game state
+(``create_hand(modifiers=...)``), which takes them instead.
 """
 
 from __future__ import annotations
@@ -58,20 +59,16 @@ async def take_modifiers(
     store: Store,
     system: str,
     user_id: int | None = None,
-    *,
-    until_logged: bool = True,
 ) -> list[AppliedModifier]:
     """Reserve one use of every pending GM modifier for this roller in this channel (GM-3).
 
-    The uses are taken when `publish` logs this interaction's roll (same transaction); with
-    ``until_logged=False`` they are taken now.
+    The uses are taken when `publish` logs this interaction's roll (same transaction), or by the write
+    given the interaction's ticket; an error before that gives them back (`report_error`).
     """
     if interaction.channel_id is None:
         return []
     guild_id = interaction.guild.id if interaction.guild is not None else None
     who = user_id if user_id is not None else interaction.user.id
-    if not until_logged:
-        return await store.modifiers.consume(guild_id, interaction.channel_id, system, who)
     return await store.modifiers.reserve(interaction.id, guild_id, interaction.channel_id, system, who)
 
 

@@ -28,7 +28,8 @@ from bot.core.blackjack import (
     start_voluntary,
 )
 from bot.core.cards import Card, Shoe, full_deck
-from bot.store import Store
+from bot.store import Conflict, Store
+from cogs.cards import BUSY
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord
 from tests.fake_discord.world import FakeChannel, FakeMessage, FakeUser
@@ -164,6 +165,29 @@ async def test_gm_difficulty_modifier_replaces_the_task_difficulty(
     unmodified = resolve(play_involuntary(iter(top[2:]), 6, 0))
     assert f"TRL {unmodified.trl})" in second.embed["title"]
     assert "GM modifier" not in field_names(second.embed)
+
+
+async def test_a_deal_that_fails_leaves_the_gm_modifier_for_the_next_hand(
+    harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:  # GM-3: a use is taken with the hand it applied to, never for a hand that was not dealt
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "cards", world.alice.id, "difficulty", 7, 1, world.gm.id
+    )
+
+    async def shoe_moved_on(*args: Any, **kwargs: Any) -> Any:  # as if another writer drew every time
+        raise Conflict("The shoe has moved on since it was read.")
+
+    options = {"difficulty": 0, "level": 6, "mode": "involuntary"}
+    with monkeypatch.context() as patched:
+        patched.setattr(store.cards, "create_hand", shoe_moved_on)
+        busy = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
+    assert busy.ephemeral and busy.content == BUSY and busy.public() == []
+    [pending] = await store.modifiers.list(world.guild.id, world.general.id)
+    assert pending.uses_left == 1
+    dealt = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
+    assert world.gm.mention in field(dealt.embed, "GM modifier")
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []
 
 
 # -- voluntary hands by buttons ---------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from types import SimpleNamespace
 
@@ -162,6 +163,29 @@ async def test_gm_roles_add_list_remove(harness: Harness, world: World, fake: Fa
     assert (await store.settings.get(world.guild.id)).gm_role_ids == []
 
 
+async def test_gm_roles_added_and_removed_at_once_all_count(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:  # GM-1
+    store = harness.bot.store
+    roles = [await fake.create_role(world.guild, f"Lead {n}") for n in range(4)]
+    added = await asyncio.gather(
+        *(gm(harness, world, world.manager, "roles add", {"role": role}) for role in roles)
+    )
+    assert all("is now a GM role" in answer.content for answer in added)
+    assert sorted((await store.settings.get(world.guild.id)).gm_role_ids) == sorted(r.id for r in roles)
+    again = await asyncio.gather(
+        gm(harness, world, world.manager, "roles add", {"role": roles[0]}),
+        gm(harness, world, world.manager, "roles add", {"role": roles[0]}),
+    )
+    assert (await store.settings.get(world.guild.id)).gm_role_ids.count(roles[0].id) == 1
+    assert all(a.content.startswith(f"<@&{roles[0].id}>") for a in again)
+    removed = await asyncio.gather(
+        *(gm(harness, world, world.manager, "roles remove", {"role": role}) for role in roles[:3])
+    )
+    assert all("no longer a GM role" in answer.content for answer in removed)
+    assert (await store.settings.get(world.guild.id)).gm_role_ids == [roles[3].id]
+
+
 async def test_settings_round_trip(harness: Harness, world: World) -> None:
     store = harness.bot.store
     shown = await gm(harness, world, world.manager, "settings")
@@ -293,6 +317,22 @@ async def test_request_roll_makes_the_players_next_roll_blind_once(harness: Harn
     assert (
         await consume_blind_request(store, world.guild.id, world.general.id, world.alice.id, "sysx") is False
     )
+
+
+async def test_a_refused_roll_leaves_the_accepted_blind_request_for_the_next(
+    harness: Harness, world: World
+) -> None:  # GM-2, issue 7: a typo must not turn the GM's blind roll into one the player sees
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    posted = await gm(harness, world, world.gm, "request-roll", {"member": world.alice, "system": "rps"})
+    accepted = await harness.click(posted.original, "Roll (blind)", world.alice)
+    assert "will be blind" in accepted.content
+    typo = await harness.slash(world.guild, world.general, world.alice, "rps check", {"skill": "Clmb"})
+    assert typo.ephemeral and typo.public() == [] and "sheet" in typo.content
+    rolled = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 12})
+    assert rolled.ephemeral and rolled.content == "Your roll went to the GM."
+    assert len(rolled.in_channel(world.gm_screen)) == 1
+    after = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 12})
+    assert not after.ephemeral  # one blind roll, as requested
 
 
 async def test_request_roll_is_refused_for_a_player_and_scoped_to_its_channel(

@@ -7,6 +7,7 @@ source only), and the expected numbers are worked out here from the rules.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import random
 from collections.abc import Iterable
@@ -357,6 +358,22 @@ async def test_retry_is_refused_after_a_success(harness: Harness, world: World) 
     assert nothing.ephemeral and "no RPS check in this channel" in nothing.content
 
 
+async def test_two_retries_at_once_roll_one_second_try(harness: Harness, world: World) -> None:  # RPS-9
+    scripted = dice(harness, 9, 9, 8, 8, 5, 5)
+    await check(harness, world, base=10)  # SL -8
+    both = await asyncio.gather(
+        harness.slash(world.guild, world.general, world.alice, "rps retry", {}),
+        harness.slash(world.guild, world.general, world.alice, "rps retry", {}),
+    )
+    rolled = [a for a in both if not a.ephemeral]
+    refused = [a for a in both if a.ephemeral]
+    assert len(rolled) == 1 and rolled[0].embed["title"].startswith("RPS second try")
+    assert len(refused) == 1 and "already a second try" in refused[0].content
+    assert scripted.used == 4  # the check and one second try
+    logged = await harness.bot.store.log.last(world.guild.id, world.general.id, 5)
+    assert [r.inputs.get("retry_of") is not None for r in logged] == [True, False]
+
+
 async def test_only_a_gm_grants_a_modifier_or_a_third_try(harness: Harness, world: World) -> None:  # RPS-9
     scripted = dice(harness, 9, 9, 8, 8, 5, 5)
     await check(harness, world, base=10)  # SL -8
@@ -619,6 +636,15 @@ async def test_hidden_pool_checks_keep_the_pool_off_the_public_message(
         world.guild, world.general, world.gm, "odds pool", {"name": "Pick the lock"}
     )
     assert "pool 10 of Goal 12" in fields(gm_odds.embed)["Now"]
+    # stopping the action does not put the hidden check's result on the public message either
+    stopped = await harness.slash(
+        world.guild, world.general, world.gm, "rps sustained stop", {"name": "Pick the lock"}
+    )
+    assert stopped.ephemeral and "Stopped" in stopped.content and "10/12" in fields(stopped.embed)["Progress"]
+    public = started.original
+    assert "stopped by the GM" in public.embed["title"] and public.components == []
+    assert "Progress" not in fields(public.embed) and "Last check" not in fields(public.embed)
+    assert "10" not in public.embed["description"]
 
 
 async def test_a_private_check_tells_the_table_only_that_a_roll_was_made(

@@ -487,7 +487,10 @@ def _adder_select(table: Table) -> tuple[FakeMessage, str, set[int]]:
     """The victim hand's message, its Add skill select's custom_id, and the adder values it offers."""
     fake = table.bot.fake
     custom_id = next(cid for cid in table.victim_ids if cid.startswith("bj:") and cid.endswith(":add"))
-    message = next(m for m in reversed(fake.message_log) if custom_id in m.custom_ids())
+    shown = [m for m in reversed(fake.message_log) if custom_id in m.custom_ids()]
+    # gone once an earlier example made a real move on the hand: that example failed, this one cannot run
+    assert shown, "the victim hand no longer shows its Add skill select: an earlier input moved it"
+    message = shown[0]
     offered = {int(option["value"]) for option in message.component(custom_id)["options"]}
     return message, custom_id, offered
 
@@ -537,6 +540,22 @@ def test_the_owner_choosing_junk_in_her_own_hands_select_is_refused(
     component_type = data.draw(st.sampled_from([3, 3, 2, 99]), label="component_type")
     problems = table.bot.run(_choose(table, values, component_type))
     assert problems == [], f"{values!r:.200} as component {component_type}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("digits", ["arabic-indic", "fullwidth", "superscript", "double minus"])
+def test_the_owner_spelling_an_offered_adder_in_other_digits_is_refused(table: Table, digits: str) -> None:
+    """The select offers ASCII numbers; "٣" was once read as the adder 3 and "³" raised (BJ-7)."""
+    _, _, offered = _adder_select(table)
+    value = min(offered)
+    assert 0 <= value <= 9
+    text = {
+        "arabic-indic": chr(0x660 + value),
+        "fullwidth": chr(0xFF10 + value),
+        "superscript": "⁰¹²³⁴⁵⁶⁷⁸⁹"[value],
+        "double minus": f"--{value}",
+    }[digits]
+    problems = table.bot.run(_choose(table, [text], 3))
+    assert problems == [], f"{text!r}:\n" + "\n".join(problems)
 
 
 async def _component(table: Table, data: Any, kind: int, who: str) -> list[str]:

@@ -155,6 +155,27 @@ async def test_background_units_take_the_thread(store: Store) -> None:
     assert rows == [] and store.db.trips == trips + 1 and store.db.inline_units == inline
 
 
+async def test_writes_keep_their_order_when_a_background_unit_starts_the_thread(store: Store) -> None:
+    # the first write waits in this turn's group; the background unit starts the thread, and the writes
+    # after it go there: the first must not be left behind them (a modifier set, then cleared, survived)
+    def delete(tx: Tx) -> int:
+        return tx.execute("DELETE FROM meta WHERE key = 'k'").rowcount
+
+    done: list[str] = []
+
+    async def unit(name: str, work, **kw) -> None:
+        await store.db.run(work, **kw)
+        done.append(name)
+
+    await asyncio.gather(
+        unit("insert", _put("k")),
+        unit("read", lambda tx: tx.all("SELECT key FROM meta"), write=False, background=True),
+        unit("delete", delete),
+    )
+    assert "k" not in await _keys(store)
+    assert done == ["insert", "read", "delete"]
+
+
 async def test_the_wal_is_checkpointed_on_the_thread(
     store: Store, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from bot.store import MODIFIER_KINDS, InvalidData, NotFound, Store
+from bot.store import MODIFIER_KINDS, InvalidData, NotFound, RollRecord, Store
 
 G, C = 1, 10
 GM, ANN, BOB = 7, 20, 21
@@ -108,3 +110,59 @@ async def test_dm_channels_have_no_guild(store: Store) -> None:
     await store.modifiers.set(None, C, "dn", ANN, "df", 2, 1, GM)
     assert await store.modifiers.consume(G, C, "dn", ANN) == []
     assert [a.value for a in await store.modifiers.consume(None, C, "dn", ANN)] == [2]
+
+
+# -- races: a GM's change and a roll in the same turn of the event loop ----------------------------------
+async def test_a_modifier_set_while_a_roll_reads_the_channel_still_applies(store: Store) -> None:  # GM-3
+    # the roll reads the scope before the insert commits (at the end of the turn) and finds it empty; that
+    # read must not be remembered as "no modifiers here", or every later roll would skip the modifier
+    mod, seen = await asyncio.gather(
+        store.modifiers.set(G, C, "dn", None, "df", 2, 3, GM),
+        store.modifiers.reserve(object(), G, C, "dn", ANN),
+    )
+    assert seen == []  # too early for this roll: fine
+    later = await store.modifiers.consume(G, C, "dn", ANN)
+    assert [(a.modifier_id, a.uses_left) for a in later] == [(mod.id, 2)]
+
+
+async def test_a_modifier_cleared_after_a_roll_reserved_it_does_not_lose_the_roll(store: Store) -> None:
+    # GM-3: the roll was computed with the modifiers pending when it began; the GM's clear in between
+    # must neither fail its log write (a use of a deleted modifier) nor leave a use behind
+    await store.modifiers.set(G, C, "dn", None, "df", 2, 3, GM)
+    await store.modifiers.set(G, C, "dn", ANN, "df", 1, 1, GM)
+    key = object()
+    reserved = await store.modifiers.reserve(key, G, C, "dn", ANN)
+    assert len(reserved) == 2
+    assert await store.modifiers.clear(G, C, "dn") == 2
+    ticket = store.modifiers.ticket(key)
+    record = RollRecord(
+        guild_id=G, channel_id=C, user_id=ANN, system="dn", command="dn roll", visibility="public",
+        inputs={"df": 12}, dice=[7], result="success", summary="7 vs 12",
+    )  # fmt: skip
+    try:
+        log_id = await store.log.add(record, modifiers=ticket)
+    finally:
+        store.modifiers.release(ticket)
+    assert [r.id for r in await store.log.last(G, C)] == [log_id]
+    assert await store.modifiers.list(G, C) == []
+    assert await store.modifiers.consume(G, C, "dn", ANN) == []
+
+
+async def test_50_rolls_while_the_gm_sets_and_clears_take_each_use_once(store: Store) -> None:  # GM-3
+    async def roll(user: int) -> list[int]:
+        await asyncio.sleep(0)
+        return [a.modifier_id for a in await store.modifiers.consume(G, C, "sysx", user)]
+
+    async def gm() -> list[int]:
+        ids = []
+        for _ in range(5):
+            ids.append((await store.modifiers.set(G, C, "sysx", ANN, "sv", 1, 2, GM)).id)
+            await asyncio.sleep(0)
+        return ids
+
+    rolls = [roll(ANN) for _ in range(50)]
+    results = await asyncio.gather(gm(), *rolls)
+    set_ids, taken = results[0], [i for r in results[1:] for i in r]
+    left = {m.id: m.uses_left for m in await store.modifiers.list(G, C)}
+    for mod_id in set_ids:  # every use is either taken by exactly one roll or still pending
+        assert taken.count(mod_id) + left.get(mod_id, 0) == 2

@@ -95,7 +95,7 @@ def _edges(text: str | None, slots: dict[int, str], option: str) -> set[int]:
     for token in (t.strip() for t in re.split(r"[,;]", text)):
         if not token:
             continue
-        if token.isdigit() and int(token) in slots:
+        if token.isdecimal() and len(token) <= 3 and int(token) in slots:  # not isdigit: "²" is one
             chosen.add(int(token))
         elif name_key(token) in by_name:
             chosen.add(by_name[name_key(token)])

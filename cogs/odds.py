@@ -64,6 +64,7 @@ from bot.ui.odds import (
     table,
     win_line,
 )
+from bot.ui.options import whole_number
 from bot.ui.permissions import NOT_GM, is_gm
 from bot.ui.reply import UserError, defer, reply
 from bot.ui.rolls import sheet_of
@@ -117,15 +118,9 @@ def _matching(names: Sequence[str], current: str) -> list[app_commands.Choice[st
     return [app_commands.Choice(name=n[:100], value=n[:100]) for n in found[:25]]
 
 
-def _as_int(text: str) -> int | None:
-    stripped = text.strip()
-    body = stripped[1:] if stripped[:1] in "+-" else stripped
-    return int(stripped) if body.isdigit() and len(body) <= 3 else None
-
-
 def _numbers(text: str, what: str, *, low: int, high: int) -> list[int]:
     entries = sx_ui.split_list(text, low=low, high=high, what=what)
-    values = [_as_int(e) for e in entries]
+    values = [whole_number(e) for e in entries]
     if any(v is None for v in values):
         raise UserError(f"List {what} as whole numbers separated by commas, like 12, 9.")
     return [v for v in values if v is not None]
@@ -314,7 +309,7 @@ class Odds(
         if combined:
             sources = [source]
             for entry in sx_ui.split_list(combined, low=1, high=5, what="other actors"):
-                number = _as_int(entry)
+                number = whole_number(entry)
                 if number is not None:
                     found = sx_ui.from_numbers(number, None, None)
                     assert found is not None

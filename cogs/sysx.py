@@ -35,6 +35,7 @@ from bot.ui.odds import (
     sysx_opposed_line,
     sysx_synergy_line,
 )
+from bot.ui.options import whole_number
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
 from bot.ui.rolls import publish, sheet_of, take_modifiers
@@ -474,7 +475,7 @@ class SystemX(
         sheet: Sheet | None = None
         sources: list[SkillSource] = []
         for entry in entries:
-            number = _as_int(entry)
+            number = whole_number(entry)
             if number is not None:
                 source = from_numbers(number, None, None)
                 assert source is not None
@@ -602,12 +603,6 @@ class SystemX(
             f"{effect}.",
             ephemeral=True,
         )
-
-
-def _as_int(text: str) -> int | None:
-    stripped = text.strip()
-    body = stripped[1:] if stripped[:1] in "+-" else stripped
-    return int(stripped) if body.isdigit() and len(body) <= 3 else None
 
 
 def _flat_options(interaction: discord.Interaction[Any]) -> list[dict[str, Any]]:

@@ -48,7 +48,9 @@ def test_a_cards_code_is_worked_out_once_and_is_not_part_of_its_identity():
     assert "_code" not in repr(ten)
 
 
-@pytest.mark.parametrize("code", ["", "A", "1S", "11H", "ZS", "AX", "10", "0D", "KSS", None, 12])
+@pytest.mark.parametrize(
+    "code", ["", "A", "1S", "11H", "ZS", "AX", "10", "0D", "KSS", None, 12, "²H", "١٠S", "３C"]
+)
 def test_bad_codes_raise_rule_error(code):
     with pytest.raises(RuleError):
         Card.parse(code)

@@ -112,7 +112,7 @@ class Card:
             raise RuleError(f"{code!r} is not a card code such as AS, 10H or QD.") from None
         if rank_text in _RANK_CODES:
             rank = _RANK_CODES[rank_text]
-        elif rank_text.isdigit() and 2 <= int(rank_text) <= 10:
+        elif rank_text.isascii() and rank_text.isdigit() and 2 <= int(rank_text) <= 10:  # not "²", "١٠"
             rank = int(rank_text)
         else:
             raise RuleError(f"{code!r} is not a card code such as AS, 10H or QD.")

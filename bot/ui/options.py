@@ -192,6 +192,17 @@ def _declared(command: app_commands.Command[Any, ..., Any]) -> _Declared:
     return found
 
 
+def whole_number(text: str, *, digits: int = 3) -> int | None:
+    """A typed whole number ("12", "+3", "-2", " 7 ") of at most ``digits`` digits, else None.
+
+    Decimal digits only: str.isdigit would also pass "²", which int() refuses (an error code instead
+    of a sentence). Other scripts' decimal digits ("١٢") are numbers int() reads, and are kept.
+    """
+    stripped = text.strip()
+    body = stripped[1:] if stripped[:1] in "+-" else stripped
+    return int(stripped) if body.isdecimal() and len(body) <= digits else None
+
+
 def _guild_only(command: app_commands.Command[Any, ..., Any]) -> bool:
     """Whether the command, or a group it belongs to, is declared ``@app_commands.guild_only()``."""
     node: app_commands.Command[Any, ..., Any] | app_commands.Group | None = command

@@ -324,7 +324,7 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
                 moved, moved_shoe = move(hand, shoe, rng)
                 moved, moved_shoe = _play_out(moved, moved_shoe, rng)
                 shoe_changed = moved_shoe != shoe
-                updated = await store.cards.apply(
+                updated, log_id = await store.cards.apply_logged(
                     record.id,
                     seen_version,
                     _stored(moved, hand_meta(record.data)),
@@ -333,6 +333,10 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
                     shoe=moved_shoe if shoe_changed else None,
                     shoe_version=shoe_version if shoe_changed else None,
                     finished=moved.is_over,
+                    # the hand's roll is logged with the move that ends it
+                    log=functools.partial(_record_for_log, hand=moved, command="cards task")
+                    if moved.is_over
+                    else None,
                 )
             break
         except Conflict:
@@ -352,7 +356,7 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
             interaction.client.workers.run(hand_decision, hand, shoe.remaining, shoe.discards)
         )
     try:
-        await _show(interaction, updated, moved, decision)
+        await _show(interaction, updated, moved, decision, log_id)
     finally:
         if decision is not None and not decision.done():
             decision.cancel()  # the result could not be shown: nobody will read the odds
@@ -365,8 +369,10 @@ async def _show(
     record: HandRecord,
     hand: Hand,
     decision: Awaitable[HandDecision] | None = None,
+    log_id: int | None = None,
 ) -> None:
-    """Edit the hand's message to the new state; at the end, log the roll and tell the GMs when asked to.
+    """Edit the hand's message to the new state; at the end (logged as ``log_id`` with the move), tell the
+    GMs when asked to.
 
     At the end, ``decision`` (the chance of each move before the last one, on its way from the worker)
     becomes an Odds line: edited onto the owner's message once the result is there, unless the hand is
@@ -384,7 +390,6 @@ async def _show(
         return
     store = _store(interaction)
     mode = _mode(hand_meta(record.data))
-    log_id = await store.log.add(_record_for_log(record, hand, "cards task"))
     owner = _owner_embed(record, hand)
     await interaction.response.edit_message(embed=owner, view=None, allowed_mentions=NO_MENTIONS)
     odds_line = await _last_move_line(decision)
@@ -687,11 +692,11 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             "asked_difficulty": difficulty,
             "modifiers": [m.model_dump(mode="json") for m in applied],
         }
-        record, hand, before = await self._deal(
+        record, hand, before, log_id = await self._deal(
             interaction, guild_id, channel_id, hand, meta, settings.decks_per_shoe
         )
-        if hand.is_over:
-            await self._publish_involuntary(interaction, record, hand, shown, before)
+        if log_id is not None:  # over as dealt (involuntary): logged with the deal
+            await self._publish_involuntary(interaction, record, hand, shown, before, log_id)
             return
         await self._post_hand(interaction, record, hand, shown)
 
@@ -735,10 +740,11 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         hand: Hand,
         meta: dict[str, Any],
         decks: int,
-    ) -> tuple[HandRecord, Hand, Shoe]:
+    ) -> tuple[HandRecord, Hand, Shoe, int | None]:
         """Deal the new hand's first cards; store it with the shoe, again if another draw came first.
 
-        Returns the stored hand, the dealt hand and the shoe as it was before dealing (for the odds).
+        Returns the stored hand, the dealt hand, the shoe as it was before dealing (for the odds) and,
+        for a hand over as dealt, its log row's id (written in the same transaction).
         """
         rng = self.bot.rng
         for _ in range(SHOE_RETRIES):
@@ -746,7 +752,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                 async with self.store.cards.shoe_lock(channel_id):  # bug 5: no in-process shoe conflicts
                     shoe, version = await self.store.cards.get_shoe(guild_id, channel_id, decks, rng)
                     dealt, after = _play_out(hand, shoe, rng)
-                    record = await self.store.cards.create_hand(
+                    record, log_id = await self.store.cards.create_hand_logged(
                         guild_id,
                         channel_id,
                         interaction.user.id,
@@ -757,14 +763,23 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                         shoe_version=version,
                         finished=dealt.is_over,
                         modifiers=self.store.modifiers.ticket(interaction.id),
+                        log=functools.partial(_record_for_log, hand=dealt, command="cards task")
+                        if dealt.is_over
+                        else None,
                     )
-                return record, dealt, shoe
+                return record, dealt, shoe, log_id
             except Conflict:
                 continue
         raise UserError(BUSY)
 
     async def _publish_involuntary(
-        self, interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, shown: Mode, before: Shoe
+        self,
+        interaction: discord.Interaction[Any],
+        record: HandRecord,
+        hand: Hand,
+        shown: Mode,
+        before: Shoe,
+        log_id: int,
     ) -> None:
         entry = _record_for_log(record, hand, "cards task")
         # BJ-3 from the shoe this hand was dealt from (tens of ms: off the event loop)
@@ -783,6 +798,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             result=entry.result,
             summary=entry.summary,
             kind=KIND,
+            log_id=log_id,
         )
 
     async def _post_hand(

@@ -8,15 +8,16 @@ import json
 import random
 import sqlite3
 import weakref
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
 
 from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
 from bot.store._util import dumps, json_column, now_text, parse_time
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
-from bot.store.models import MAX_HAND_JSON, HandRecord
+from bot.store.log import RollLogRepository
+from bot.store.models import MAX_HAND_JSON, HandRecord, RollRecord
 from bot.store.modifiers import ModifierRepository, ModifierTicket
 
 _HAND_COLUMNS = (
@@ -26,6 +27,15 @@ _HAND_COLUMNS = (
 _WRITTEN = ("state", "finished", "cards", "data", "version", "message_id", "updated_at")  # by a move
 MAX_STATE = 40
 _SHOE_MOVED = "The shoe changed while you were playing (another draw came first); try again."
+# the log row of a hand that has ended, from the hand as written (its id included)
+LogFor = Callable[[HandRecord], RollRecord]
+
+
+class Written(NamedTuple):
+    """A hand as a write left it, and the id of the log row written with it (None when none was)."""
+
+    record: HandRecord
+    log_id: int | None
 
 
 def _codes_json(cards: tuple[Card, ...]) -> str:
@@ -172,11 +182,45 @@ class CardRepository:
         message_id: int | None = None,
         modifiers: ModifierTicket | None = None,
     ) -> HandRecord:
+        """`create_hand_logged` without a log row."""
+        written = await self.create_hand_logged(
+            guild_id,
+            channel_id,
+            owner_id,
+            hand,
+            state=state,
+            cards=cards,
+            shoe=shoe,
+            shoe_version=shoe_version,
+            finished=finished,
+            message_id=message_id,
+            modifiers=modifiers,
+        )
+        return written.record
+
+    async def create_hand_logged(
+        self,
+        guild_id: int | None,
+        channel_id: int,
+        owner_id: int,
+        hand: Mapping[str, Any] | str,
+        *,
+        state: str,
+        cards: Iterable[Card | str],
+        shoe: Shoe | None = None,
+        shoe_version: int | None = None,
+        finished: bool = False,
+        message_id: int | None = None,
+        modifiers: ModifierTicket | None = None,
+        log: LogFor | None = None,
+    ) -> Written:
         """Store a new hand and the shoe it drew from, in one transaction (Conflict if the shoe moved on).
 
         ``modifiers``: GM modifier uses reserved for this hand (GM-3), taken in the same transaction, so
         a hand is never dealt without taking them nor are they taken for a hand that was not dealt. On a
         Conflict they stay reserved for the caller's retry; the caller releases them when it gives up.
+        ``log``: for a hand dealt finished (involuntary), its log row from the stored hand, written in the
+        same transaction: a hand is never over without its roll in the log.
         """
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
@@ -184,7 +228,7 @@ class CardRepository:
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         take = self._modifiers.taker(modifiers)
 
-        def work(tx: Tx) -> sqlite3.Row | None:
+        def work(tx: Tx) -> Written:
             if shoe_columns is not None and shoe_version is not None:
                 self._write_columns(tx, channel_id, shoe_columns, shoe_version)
             take(tx)
@@ -204,12 +248,14 @@ class CardRepository:
                     stamp,
                 ),
             )
-            return tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (outcome.lastrowid,))
+            row = tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (outcome.lastrowid,))
+            assert row is not None
+            record = _hand(row)
+            log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
+            return Written(record, log_id)
 
         async with self._modifiers.settling(modifiers):
-            row = await self._db.run(work)
-        assert row is not None
-        return _hand(row)
+            return await self._db.run(work)
 
     async def get_hand(self, hand_id: int) -> HandRecord:
         """A hand by id (open or finished)."""
@@ -265,10 +311,39 @@ class CardRepository:
         finished: bool = False,
         message_id: int | None = None,
     ) -> HandRecord:
+        """`apply_logged` without a log row."""
+        written = await self.apply_logged(
+            hand_id,
+            expected_version,
+            hand,
+            state=state,
+            cards=cards,
+            shoe=shoe,
+            shoe_version=shoe_version,
+            finished=finished,
+            message_id=message_id,
+        )
+        return written.record
+
+    async def apply_logged(
+        self,
+        hand_id: int,
+        expected_version: int,
+        hand: Mapping[str, Any] | str,
+        *,
+        state: str,
+        cards: Iterable[Card | str],
+        shoe: Shoe | None = None,
+        shoe_version: int | None = None,
+        finished: bool = False,
+        message_id: int | None = None,
+        log: LogFor | None = None,
+    ) -> Written:
         """Write a hand's move (and the shoe it drew from) if neither moved on; a Conflict changes nothing.
 
         ``expected_version`` is the hand version the move was computed from; ``shoe_version`` the shoe's
-        (required when ``shoe`` is given). Both checks and both writes happen in one transaction.
+        (required when ``shoe`` is given). Both checks and both writes happen in one transaction, and
+        ``log``'s row for a move that ends the hand too: never a finished hand without its roll logged.
         """
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
@@ -277,7 +352,7 @@ class CardRepository:
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
 
-        def work(tx: Tx) -> dict[str, Any]:
+        def work(tx: Tx) -> Written:
             row = tx.one(
                 "SELECT id, guild_id, channel_id, owner_id, version, finished, message_id, created_at "
                 "FROM hands WHERE id = ?",
@@ -308,10 +383,12 @@ class CardRepository:
             )
             if outcome.rowcount != 1:
                 raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
-            return after
+            # the row as the update left it: the columns it kept and the values it wrote (no read after it)
+            record = _hand(after)
+            log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
+            return Written(record, log_id)
 
-        # the row as the update left it: the columns it kept and the values it wrote (no read after it)
-        return _hand(await self._db.run(work))
+        return await self._db.run(work)
 
     async def set_message_id(self, hand_id: int, message_id: int) -> None:
         """Remember which message shows the hand (no version change: it is not a move)."""

@@ -180,7 +180,7 @@ async def test_a_deal_that_fails_leaves_the_gm_modifier_for_the_next_hand(
 
     options = {"difficulty": 0, "level": 6, "mode": "involuntary"}
     with monkeypatch.context() as patched:
-        patched.setattr(store.cards, "create_hand", shoe_moved_on)
+        patched.setattr(store.cards, "create_hand_logged", shoe_moved_on)
         busy = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
     assert busy.ephemeral and busy.content == BUSY and busy.public() == []
     [pending] = await store.modifiers.list(world.guild.id, world.general.id)

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from bot.core.cards import Card, Shoe, full_deck
-from bot.store import Conflict, InvalidData, NotFound, Store
+from bot.store import Conflict, HandRecord, InvalidData, NotFound, RollRecord, Store
 
 G, C, P = 1, 10, 20
 
@@ -191,3 +191,73 @@ async def test_a_refused_move_says_why_in_order_and_writes_nothing(store: Store)
         await store.cards.apply(hand_id, 2, {}, state="", cards=[])
     with pytest.raises(Conflict, match="moved on"):
         await store.cards.apply(hand_id, 1, {}, state="x", cards=[])
+
+
+# -- a hand's end and its roll in the log: one transaction -------------------------------------------------
+def _roll_of(hand: HandRecord) -> RollRecord:
+    return RollRecord(
+        guild_id=hand.guild_id, channel_id=hand.channel_id, user_id=hand.owner_id, system="cards",
+        command="cards task", visibility="public", inputs={"hand_id": hand.id}, dice=list(hand.cards),
+        result="Success (TRL 1, total 18)", summary="cards task: Success (TRL 1)",
+    )  # fmt: skip
+
+
+def _broken_roll(hand: HandRecord) -> RollRecord:
+    # skips validation here; the store validates again inside the transaction and refuses it
+    return RollRecord.model_construct(**{**_roll_of(hand).__dict__, "visibility": "shouted"})
+
+
+async def test_bj1_the_move_that_ends_a_hand_is_logged_with_it(store: Store) -> None:  # BJ-1
+    rng = random.Random(11)
+    hand_id = await _deal(store, rng)
+    hand = await store.cards.get_hand(hand_id)
+    shoe, version = await store.cards.get_shoe(G, C)
+    ended = dict(
+        state="over", cards=hand.cards, finished=True, shoe=shoe.discard(hand.card_objects),
+        shoe_version=version,
+    )  # fmt: skip
+    with pytest.raises(InvalidData):  # the log row is refused: the move is not written either
+        await store.cards.apply_logged(hand_id, 1, hand.data, log=_broken_roll, **ended)  # type: ignore[arg-type]
+    assert await store.cards.get_hand(hand_id) == hand
+    assert await store.cards.get_shoe(G, C) == (shoe, version)
+    assert await store.log.last(G, C) == []
+    done, log_id = await store.cards.apply_logged(hand_id, 1, hand.data, log=_roll_of, **ended)  # type: ignore[arg-type]
+    [logged] = await store.log.last(G, C)
+    assert done.finished and logged.id == log_id and logged.inputs == {"hand_id": hand_id}
+
+
+async def test_bj1_a_hand_dealt_over_is_logged_with_its_deal(store: Store) -> None:  # BJ-1, GM-3
+    rng = random.Random(12)
+    await store.modifiers.set(G, C, "cards", P, "difficulty", 5, 1, 99)
+    shoe, version = await store.cards.get_shoe(G, C, 1, rng)
+    card, after = shoe.draw(rng)
+    dealt = dict(
+        state="over", cards=[card], finished=True, shoe=after.discard([card]), shoe_version=version,
+    )  # fmt: skip
+
+    async def deal(log) -> tuple[HandRecord, int | None]:  # type: ignore[no-untyped-def]
+        key = object()
+        await store.modifiers.reserve(key, G, C, "cards", P)
+        ticket = store.modifiers.ticket(key)
+        try:
+            return await store.cards.create_hand_logged(
+                G,
+                C,
+                P,
+                {"mode": "involuntary"},
+                modifiers=ticket,
+                log=log,
+                **dealt,  # type: ignore[arg-type]
+            )
+        finally:
+            store.modifiers.release(ticket)
+
+    with pytest.raises(InvalidData):
+        await deal(_broken_roll)
+    assert await store.cards.recent_hands(G, C) == [] and await store.log.last(G, C) == []
+    assert await store.cards.get_shoe(G, C) == (shoe, version)
+    assert [m.uses_left for m in await store.modifiers.list(G, C)] == [1]  # not taken for no hand
+    record, log_id = await deal(_roll_of)
+    [logged] = await store.log.last(G, C)
+    assert logged.id == log_id and logged.inputs == {"hand_id": record.id} and record.finished
+    assert await store.modifiers.list(G, C) == []

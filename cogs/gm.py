@@ -370,14 +370,16 @@ class GM(commands.Cog):
             changes["gm_channel_id"] = gm_channel.id
         elif no_gm_channel:
             changes["gm_channel_id"] = None
-        # validate everything before writing anything: the guild row first (one transaction), then the channel
+        # validate everything before writing anything
         if visibility is not None and visibility not in VISIBILITIES:
             raise UserError(f"Visibility is one of {', '.join(VISIBILITIES)}, not {visibility!r}.")
-        current = await store.settings.update(guild_id, **changes) if changes else None
-        if visibility is not None:
-            await store.settings.set_channel_visibility(guild_id, channel_id, visibility)
-        settings = current or await store.settings.get(guild_id)
-        mode = await store.settings.channel_visibility(guild_id, channel_id)
+        if changes or visibility is not None:  # one transaction: both or neither
+            settings, mode = await store.settings.save(
+                guild_id, changes, channel_id=channel_id, visibility=visibility
+            )
+        else:
+            settings = await store.settings.get(guild_id)
+            mode = await store.settings.channel_visibility(guild_id, channel_id)
         changed = bool(changes) or visibility is not None
         note = chart_note or ("Saved." if changed else "")
         await reply(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.store.db import Database
+from bot.store.db import Database, Tx
 from bot.store.errors import InvalidData
 
 MAX_KEY = 200
@@ -59,5 +59,44 @@ class MetaRepository:
         if key not in keys:
             return False
         keys.discard(key)  # before the write, in queue order with any set() of the same key
-        outcome = await self._db.execute("DELETE FROM meta WHERE key = ?", (key,))
+        try:
+            outcome = await self._db.execute("DELETE FROM meta WHERE key = ?", (key,))
+        except BaseException:
+            keys.add(key)  # not deleted: the row is still there
+            raise
         return outcome.rowcount > 0
+
+    async def move(self, old_key: str, new_key: str, value: str) -> bool:
+        """Delete ``old_key`` and store ``value`` under ``new_key``, in one transaction; False (and nothing
+        written) when ``old_key`` was already gone: exactly one of concurrent moves of a key succeeds."""
+        if not isinstance(new_key, str) or not 1 <= len(new_key) <= MAX_KEY:
+            raise InvalidData(f"A meta key is text of 1 to {MAX_KEY} characters.")
+        if not isinstance(value, str) or len(value) > MAX_VALUE:
+            raise InvalidData(f"A meta value is text of at most {MAX_VALUE} characters.")
+        keys = await self._present()
+        if old_key not in keys:
+            return False
+        had_new = new_key in keys
+        keys.discard(old_key)
+        keys.add(new_key)
+
+        def work(tx: Tx) -> bool:
+            if tx.execute("DELETE FROM meta WHERE key = ?", (old_key,)).rowcount == 0:
+                return False
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (new_key, value),
+            )
+            return True
+
+        try:
+            moved = await self._db.run(work)
+        except BaseException:
+            keys.add(old_key)  # rolled back: both keys as they were
+            if not had_new:
+                keys.discard(new_key)
+            raise
+        if not moved and not had_new:
+            keys.discard(new_key)  # another move took it first; it set its own new key, if any, itself
+        return moved

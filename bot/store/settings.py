@@ -52,7 +52,35 @@ class SettingsRepository:
         two edits of one list at once (two GM roles added) both count. It must be quick and touch nothing
         else: it runs inside the unit of work.
         """
+        work = self._edit_step(guild_id, change)
+        async with self._guilds.writing(guild_id):
+            return await self._db.run(work)
 
+    async def save(
+        self, guild_id: int, changes: dict[str, Any], *, channel_id: int, visibility: str | None
+    ) -> tuple[GuildSettings, Visibility]:
+        """`/gm settings`: guild settings and the channel's default visibility in one transaction (both
+        or neither); the settings and the channel's visibility after it."""
+        if visibility is not None:
+            _check_visibility(visibility)
+        edit = self._edit_step(guild_id, lambda current: changes)
+
+        def work(tx: Tx) -> tuple[GuildSettings, Visibility | None]:
+            _, settings = edit(tx)
+            if visibility is None:
+                return settings, None
+            self._write_channel(tx, guild_id, channel_id, visibility)
+            mode: Visibility = visibility  # type: ignore[assignment]  # checked above
+            return settings, mode
+
+        async with self._guilds.writing(guild_id), self._channels.writing(None):
+            settings, mode = await self._db.run(work)
+        return settings, mode if mode is not None else await self.channel_visibility(guild_id, channel_id)
+
+    @staticmethod
+    def _edit_step(
+        guild_id: int, change: Callable[[GuildSettings], dict[str, Any] | None]
+    ) -> Callable[[Tx], tuple[GuildSettings, GuildSettings]]:
         def work(tx: Tx) -> tuple[GuildSettings, GuildSettings]:
             row = tx.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
             data: dict[str, Any] = json.loads(row["data"]) if row else {}
@@ -76,8 +104,7 @@ class SettingsRepository:
             )
             return before, settings
 
-        async with self._guilds.writing(guild_id):
-            return await self._db.run(work)
+        return work
 
     async def reset(self, guild_id: int) -> GuildSettings:
         """Forget every change: the guild gets the defaults again."""
@@ -101,15 +128,23 @@ class SettingsRepository:
 
     async def set_channel_visibility(self, guild_id: int, channel_id: int, mode: str) -> Visibility:
         """Set the channel's default visibility: public, private, gm or blind."""
-        if mode not in VISIBILITIES:
-            raise InvalidData(f"A channel's visibility is one of {', '.join(VISIBILITIES)}, not {mode!r}.")
+        _check_visibility(mode)
         # channel_id is the table's key: a channel re-keyed to another guild drops every cached channel
         async with self._channels.writing(None):
-            await self._db.execute(
-                "INSERT INTO channel_settings (channel_id, guild_id, visibility) VALUES (?, ?, ?) "
-                "ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id, "
-                "visibility = excluded.visibility",
-                (channel_id, guild_id, mode),
-            )
+            await self._db.run(lambda tx: self._write_channel(tx, guild_id, channel_id, mode))
         result: Visibility = mode
         return result
+
+    @staticmethod
+    def _write_channel(tx: Tx, guild_id: int, channel_id: int, mode: str) -> None:
+        tx.execute(
+            "INSERT INTO channel_settings (channel_id, guild_id, visibility) VALUES (?, ?, ?) "
+            "ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id, "
+            "visibility = excluded.visibility",
+            (channel_id, guild_id, mode),
+        )
+
+
+def _check_visibility(mode: str) -> None:
+    if mode not in VISIBILITIES:
+        raise InvalidData(f"A channel's visibility is one of {', '.join(VISIBILITIES)}, not {mode!r}.")

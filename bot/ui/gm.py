@@ -201,13 +201,14 @@ class RequestRollButton(
         if interaction.user.id != record["player"]:
             await refuse(interaction, f"Only <@{record['player']}> can accept this roll request.")
             return
-        if not await store.meta.delete(key):  # a double click: the first one accepted it
+        system = str(record["system"])
+        # the request becomes the player's blind roll in one transaction: never gone without it
+        accepted = await store.meta.move(
+            key, blind_key(record["guild"], record["channel"], record["player"], system), str(self.request_id)
+        )
+        if not accepted:  # a double click: the first one accepted it
             await refuse(interaction, "This roll request was already accepted.")
             return
-        system = str(record["system"])
-        await store.meta.set(
-            blind_key(record["guild"], record["channel"], record["player"], system), str(self.request_id)
-        )
         await reply(
             interaction,
             f"Your next {system_label(system)} roll in this channel will be blind: only the GMs will see it. "

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+
 import pytest
 
 from bot.store import GuildSettings, InvalidData, Store
@@ -93,3 +96,49 @@ async def test_sql_parameters_are_bound_not_formatted(store: Store) -> None:
     await store.meta.set(evil, evil)
     assert await store.meta.get(evil) == evil
     assert await store.sheets.autocomplete_names(1, 1, evil) == []
+
+
+async def test_gm_settings_and_the_channel_default_are_saved_together(store: Store) -> None:
+    settings, mode = await store.settings.save(1, {"decks_per_shoe": 3}, channel_id=5, visibility="gm")
+    assert settings.decks_per_shoe == 3 and mode == "gm"
+    assert await store.settings.channel_visibility(1, 5) == "gm"
+    # the channel's row cannot be written (a real SQLite failure): the guild's change is not kept either
+    await store.db.execute(
+        "CREATE TRIGGER no_channels BEFORE UPDATE ON channel_settings BEGIN SELECT RAISE(ABORT, 'full'); END"
+    )
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.settings.save(
+            1, {"decks_per_shoe": 6, "allow_blind": False}, channel_id=5, visibility="private"
+        )
+    after = await store.settings.get(1)
+    assert (after.decks_per_shoe, after.allow_blind) == (3, True)
+    assert await store.settings.channel_visibility(1, 5) == "gm"
+    with pytest.raises(InvalidData):  # a bad setting: nothing written, the channel included
+        await store.settings.save(1, {"decks_per_shoe": 99}, channel_id=6, visibility="blind")
+    assert await store.settings.channel_visibility(1, 6) == "public"
+
+
+async def test_meta_move_is_one_transaction_and_happens_once(store: Store) -> None:
+    await store.meta.set("request:1", "{}")
+    moves = await asyncio.gather(*(store.meta.move("request:1", "blind:1", "1") for _ in range(3)))
+    assert sorted(moves) == [False, False, True]
+    assert (await store.meta.get("request:1"), await store.meta.get("blind:1")) == (None, "1")
+    # the new key cannot be written (a real SQLite failure): the old one stays, in the database and in memory
+    await store.meta.set("request:2", "{}")
+    await store.db.execute(
+        "CREATE TRIGGER no_blind BEFORE INSERT ON meta WHEN NEW.key = 'blind:2' "
+        "BEGIN SELECT RAISE(ABORT, 'full'); END"
+    )
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.meta.move("request:2", "blind:2", "2")
+    assert (await store.meta.get("request:2"), await store.meta.get("blind:2")) == ("{}", None)
+
+
+async def test_a_meta_delete_that_fails_keeps_its_key(store: Store) -> None:
+    await store.meta.set("k", "v")
+    await store.db.execute(
+        "CREATE TRIGGER keep_k BEFORE DELETE ON meta WHEN OLD.key = 'k' BEGIN SELECT RAISE(ABORT, 'no'); END"
+    )
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.meta.delete("k")
+    assert await store.meta.get("k") == "v"  # not reported gone while the row is still there

@@ -239,6 +239,11 @@ async def roll_pool_check(
     interaction: discord.Interaction[Any], store: Store, pool: Pool, mode: Mode
 ) -> None:
     """One check of a sustained action: GM modifiers, 2d10, core advance, atomic store update, output."""
+    # an earlier hidden check not revealed yet: whoever sees this check must not learn the pool's total,
+    # which would give that check's result away (issue 7)
+    veiled = bool(await hidden_pool_checks(store, pool)) and (
+        mode == "public" or not await pool_insider(interaction, store, pool)
+    )
     applied = await take_modifiers(interaction, store, SYSTEM, user_id=pool.owner_id)
     gm = gm_parts(applied)
     spec = raw_spec(pool.base, pool.skill or "sustained check")
@@ -274,8 +279,16 @@ async def roll_pool_check(
                 "state": step.state.value,
             },
             dice=dice,
-            result=f"SL {check.sl}, pool {after}/{pool.goal} ({step.state.value})",
-            summary=f"Sustained {pool.name}: SL {check.sl}, pool {after}/{pool.goal}",
+            result=(
+                f"SL {check.sl}, pool {change:+d} (total hidden)"
+                if veiled
+                else f"SL {check.sl}, pool {after}/{pool.goal} ({step.state.value})"
+            ),
+            summary=(
+                f"Sustained {pool.name}: SL {check.sl}, pool {change:+d}"
+                if veiled
+                else f"Sustained {pool.name}: SL {check.sl}, pool {after}/{pool.goal}"
+            ),
         )
         try:
             # the check, its log row and the GM modifier uses are one transaction (RPS-8, GM-3)
@@ -303,12 +316,15 @@ async def roll_pool_check(
         check,
         applied,
         title=f"RPS sustained action {updated.name}: {check.name}",
-        extra_fields=pool_progress_fields(updated, change),
+        extra_fields=pool_progress_fields(updated, change, veiled=veiled),
         rules=["RPS-8"],
     )
     # the chance this check had, then the pool's future as it stands after it (RPS-8)
-    pool_line = await interaction.client.workers.run(sustained_line, updated)
-    add_odds(embed, f"{rps_line(build.base, check.sl)}\nPool now: {pool_line}")
+    if veiled:
+        add_odds(embed, rps_line(build.base, check.sl))
+    else:
+        pool_line = await interaction.client.workers.run(sustained_line, updated)
+        add_odds(embed, f"{rps_line(build.base, check.sl)}\nPool now: {pool_line}")
     await publish(
         interaction,
         store,
@@ -323,7 +339,7 @@ async def roll_pool_check(
         kind="RPS sustained check",
         log_id=log_id,
     )
-    await refresh_pool_message(interaction.client, updated, hidden=mode != "public")
+    await refresh_pool_message(interaction.client, updated, hidden=mode != "public" or veiled)
 
 
 class PoolRollButton(

@@ -275,8 +275,19 @@ def pool_embed(pool: Pool, *, hidden: bool = False) -> discord.Embed:
     return embed
 
 
-def pool_progress_fields(pool: Pool, change: int) -> list[tuple[str, str]]:
-    """Fields a pool check adds to its check embed: what it did to the pool and where the pool stands."""
+def pool_progress_fields(pool: Pool, change: int, *, veiled: bool = False) -> list[tuple[str, str]]:
+    """Fields a pool check adds to its check embed: what it did to the pool and where the pool stands.
+
+    ``veiled``: an earlier check of the pool is hidden and unrevealed, so the pool's total (which would
+    give that check's result away) is left out, and an ended pool is only "finished".
+    """
+    if veiled:
+        state = "finished" if pool.state in ("completed", "failed") else STATE_WORDS[pool.state]
+        return [
+            ("Pool", f"{change:+d} (the total stays hidden while an earlier check is not revealed)"),
+            ("Sustained action", f"{pool.name}: {state}, {pool.checks_made} checks, "
+             f"{pool.time_spent} {pool.time_unit}"),
+        ]  # fmt: skip
     return [
         ("Pool", f"{change:+d} → {progress_bar(pool.pool, pool.goal)}"),
         ("Sustained action", f"{pool.name}: {STATE_WORDS[pool.state]}, {pool.checks_made} checks, "

@@ -659,6 +659,33 @@ async def test_a_private_check_tells_the_table_only_that_a_roll_was_made(
         assert secret not in notice.text()
 
 
+async def test_a_check_after_an_unrevealed_hidden_one_keeps_the_pool_hidden(
+    harness: Harness, world: World
+) -> None:  # RPS-8, issue 7: the total after the next check would give the hidden one's SL away
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    started = await start_pool(harness, world, goal=40)
+    dice(harness, 2, 3)  # SL 10: pool 10, blind
+    blind = await harness.slash(
+        world.guild, world.general, world.gm, "rps sustained roll",
+        {"name": "Pick the lock", "visibility": "blind"},
+    )  # fmt: skip
+    [gm_copy] = blind.in_channel(world.gm_screen)
+    dice(harness, 4, 6)  # SL 5: +5, public, by the owner
+    public = await harness.click(started.original, "Roll next check", world.alice)
+    shown = fields(public.embed)
+    assert not public.ephemeral and shown["Pool"].startswith("+5 (the total stays hidden")
+    assert "15/40" not in public.original.text() and "Pool now" not in public.original.text()
+    message = started.original
+    assert "Progress" not in fields(message.embed) and "15/40" not in message.text()
+    log = await harness.slash(world.guild, world.general, world.bob, "log", {})
+    assert "15/40" not in log.original.text() and "10/40" not in log.original.text()
+    # once the GM reveals it, the next check shows the pool again
+    await harness.click(gm_copy, "Reveal", world.gm)
+    dice(harness, 4, 6)
+    after = await harness.click(started.original, "Roll next check", world.alice)
+    assert "/40" in fields(after.embed)["Pool"] and "Progress" in fields(started.original.embed)
+
+
 async def test_a_blind_check_is_retried_only_through_the_gm(harness: Harness, world: World) -> None:
     # RPS-9 and issue 7: refusing or allowing the player's retry would tell them how the blind roll went
     await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)

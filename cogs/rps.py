@@ -788,6 +788,9 @@ class Rps(
         if record.visibility == "blind" and record.hidden and not gm_user:
             # either answer would tell a blind roller whether the check failed (issue 7: nothing leaks)
             raise UserError("Your last check was a blind roll: ask the GM for a second try.")
+        if record.hidden and not gm_user and record.user_id != interaction.user.id:
+            # a GM's hidden second try for this player: the answer would tell how it went
+            raise UserError("Your last check was made hidden by a GM: ask the GM for a second try.")
         inputs = record.inputs
         previous = (
             rps.forgo(inputs["base"], granted_by_gm=True)
@@ -804,8 +807,10 @@ class Rps(
         applied = await take_modifiers(interaction, store, SYSTEM, user_id=roller.id)
         build = spec.build(fixed + list(gm_parts(applied)))
         result = roll_check(self.bot.rng, build.base)  # type: ignore[attr-defined]
+        # an unrevealed hidden check's SL stays out of a public second try
+        shown_sl = "" if record.hidden and mode == "public" else f" (SL {previous.sl})"
         note = (
-            f"of the failed check #{record.id} (SL {previous.sl}), Base {task_base} before GM modifiers; "
+            f"of the failed check #{record.id}{shown_sl}, Base {task_base} before GM modifiers; "
             f"extra modifier {extra:+d}"
         )
         await self._publish_check(

@@ -698,3 +698,22 @@ async def test_a_blind_check_is_retried_only_through_the_gm(harness: Harness, wo
     )
     granted = await harness.slash(world.guild, world.general, world.gm, "rps retry", {"member": world.alice})
     assert fields(granted.embed)["Success Level"] == "10 - 3 = 7"
+    assert "(SL" not in fields(granted.embed)["Second try"]  # the blind check's SL stays hidden
+
+
+async def test_a_gms_hidden_second_try_is_not_told_by_the_players_retry(
+    harness: Harness, world: World
+) -> None:  # RPS-9, issue 7: "already a second try" or "succeeded (SL 7)" would tell how it went
+    for faces in ((9, 9, 1, 2), (9, 9, 9, 9)):  # the GM's try succeeds, then fails
+        dice(harness, *faces)
+        await check(harness, world, base=10)
+        await harness.slash(
+            world.guild,
+            world.general,
+            world.gm,
+            "rps retry",
+            {"member": world.alice, "visibility": "private"},
+        )
+        answer = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
+        assert answer.ephemeral and answer.public() == []
+        assert answer.content == "Your last check was made hidden by a GM: ask the GM for a second try."

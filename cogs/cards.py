@@ -64,6 +64,7 @@ from bot.ui.cards import (
     hand_meta,
     peek_text,
     send_to_gms,
+    shoe_as_seen,
     shoe_embed,
 )
 from bot.ui.embeds import NO_MENTIONS
@@ -546,7 +547,16 @@ async def _decision_line(interaction: discord.Interaction[Any], record: HandReco
     shoe, _ = await store.cards.get_shoe(
         record.guild_id, record.channel_id, settings.decks_per_shoe, interaction.client.rng
     )
-    decision = await interaction.client.workers.run(hand_decision, hand, shoe.remaining, shoe.discards)
+    # from the cards the clicker can know about: other players' face-down cards do not show through
+    unseen, discards = await shoe_as_seen(
+        store,
+        shoe,
+        record.guild_id,
+        record.channel_id,
+        interaction.user.id,
+        gm=await is_gm(interaction, store),
+    )
+    decision = await interaction.client.workers.run(hand_decision, hand, unseen, discards)
     return hand_decision_line(decision)
 
 

@@ -40,6 +40,7 @@ from bot.core.systemx import S0, parse_chart, required_margin
 from bot.store import Sheet, Store
 from bot.ui import dn as dn_ui
 from bot.ui import sysx as sx_ui
+from bot.ui.cards import shoe_as_seen
 from bot.ui.chart_worker import render_chart
 from bot.ui.embeds import FIELD_VALUE_MAX, clip
 from bot.ui.odds import (
@@ -727,8 +728,13 @@ class Odds(
         )
         task = bj_start_involuntary(level, difficulty, characteristic, char_bonus, options)
         shoe, _ = await self.store.cards.get_shoe(guild_id, channel_id, settings.decks_per_shoe, self.bot.rng)
+        # from the cards this player can know about: no face-down card or hidden hand shows through
+        gm = await is_gm(interaction, self.store)
+        unseen, discards = await shoe_as_seen(
+            self.store, shoe, guild_id, channel_id, interaction.user.id, gm=gm
+        )
         await defer(interaction, ephemeral=not public)
-        line, odds = await self.bot.workers.run(involuntary_line, shoe.remaining, task, None, shoe.discards)
+        line, odds = await self.bot.workers.run(involuntary_line, unseen, task, None, discards)
         embed = odds_embed(
             f"Odds: involuntary hand, {SKILL_NAMES[level]} vs {DIFFICULTY_NAMES[difficulty]}",
             headline=f"{line} (this channel's shoe: {len(shoe.remaining)} cards left)",
@@ -753,8 +759,11 @@ class Odds(
             raise UserError(f"A blind hand's odds are for the GM only. {NOT_GM}")
         played = Hand.from_dict(record.data)
         shoe, _ = await self.store.cards.get_shoe(record.guild_id, record.channel_id, decks, self.bot.rng)
+        unseen, discards = await shoe_as_seen(
+            self.store, shoe, record.guild_id, record.channel_id, interaction.user.id, gm=gm
+        )
         await defer(interaction, ephemeral=True)
-        decision = await self.bot.workers.run(hand_decision, played, shoe.remaining, shoe.discards)
+        decision = await self.bot.workers.run(hand_decision, played, unseen, discards)
         rows = [
             Row(f"{o.action.label}{' (best)' if o == decision.best else ''}", o.success)
             for o in decision.options

@@ -272,3 +272,46 @@ def hand_meta(data: dict[str, Any]) -> dict[str, Any]:
     """The table's notes stored next to the core's hand: visibility, GM modifiers, sheet skill name."""
     meta = data.get("table")
     return dict(meta) if isinstance(meta, dict) else {}
+
+
+def hand_visibility(data: dict[str, Any]) -> Mode:
+    """Who was shown the hand: its visibility as stored with it ("public" when none was)."""
+    value = hand_meta(data).get("visibility")
+    return value if value in ("public", "private", "gm", "blind") else "public"
+
+
+MAX_SEEN_HANDS = 500  # the finished hands looked at for cards in the discards (a 8-deck shoe holds 416 cards)
+
+
+async def shoe_as_seen(
+    store: Store, shoe: Shoe, guild_id: int | None, channel_id: int, viewer_id: int, *, gm: bool
+) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """The shoe as ``viewer_id`` knows it: (the cards that may be drawn, the discards).
+
+    Odds from the shoe's true remaining cards would tell a player the cards nobody showed them: other
+    players' face-down cards, and every card of a hand played hidden. To the viewer each such card may
+    as well still be in the shoe, so it counts as remaining: drawing from the unseen cards gives the
+    viewer's own odds, and nothing they were not shown. GMs see every card.
+    """
+    if gm:
+        return shoe.remaining, shoe.discards
+    unseen: list[Card] = []
+    for record in await store.cards.open_hands(guild_id, channel_id):
+        if record.owner_id == viewer_id:
+            continue  # their own cards: shown to them (Peek shows the face-down one)
+        hand = Hand.from_dict(record.data)
+        if hand_visibility(record.data) != "public":
+            unseen += hand.played
+        elif hand.face_down is not None:
+            unseen.append(hand.played[hand.face_down])
+    discards = list(shoe.discards)
+    if discards:
+        for record in await store.cards.recent_hands(guild_id, channel_id, MAX_SEEN_HANDS):
+            mode = hand_visibility(record.data)
+            if mode == "public" or (record.owner_id == viewer_id and mode != "blind"):
+                continue
+            for card in record.card_objects:
+                if card in discards:  # still in the discards (not reshuffled into the shoe since)
+                    discards.remove(card)
+                    unseen.append(card)
+    return (*shoe.remaining, *unseen), tuple(discards)

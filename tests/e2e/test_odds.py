@@ -182,6 +182,25 @@ async def test_odds_cards_involuntary_from_this_channels_shoe(harness: Harness, 
     assert await shoe_of(store, world.general) == shoe  # asking draws nothing
 
 
+async def test_odds_cards_do_not_see_another_players_face_down_card(harness: Harness, world: World) -> None:
+    # BJ-4, issue 7: odds from the shoe's true remaining cards told Bob Alice's face-down card; from the
+    # cards Bob can know about, that card may as well be in the shoe
+    store = harness.bot.store
+    await stack_shoe(store, world.general, ["5C"])
+    await harness.slash(world.guild, world.general, world.alice, "cards task", {"difficulty": 3, "level": 5})
+    shoe = await shoe_of(store, world.general)
+    options = await guild_options(harness, world)
+    as_bob_sees = involuntary_odds((*shoe.remaining, Card.parse("5C")), 5, 3, options=options)
+    true_shoe = involuntary_odds(shoe.remaining, 5, 3, options=options)
+    assert as_bob_sees.expected_trl != true_shoe.expected_trl  # the test can tell the two apart
+    bob = answered(await odds(harness, world, "cards", {"difficulty": 3, "level": 5}, user=world.bob))
+    assert field(bob, "Expected TRL") == f"{float(as_bob_sees.expected_trl):.2f}"
+    gm = answered(await odds(harness, world, "cards", {"difficulty": 3, "level": 5}, user=world.gm))
+    assert field(gm, "Expected TRL") == f"{float(true_shoe.expected_trl):.2f}"  # GMs see every card
+    alice = answered(await odds(harness, world, "cards", {"difficulty": 3, "level": 5}))
+    assert field(alice, "Expected TRL") == f"{float(true_shoe.expected_trl):.2f}"  # she peeked hers
+
+
 async def nearly_empty_shoe(harness: Harness, world: World, top: list[str]) -> Shoe:
     """The channel's one-deck shoe holds only ``top``; every other card is in its discard pile."""
     store = harness.bot.store

@@ -241,9 +241,8 @@ async def roll_pool_check(
     """One check of a sustained action: GM modifiers, 2d10, core advance, atomic store update, output."""
     # an earlier hidden check not revealed yet: whoever sees this check must not learn the pool's total,
     # which would give that check's result away (issue 7)
-    veiled = bool(await hidden_pool_checks(store, pool)) and (
-        mode == "public" or not await pool_insider(interaction, store, pool)
-    )
+    hidden = await hidden_pool_checks(store, pool)
+    veiled = bool(hidden) and (mode == "public" or not await pool_insider(interaction, store, pool, hidden))
     applied = await take_modifiers(interaction, store, SYSTEM, user_id=pool.owner_id)
     gm = gm_parts(applied)
     spec = raw_spec(pool.base, pool.skill or "sustained check")

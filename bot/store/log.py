@@ -132,6 +132,21 @@ class RollLogRepository:
         rows = await self._db.all(sql + " ORDER BY id DESC LIMIT ?", (channel_id, guild_id, n))
         return [_record(row) for row in rows]
 
+    async def hidden(
+        self, guild_id: int | None, channel_id: int, *, command: str, lookback: int
+    ) -> list[RollRecord]:
+        """The unrevealed private, gm and blind rolls of ``command`` among the channel's last ``lookback``
+        rolls, newest first (filtered in SQL: usually none, and nothing else is read back)."""
+        if isinstance(lookback, bool) or not isinstance(lookback, int) or not 1 <= lookback <= MAX_LAST:
+            raise InvalidData(f"Look back over 1 to {MAX_LAST} rolls, not {lookback!r}.")
+        rows = await self._db.all(
+            f"SELECT {_COLUMNS} FROM rolls WHERE id IN (SELECT id FROM rolls WHERE channel_id = ? AND "
+            "guild_id IS ? ORDER BY id DESC LIMIT ?) AND command = ? AND visibility != 'public' "
+            "AND revealed_by IS NULL ORDER BY id DESC",
+            (channel_id, guild_id, lookback, command),
+        )
+        return [_record(row) for row in rows]
+
     async def export(
         self, guild_id: int | None, channel_id: int, fmt: ExportFormat = "jsonl", include_hidden: bool = True
     ) -> str:

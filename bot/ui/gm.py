@@ -134,11 +134,15 @@ async def open_request(
 
 async def consume_blind_request(
     store: Store, guild_id: int, channel_id: int, user_id: int, system: str
-) -> bool:
-    """True exactly once after the player accepted a GM's blind request for this system and channel."""
+) -> str | None:
+    """The accepted GM blind request for this system and channel, exactly once (its request id), else None."""
     if system not in SYSTEMS:
-        return False
-    return await store.meta.delete(blind_key(guild_id, channel_id, user_id, system))
+        return None
+    key = blind_key(guild_id, channel_id, user_id, system)
+    value = await store.meta.get(key)  # no query unless a request waits (the keys are kept in memory)
+    if value is None or not await store.meta.delete(key):
+        return None
+    return value
 
 
 async def take_blind_request(interaction: discord.Interaction[Any], store: Store) -> bool:
@@ -153,14 +157,13 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     if not isinstance(command, discord.app_commands.Command):
         return False
     root = command.root_parent.name if command.root_parent is not None else command.name
-    if root not in SYSTEMS:
-        return False
-    key = blind_key(interaction.guild.id, interaction.channel_id, interaction.user.id, root)
-    value = await store.meta.get(key)  # no query unless a request waits (the keys are kept in memory)
-    if value is None or not await store.meta.delete(key):
+    guild_id, channel_id, user_id = interaction.guild.id, interaction.channel_id, interaction.user.id
+    value = await consume_blind_request(store, guild_id, channel_id, user_id, root)
+    if value is None:
         return False
     extras = getattr(interaction, "extras", None)
     if isinstance(extras, dict):
+        key = blind_key(guild_id, channel_id, user_id, root)
         extras.setdefault(GIVE_BACK_ON_ERROR, []).append((key, value))
     return True
 

@@ -301,33 +301,32 @@ MAX_POOL_LOOKBACK = 500  # the store's most: how far back a pool's hidden checks
 
 async def hidden_pool_checks(store: Store, pool: Pool) -> list[RollRecord]:
     """The pool's checks in the log that are private, gm or blind and not revealed yet."""
-    records = await store.log.last(pool.guild_id, pool.channel_id, MAX_POOL_LOOKBACK)
-    return [
-        r
-        for r in records
-        if r.hidden and r.command == "rps sustained roll" and isinstance(r.inputs, dict)
-        and r.inputs.get("pool_id") == pool.id
-    ]  # fmt: skip
+    records = await store.log.hidden(
+        pool.guild_id, pool.channel_id, command="rps sustained roll", lookback=MAX_POOL_LOOKBACK
+    )
+    return [r for r in records if isinstance(r.inputs, dict) and r.inputs.get("pool_id") == pool.id]
 
 
-async def pool_insider(interaction: discord.Interaction[Any], store: Store, pool: Pool) -> bool:
+async def pool_insider(
+    interaction: discord.Interaction[Any], store: Store, pool: Pool, hidden: list[RollRecord] | None = None
+) -> bool:
     """GMs see a pool whole; its owner too, unless a check they did not see (blind, or hidden by another
-    roller) is still unrevealed: the pool would tell them that check's result."""
+    roller) is still unrevealed: the pool would tell them that check's result. ``hidden``: the pool's
+    hidden checks when the caller has them already."""
     if await is_gm(interaction, store):
         return True
     if interaction.user.id != pool.owner_id:
         return False
-    hidden = await hidden_pool_checks(store, pool)
+    if hidden is None:
+        hidden = await hidden_pool_checks(store, pool)
     return all(r.visibility != "blind" and r.user_id == pool.owner_id for r in hidden)
 
 
 async def ended_sentence(interaction: discord.Interaction[Any], store: Store, pool: Pool) -> str:
     """The refusal for an ended pool: its state, or only "finished" while a hidden check may have ended it."""
     state: str = pool.state
-    if (
-        state in ("completed", "failed")
-        and not await pool_insider(interaction, store, pool)
-        and await hidden_pool_checks(store, pool)
-    ):
-        state = "finished"
+    if state in ("completed", "failed"):
+        hidden = await hidden_pool_checks(store, pool)
+        if hidden and not await pool_insider(interaction, store, pool, hidden):
+            state = "finished"
     return f"The sustained action {pool.name!r} has already {state}"

@@ -315,7 +315,7 @@ async def test_request_roll_makes_the_players_next_roll_blind_once(harness: Harn
     assert await resolve_mode(roll, store, "public") == "blind"
     assert await resolve_mode(roll, store, "public") == "public"  # one use
     assert (
-        await consume_blind_request(store, world.guild.id, world.general.id, world.alice.id, "sysx") is False
+        await consume_blind_request(store, world.guild.id, world.general.id, world.alice.id, "sysx") is None
     )
 
 

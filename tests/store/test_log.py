@@ -74,3 +74,12 @@ async def test_bad_records_are_refused(store: Store) -> None:
     with pytest.raises(InvalidData, match="visibility"):
         await store.log.add(_roll(1).model_copy(update={"visibility": "loud"}))
     assert await store.log.last(G, C) == []
+
+
+async def test_hidden_finds_unrevealed_rolls_of_a_command_in_the_lookback(store: Store) -> None:
+    ids = [await store.log.add(_roll(n, "blind" if n % 3 == 0 else "public")) for n in range(9)]
+    await store.log.mark_revealed(ids[3], 99)
+    found = await store.log.hidden(G, C, command="check", lookback=5)  # the last five: rolls 4..8
+    assert [r.id for r in found] == [ids[6]]
+    assert [r.id for r in await store.log.hidden(G, C, command="check", lookback=9)] == [ids[6], ids[0]]
+    assert await store.log.hidden(G, C, command="other", lookback=9) == []

@@ -78,6 +78,7 @@ from bot.ui.reply import (
     refuse,
     release_when_handled,
     reply,
+    respond,
 )
 from bot.ui.rolls import publish, take_modifiers
 from bot.ui.visibility import Mode, default_notice, resolve_mode
@@ -91,6 +92,7 @@ MOVED_ON = (
     "This hand moved on before your click counted (a double click?); nothing was drawn. "
     "Look at the hand again and click if you still want to."
 )
+UPDATE = discord.InteractionResponseType.message_update
 BUSY = "The shoe is busy with other hands right now; click again."
 
 SKILL_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(SKILL_NAMES)]
@@ -382,17 +384,17 @@ async def _show(
     if not hand.is_over:
         embed = _owner_embed(record, hand)
         if _shows_view(interaction.message, record, hand):
-            await interaction.response.edit_message(embed=embed, allowed_mentions=NO_MENTIONS)
+            await respond(interaction, UPDATE, embed=embed)
             return
         view = _view(record, hand)
         if view is not None:
             release_when_handled(interaction, view)
-        await interaction.response.edit_message(embed=embed, view=view, allowed_mentions=NO_MENTIONS)
+        await respond(interaction, UPDATE, embed=embed, view=view)
         return
     store = _store(interaction)
     mode = _mode(hand_meta(record.data))
     owner = _owner_embed(record, hand)
-    await interaction.response.edit_message(embed=owner, view=None, allowed_mentions=NO_MENTIONS)
+    await respond(interaction, UPDATE, embed=owner, view=None)
     odds_line = await _last_move_line(decision)
     if odds_line is not None and mode != "blind":
         try:
@@ -818,9 +820,11 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         if view is not None:
             release_when_handled(interaction, view)
         if shown == "public":
-            message = await reply(interaction, embed=_owner_embed(record, hand), view=view)
+            message = await reply(interaction, embed=_owner_embed(record, hand), view=view, want_message=True)
         else:
-            message = await reply(interaction, embed=_owner_embed(record, hand), view=view, ephemeral=True)
+            message = await reply(
+                interaction, embed=_owner_embed(record, hand), view=view, ephemeral=True, want_message=True
+            )
             if shown != "blind":
                 await reply(interaction, default_notice(interaction, shown, KIND))
         if message is not None:

@@ -894,7 +894,7 @@ class Rps(
         view = pool_view(pool)
         if view is not None:
             release_when_handled(interaction, view)
-        message = await reply(interaction, embed=embed, view=view)
+        message = await reply(interaction, embed=embed, view=view, want_message=True)
         if message is not None:
             await store.pools.set_message_id(pool.id, message.id)
 

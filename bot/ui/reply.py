@@ -16,6 +16,9 @@ from typing import Any
 
 import discord
 from discord import app_commands
+from discord.http import Route
+from discord.utils import MISSING
+from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from bot.core.errors import RuleError
 from bot.store.errors import StoreError
@@ -56,12 +59,15 @@ async def reply(
     view: discord.ui.View | None = None,
     ephemeral: bool = False,
     files: Sequence[discord.File] = (),
+    want_message: bool = False,
 ) -> discord.InteractionMessage | discord.WebhookMessage | None:
     """Send ``content``/``embeds``: the response if none was sent yet, else a follow-up. Never pings.
 
     After `defer`, the first reply fills the deferred message when its visibility matches; when it does
     not, the deferred message is removed so a public deferral never shows a private answer.
-    Returns the message sent (None only when Discord did not say which message it was).
+    ``want_message``: return the message sent (None only when Discord did not say which message it was);
+    without it a response or follow-up does not ask Discord for its message back (`respond`), and the
+    return value is None unless a deferred message was edited.
     """
     all_embeds = ([embed] if embed is not None else []) + list(embeds)
     text = clip(content, CONTENT_MAX) if content else None
@@ -73,11 +79,16 @@ async def reply(
     if view is not None:
         kwargs["view"] = view
     if not interaction.response.is_done():
-        if files:  # none: no empty attachments list in the payload
-            kwargs["files"] = list(files)
-        callback = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
-        resource = callback.resource if callback is not None else None
-        return resource if isinstance(resource, discord.InteractionMessage) else None
+        if files or want_message or not _lean(view):
+            if files:  # none: no empty attachments list in the payload
+                kwargs["files"] = list(files)
+            callback = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+            resource = callback.resource if callback is not None else None
+            return resource if isinstance(resource, discord.InteractionMessage) else None
+        await respond(
+            interaction, discord.InteractionResponseType.channel_message, ephemeral=ephemeral, **kwargs
+        )
+        return None
     deferred_ephemeral = interaction.extras.get(_DEFERRED)
     if (
         deferred_ephemeral is None
@@ -89,7 +100,77 @@ async def reply(
         if deferred_ephemeral == ephemeral:
             return await interaction.edit_original_response(attachments=list(files), **kwargs)
         await interaction.delete_original_response()
-    return await interaction.followup.send(ephemeral=ephemeral, files=list(files), wait=True, **kwargs)
+    return await interaction.followup.send(
+        ephemeral=ephemeral, files=list(files), wait=want_message, **kwargs
+    )
+
+
+def _lean(view: discord.ui.View | None) -> bool:
+    """Whether `respond` can send ``view``: none, or only dynamic items (dispatched by their custom_id's
+    pattern, so discord.py has nothing to remember about the message)."""
+    return view is None or all(isinstance(item, discord.ui.DynamicItem) for item in view.walk_children())
+
+
+async def respond(
+    interaction: discord.Interaction[Any],
+    kind: discord.InteractionResponseType,
+    *,
+    content: str | None = MISSING,
+    embed: discord.Embed | None = MISSING,
+    embeds: Sequence[discord.Embed] = MISSING,
+    view: discord.ui.View | None = MISSING,
+    ephemeral: bool = False,
+    allowed_mentions: discord.AllowedMentions = NO_MENTIONS,
+) -> None:
+    """Answer ``interaction`` with a new message (``channel_message``) or an edit of the clicked one
+    (``message_update``), as ``interaction.response.send_message`` / ``edit_message`` do, but without
+    asking Discord for the message back.
+
+    discord.py asks for it on every response (``with_response``) and builds a ``Message`` from it: for a
+    roll's embed or a hand with its buttons, a bigger part of answering than anything else discord.py does
+    with the request's answer, for a message nothing here reads. ``view`` must be None or fully dynamic
+    (`_lean`); files go through discord.py's own methods. Raises as they do: ``InteractionResponded``,
+    ``HTTPException``. Uses three private names of discord.py 2.7 (``Interaction._state``/``_session``,
+    ``InteractionResponse._response_type``), covered by every end-to-end test.
+    """
+    response = interaction.response
+    if response.is_done():
+        raise discord.InteractionResponded(interaction)
+    if not _lean(view if view is not MISSING else None):
+        raise ValueError("respond() sends no view that discord.py would have to remember")
+    state = interaction._state
+    flags: discord.MessageFlags = MISSING
+    if ephemeral:
+        flags = discord.MessageFlags._from_value(0)
+        flags.ephemeral = True
+    params = interaction_message_response_params(
+        type=kind.value,
+        content=content,
+        embed=embed,
+        embeds=embeds,
+        view=view,
+        flags=flags,
+        previous_allowed_mentions=state.allowed_mentions,
+        allowed_mentions=allowed_mentions,
+    )
+    message = interaction.message
+    if kind is discord.InteractionResponseType.message_update and view is not MISSING and message is not None:
+        state.prevent_view_updates_for(message.id)  # as edit_message: no gateway edit re-syncs a stale view
+    http = state.http
+    route = Route(
+        "POST",
+        "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=interaction.id,
+        webhook_token=interaction.token,
+    )
+    await async_context.get().request(
+        route,
+        session=interaction._session,
+        proxy=http.proxy,
+        proxy_auth=http.proxy_auth,
+        payload=params.payload,
+    )
+    response._response_type = kind
 
 
 async def refuse(interaction: discord.Interaction[Any], sentence: str) -> None:

@@ -39,8 +39,6 @@ class Delivery:
     """What `deliver` did, for the cog (and tests) to inspect."""
 
     mode: Mode
-    roller_message: discord.Message | discord.WebhookMessage | discord.InteractionMessage | None = None
-    notice_message: discord.Message | discord.WebhookMessage | discord.InteractionMessage | None = None
     gm_channel_id: int | None = None
     dm_sent_to: list[int] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -108,26 +106,22 @@ async def deliver(
         raise UserError("GM and blind rolls work only in a server channel; in DMs use public or private.")
     done = Delivery(mode)
     if mode == "public":
-        done.roller_message = await reply(interaction, embed=result_embed, view=view)
+        await reply(interaction, embed=result_embed, view=view)
         return done
     if mode == "private":
-        done.roller_message = await reply(interaction, embed=result_embed, view=view, ephemeral=True)
+        await reply(interaction, embed=result_embed, view=view, ephemeral=True)
         if interaction.guild is not None:
-            done.notice_message = await reply(
-                interaction, notice_text or default_notice(interaction, mode, kind)
-            )
+            await reply(interaction, notice_text or default_notice(interaction, mode, kind))
         return done
 
     await _send_to_gms(interaction, store, result_embed, mode, log_id, done)
     problems = " ".join(done.problems) or None
     if mode == "gm":
-        done.roller_message = await reply(
-            interaction, problems, embed=result_embed, view=view, ephemeral=True
-        )
-        done.notice_message = await reply(interaction, notice_text or default_notice(interaction, mode, kind))
+        await reply(interaction, problems, embed=result_embed, view=view, ephemeral=True)
+        await reply(interaction, notice_text or default_notice(interaction, mode, kind))
     else:
         roller_text = BLIND_ROLLER_TEXT + (f"\n{problems}" if problems else "")
-        done.roller_message = await reply(interaction, roller_text, ephemeral=True)
+        await reply(interaction, roller_text, ephemeral=True)
     return done
 
 

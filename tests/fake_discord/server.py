@@ -101,6 +101,7 @@ class InteractionRecord:
     payload: dict[str, Any]
     callback: dict[str, Any] | None = None
     callbacks: int = 0
+    asked_for_message: bool = False  # the callback asked for its message back (with_response)
     original: FakeMessage | None = None
     followups: list[FakeMessage] = field(default_factory=list)
     choices: list[dict[str, Any]] | None = None
@@ -640,6 +641,9 @@ class FakeDiscord:
         }
         if resource is not None:
             answer["resource"] = resource
+        record.asked_for_message = _flag(_r.query.get("with_response"))
+        if not record.asked_for_message:
+            return None  # Discord: 204 No Content unless asked for the callback object
         return answer
 
     def _component_message(self, record: InteractionRecord) -> FakeMessage:
@@ -677,6 +681,8 @@ class FakeDiscord:
             return original.payload()
         message = self._new_message(record.channel, body, files, record=record)
         record.followups.append(message)
+        if not _flag(_r.query.get("wait")):
+            return None  # Discord: 204 No Content unless asked to wait for the message
         return message.payload()
 
     async def _get_webhook_message(
@@ -943,6 +949,11 @@ def _dumps(data: Any) -> bytes:
         return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:  # what orjson cannot hold (hostile tests' integers beyond 64 bits) stdlib json can
         return json.dumps(data).encode()
+
+
+def _flag(value: str | None) -> bool:
+    """A boolean query parameter as Discord reads it ("true", "True" or "1")."""
+    return value is not None and value.lower() in ("true", "1")
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:

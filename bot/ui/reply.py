@@ -22,6 +22,7 @@ from discord.webhook.async_ import async_context, interaction_message_response_p
 
 from bot.core.errors import RuleError
 from bot.store.errors import StoreError
+from bot.ui.callbacks import CallbackClient
 from bot.ui.embeds import CONTENT_MAX, NO_MENTIONS, clip
 
 log = logging.getLogger("bot.errors")
@@ -157,19 +158,23 @@ async def respond(
     if kind is discord.InteractionResponseType.message_update and view is not MISSING and message is not None:
         state.prevent_view_updates_for(message.id)  # as edit_message: no gateway edit re-syncs a stale view
     http = state.http
-    route = Route(
-        "POST",
-        "/interactions/{webhook_id}/{webhook_token}/callback",
-        webhook_id=interaction.id,
-        webhook_token=interaction.token,
-    )
-    await async_context.get().request(
-        route,
-        session=interaction._session,
-        proxy=http.proxy,
-        proxy_auth=http.proxy_auth,
-        payload=params.payload,
-    )
+    callbacks = getattr(interaction.client, "callbacks", None)
+    if isinstance(callbacks, CallbackClient) and http.proxy is None and params.payload is not None:
+        await callbacks.post(interaction.id, interaction.token, params.payload, user_agent=http.user_agent)
+    else:  # through a proxy, or a client without our connections: discord.py's session
+        route = Route(
+            "POST",
+            "/interactions/{webhook_id}/{webhook_token}/callback",
+            webhook_id=interaction.id,
+            webhook_token=interaction.token,
+        )
+        await async_context.get().request(
+            route,
+            session=interaction._session,
+            proxy=http.proxy,
+            proxy_auth=http.proxy_auth,
+            payload=params.payload,
+        )
     response._response_type = kind
 
 

@@ -1,0 +1,359 @@
+"""Interaction callbacks over kept-alive HTTP/1.1 connections of our own, beside discord.py's aiohttp session.
+
+Every roll, refusal and move of a hand is answered with one ``POST /interactions/{id}/{token}/callback``.
+Through discord.py that request goes through aiohttp's ``ClientSession``, whose per-request machinery (URL
+and header objects, cookie jar, tracing, timers, the response object) costs about 85 µs of CPU on the
+benchmark's machine: more than anything else in answering a roll except discord.py's own parsing of the
+interaction. The request itself is always the same shape: a small JSON body, no authorisation (the token is
+in the path), an answer of 204 or a short JSON error. `CallbackClient` sends it on a connection it keeps
+open, writes the request as bytes and reads the answer with `read_response`: about 25 µs.
+
+What discord.py's webhook adapter does with the answer is kept: a 429 that came from Discord (it has a
+``Via`` header) is waited out and sent again, a 5xx is retried after 1, 3, 5, 7 seconds, a connection
+reset is retried the same way, and anything else raises discord.py's own ``HTTPException`` (``Forbidden``,
+``NotFound``, ``DiscordServerError`` after the last try), so callers see no difference. A connection that
+was idle and turns out closed before any byte of the answer came back is replaced and the request sent
+again at once (the server never read it). Nothing here logs a request's path: it holds the interaction's
+token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import ssl
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import discord
+import orjson
+
+MAX_CONNECTIONS = 32  # at once, to one host; more requests wait for a free connection
+IDLE_S = 15.0  # a connection unused this long is closed rather than reused (aiohttp's keep-alive default)
+CONNECT_TIMEOUT_S = 10.0
+ANSWER_TIMEOUT_S = 30.0  # per try, from writing the request to the end of the answer
+ATTEMPTS = 5  # as discord.py's webhook adapter
+MAX_HEAD = 64 * 1024  # status line and headers
+MAX_BODY = 4 * 1024 * 1024  # an error body is a few hundred bytes; anything this big is not Discord's answer
+RESET_ERRNOS = frozenset({errno.ECONNRESET, 54, 10054})  # reset by peer (here, BSD, Windows): tried again
+
+
+class ProtocolError(OSError):
+    """The server's answer is not HTTP/1.1 we can read; the connection is closed."""
+
+
+@dataclass(frozen=True)
+class Response:
+    """An answer, shaped like the aiohttp response discord.py's exceptions read (``status``, ``reason``)."""
+
+    status: int
+    reason: str
+    headers: dict[str, str]
+    body: bytes
+
+    def data(self) -> dict[str, Any] | str:
+        """The body as discord.py's ``json_or_text`` reads it: JSON when labelled so, else text."""
+        text = self.body.decode("utf-8", "replace")
+        if self.headers.get("content-type") == "application/json":
+            try:
+                loaded = orjson.loads(self.body)
+            except orjson.JSONDecodeError:
+                return text
+            return loaded if isinstance(loaded, dict) else text
+        return text
+
+
+def read_response(buffer: bytes | bytearray, *, until_close: bool = False) -> tuple[Response, int] | None:
+    """The first complete HTTP/1.1 answer in ``buffer`` and how many bytes it took, or None if incomplete.
+
+    ``until_close``: the server has closed the connection, so a body without a length ends here.
+    Raises `ProtocolError` for anything that is not a readable answer.
+    """
+    end = buffer.find(b"\r\n\r\n")
+    if end < 0:
+        if len(buffer) > MAX_HEAD:
+            raise ProtocolError("answer headers too long")
+        return None
+    lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit() or len(parts[1]) != 3:
+        raise ProtocolError("not an HTTP/1.x status line")
+    status, reason = int(parts[1]), parts[2] if len(parts) > 2 else ""
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            raise ProtocolError("malformed header line")
+        headers[name.lower()] = value.strip()
+    if parts[0] == "HTTP/1.0" and "connection" not in headers:
+        headers["connection"] = "close"
+    start = end + 4
+    if status < 200 or status in (204, 304):
+        if status < 200:
+            raise ProtocolError("informational answers are not expected")
+        return Response(status, reason, headers, b""), start
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        return _read_chunked(buffer, start, status, reason, headers)
+    length_text = headers.get("content-length")
+    if length_text is not None:
+        if not length_text.isdigit():
+            raise ProtocolError("bad content-length")
+        length = int(length_text)
+        if length > MAX_BODY:
+            raise ProtocolError("answer body too long")
+        if len(buffer) - start < length:
+            return None
+        return Response(status, reason, headers, bytes(buffer[start : start + length])), start + length
+    if not until_close:  # the body runs to the end of the connection
+        if len(buffer) - start > MAX_BODY:
+            raise ProtocolError("answer body too long")
+        return None
+    headers["connection"] = "close"
+    return Response(status, reason, headers, bytes(buffer[start:])), len(buffer)
+
+
+def _read_chunked(
+    buffer: bytes | bytearray, at: int, status: int, reason: str, headers: dict[str, str]
+) -> tuple[Response, int] | None:
+    body = bytearray()
+    while True:
+        line_end = buffer.find(b"\r\n", at)
+        if line_end < 0:
+            return None
+        size_text = bytes(buffer[at:line_end]).split(b";", 1)[0].strip()
+        try:
+            size = int(size_text, 16)
+        except ValueError:
+            raise ProtocolError("bad chunk size") from None
+        if size < 0 or len(body) + size > MAX_BODY:
+            raise ProtocolError("answer body too long")
+        at = line_end + 2
+        if size == 0:
+            while True:  # trailer lines, then the empty line that ends the answer
+                line_end = buffer.find(b"\r\n", at)
+                if line_end < 0:
+                    return None
+                if line_end == at:
+                    return Response(status, reason, headers, bytes(body)), at + 2
+                at = line_end + 2
+        if len(buffer) < at + size + 2:
+            return None
+        if buffer[at + size : at + size + 2] != b"\r\n":
+            raise ProtocolError("chunk not followed by CRLF")
+        body += buffer[at : at + size]
+        at += size + 2
+
+
+class _Connection(asyncio.Protocol):
+    """One kept-alive connection: one request at a time, its answer delivered to ``waiter``."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.waiter: asyncio.Future[Response] | None = None
+        self.closed = False
+        self.received = False  # any byte of the current answer
+        self.idle_since = time.monotonic()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def send(self, request: bytes, loop: asyncio.AbstractEventLoop) -> asyncio.Future[Response]:
+        assert self.transport is not None and self.waiter is None
+        self.waiter = loop.create_future()
+        self.received = False
+        self.transport.write(request)
+        return self.waiter
+
+    def data_received(self, data: bytes) -> None:
+        self.received = True
+        self.buffer += data
+        self._deliver(until_close=False)
+
+    def eof_received(self) -> bool:
+        self._deliver(until_close=True)
+        return False  # close our side too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        waiter, self.waiter = self.waiter, None
+        if waiter is not None and not waiter.done():
+            closed = ConnectionResetError("the server closed the connection")
+            waiter.set_exception(exc if isinstance(exc, OSError) else closed)
+
+    def _deliver(self, *, until_close: bool) -> None:
+        if self.waiter is None:
+            if self.buffer:  # bytes nobody asked for: the connection is out of step
+                self.close()
+            return
+        try:
+            found = read_response(self.buffer, until_close=until_close)
+        except ProtocolError as error:
+            waiter, self.waiter = self.waiter, None
+            waiter.set_exception(error)
+            self.close()
+            return
+        if found is None:
+            return
+        response, used = found
+        del self.buffer[:used]
+        waiter, self.waiter = self.waiter, None
+        if not waiter.done():
+            waiter.set_result(response)
+        if self.buffer or response.headers.get("connection", "").lower() == "close":
+            self.close()
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+
+@dataclass
+class _Host:
+    """The connections kept open to one scheme://host:port."""
+
+    scheme: str
+    host: str
+    port: int
+    prefix: str  # the API's path, as "/api/v10"
+    idle: list[_Connection] = field(default_factory=list)
+    slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(MAX_CONNECTIONS))
+
+
+class CallbackClient:
+    """Posts interaction callbacks to the API that ``discord.http.Route.BASE`` names (see the module doc)."""
+
+    def __init__(self, *, ssl_context: ssl.SSLContext | None = None) -> None:
+        self._hosts: dict[str, _Host] = {}
+        self._ssl = ssl_context  # None: the system's trusted authorities, made at the first HTTPS request
+        self._closed = False
+
+    async def post(
+        self, interaction_id: int, token: str, payload: dict[str, Any], *, user_agent: str
+    ) -> None:
+        """Send ``payload`` as the callback of interaction ``interaction_id``; raises as discord.py would."""
+        host = self._host(discord.http.Route.BASE)
+        path = f"{host.prefix}/interactions/{interaction_id}/{token}/callback"
+        body = orjson.dumps(payload)
+        request = (
+            f"POST {path} HTTP/1.1\r\nHost: {host.host}:{host.port}\r\nUser-Agent: {user_agent}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        ).encode("latin-1") + body
+        response: Response | None = None
+        data: dict[str, Any] | str = ""
+        for attempt in range(ATTEMPTS):
+            try:
+                response = await self._exchange(host, request)
+            except OSError as error:
+                if attempt < ATTEMPTS - 1 and error.errno in RESET_ERRNOS:
+                    await asyncio.sleep(backoff(attempt))
+                    continue
+                raise
+            if 200 <= response.status < 300:
+                return
+            data = response.data()
+            if response.status == 429:
+                if "via" not in response.headers:  # not from Discord: Cloudflare's ban, as discord.py has it
+                    raise discord.HTTPException(response, data)
+                await asyncio.sleep(_retry_after(response, data))
+                continue
+            if response.status >= 500:
+                await asyncio.sleep(backoff(attempt))
+                continue
+            if response.status == 403:
+                raise discord.Forbidden(response, data)
+            if response.status == 404:
+                raise discord.NotFound(response, data)
+            raise discord.HTTPException(response, data)
+        assert response is not None
+        if response.status >= 500:
+            raise discord.DiscordServerError(response, data)
+        raise discord.HTTPException(response, data)
+
+    async def _exchange(self, host: _Host, request: bytes) -> Response:
+        """One request and its answer, on a kept connection when one is free."""
+        async with host.slots:
+            loop = asyncio.get_running_loop()
+            while True:
+                connection, reused = await self._connection(host, loop)
+                try:
+                    async with asyncio.timeout(ANSWER_TIMEOUT_S):
+                        response = await connection.send(request, loop)
+                except TimeoutError:  # the server may have acted on it: never sent twice
+                    connection.close()
+                    raise
+                except OSError:
+                    connection.close()
+                    if reused and not connection.received:
+                        continue  # it was closed while idle and never read the request: a fresh one
+                    raise
+                except BaseException:
+                    connection.close()
+                    raise
+                if connection.closed or self._closed:
+                    connection.close()
+                else:
+                    connection.idle_since = time.monotonic()
+                    host.idle.append(connection)
+                return response
+
+    async def _connection(self, host: _Host, loop: asyncio.AbstractEventLoop) -> tuple[_Connection, bool]:
+        now = time.monotonic()
+        while host.idle:
+            connection = host.idle.pop()
+            if not connection.closed and now - connection.idle_since < IDLE_S:
+                return connection, True
+            connection.close()
+        context = self._context() if host.scheme == "https" else None
+        async with asyncio.timeout(CONNECT_TIMEOUT_S):
+            _, connection = await loop.create_connection(
+                _Connection, host.host, host.port, ssl=context, server_hostname=host.host if context else None
+            )
+        return connection, False
+
+    def _host(self, base: str) -> _Host:
+        host = self._hosts.get(base)
+        if host is None:
+            parts = urlsplit(base)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError(f"not an http(s) API base: {base!r}")
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            host = _Host(parts.scheme, parts.hostname, port, parts.path.rstrip("/"))
+            self._hosts[base] = host
+        return host
+
+    def _context(self) -> ssl.SSLContext:
+        if self._ssl is None:
+            self._ssl = ssl.create_default_context()
+        return self._ssl
+
+    def close(self) -> None:
+        """Close every kept connection; requests under way finish on theirs, which then close."""
+        self._closed = True
+        for host in self._hosts.values():
+            for connection in host.idle:
+                connection.close()
+            host.idle.clear()
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to wait before trying again after a 5xx or a reset (``attempt`` from 0): discord.py's."""
+    return 1.0 + attempt * 2
+
+
+def _retry_after(response: Response, data: dict[str, Any] | str) -> float:
+    """Seconds to wait after a 429: the body's ``retry_after``, else the Retry-After header, else 1."""
+    if isinstance(data, dict):
+        with contextlib.suppress(TypeError, ValueError, KeyError):
+            return max(0.0, float(data["retry_after"]))
+    with contextlib.suppress(TypeError, ValueError, KeyError):
+        return max(0.0, float(response.headers["retry-after"]))
+    return 1.0
+
+
+__all__ = ["CallbackClient", "ProtocolError", "Response", "read_response"]

@@ -1,0 +1,331 @@
+"""`bot.ui.callbacks`: interaction callbacks on kept-alive connections, against real sockets on loopback.
+
+The server here is a few lines of asyncio that answer each request with scripted bytes, so every case a real
+server can produce (a connection closed while idle, a chunked error, a 429 from Discord or from Cloudflare,
+an answer that never comes, TLS) is sent for real. The whole bot goes through the same client in every
+end-to-end test, against the fake Discord's aiohttp server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import discord
+import orjson
+import pytest
+import trustme
+
+from bot.ui import callbacks
+from bot.ui.callbacks import CallbackClient, ProtocolError, read_response
+
+UA = "DiscordBot (tests, 1)"
+NO_CONTENT = b"HTTP/1.1 204 No Content\r\n\r\n"
+
+
+def json_answer(status: int, reason: str, body: dict[str, object], *extra: str) -> bytes:
+    data = orjson.dumps(body)
+    head = [f"HTTP/1.1 {status} {reason}", "Content-Type: application/json", f"Content-Length: {len(data)}"]
+    return ("\r\n".join([*head, *extra]) + "\r\n\r\n").encode() + data
+
+
+@dataclass
+class Step:
+    """What the server does with one request: write ``answer`` (None: nothing), then maybe close or stall."""
+
+    answer: bytes | None = NO_CONTENT
+    close: bool = False
+    stall: bool = False
+
+
+@dataclass
+class Server:
+    steps: list[Step]
+    connections: int = 0
+    requests: list[tuple[bytes, bytes]] = field(default_factory=list)  # (head, body)
+    closed_by_client: int = 0
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except asyncio.IncompleteReadError:
+                    self.closed_by_client += 1
+                    return
+                length = next(
+                    int(line.split(b":")[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length")
+                )
+                self.requests.append((head, await reader.readexactly(length)))
+                step = self.steps.pop(0) if self.steps else Step()
+                if step.stall:
+                    await asyncio.sleep(3600)
+                if step.answer is not None:
+                    writer.write(step.answer)
+                    await writer.drain()
+                if step.close:
+                    return
+        finally:
+            writer.close()
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    steps: list[Step], monkeypatch: pytest.MonkeyPatch, *, tls: ssl.SSLContext | None = None
+) -> AsyncIterator[Server]:
+    server = Server(steps)
+    listener = await asyncio.start_server(server.handle, "127.0.0.1", 0, ssl=tls)
+    port = listener.sockets[0].getsockname()[1]
+    scheme, host = ("https", "localhost") if tls else ("http", "127.0.0.1")
+    monkeypatch.setattr(discord.http.Route, "BASE", f"{scheme}://{host}:{port}/api/v10")
+    monkeypatch.setattr(callbacks, "backoff", lambda attempt: 0.0)
+    try:
+        yield server
+    finally:
+        listener.close()
+
+
+async def post(client: CallbackClient, n: int = 1) -> None:
+    await client.post(1234567890, "tok-en", {"type": 4, "data": {"content": f"roll {n}"}}, user_agent=UA)
+
+
+# -- the answer parser ------------------------------------------------------------------------------------
+
+
+def test_an_answer_read_byte_by_byte_completes_at_its_last_byte() -> None:
+    whole = json_answer(404, "Not Found", {"message": "Unknown interaction", "code": 10062}) + NO_CONTENT
+    first_end = whole.index(b"}") + 1
+    for cut in range(first_end):
+        assert read_response(whole[:cut]) is None
+    response, used = read_response(whole[:first_end]) or (None, 0)
+    assert response is not None and used == first_end
+    assert (response.status, response.reason) == (404, "Not Found")
+    assert response.data() == {"message": "Unknown interaction", "code": 10062}
+    second = read_response(whole[used:])  # two answers in a row: each takes its own bytes
+    assert second is not None and second[0].status == 204 and second[1] == len(NO_CONTENT)
+
+
+def test_a_chunked_answer_with_extensions_and_trailers() -> None:
+    raw = (
+        b"HTTP/1.1 400 Bad Request\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
+        b'5;ext=1\r\n{"cod\r\n'
+        b'c\r\ne": 40060}\r\n\r\n'
+        b"0\r\nX-Trailer: yes\r\n\r\n"
+    )
+    for cut in range(len(raw)):
+        assert read_response(raw[:cut]) is None
+    response, used = read_response(raw) or (None, 0)
+    assert response is not None and used == len(raw) and response.data() == {"code": 40060}
+
+
+def test_a_body_without_a_length_ends_with_the_connection() -> None:
+    raw = b"HTTP/1.0 500 Internal Server Error\r\n\r\noops"
+    assert read_response(raw) is None
+    response, used = read_response(raw, until_close=True) or (None, 0)
+    assert response is not None and response.body == b"oops" and response.data() == "oops"
+    assert response.headers["connection"] == "close" and used == len(raw)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"SSH-2.0-OpenSSH\r\n\r\n",
+        b"HTTP/1.1 2000 Odd\r\n\r\n",
+        b"HTTP/1.1 100 Continue\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\n" + b"X: " + b"a" * (70 * 1024),
+    ],
+    ids=[
+        "not http",
+        "status",
+        "informational",
+        "length",
+        "header",
+        "chunk size",
+        "chunk end",
+        "huge",
+        "head",
+    ],
+)
+def test_what_is_not_a_readable_answer_raises(raw: bytes) -> None:
+    with pytest.raises(ProtocolError):
+        read_response(raw)
+
+
+# -- the client over real sockets -------------------------------------------------------------------------
+
+
+async def test_requests_in_turn_share_one_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with serving([], monkeypatch) as server:
+        client = CallbackClient()
+        for n in range(3):
+            await post(client, n)
+        client.close()
+    assert server.connections == 1 and len(server.requests) == 3
+    head, body = server.requests[2]
+    assert head.startswith(b"POST /api/v10/interactions/1234567890/tok-en/callback HTTP/1.1\r\n")
+    assert b"\r\nUser-Agent: " + UA.encode() + b"\r\n" in head and b"Content-Type: application/json" in head
+    assert orjson.loads(body) == {"type": 4, "data": {"content": "roll 2"}}
+
+
+async def test_a_connection_the_server_closed_while_idle_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with serving([Step(close=True)], monkeypatch) as server:
+        client = CallbackClient()
+        await post(client)
+        await asyncio.sleep(0.05)  # the close reaches the client
+        await post(client)
+    assert server.connections == 2 and len(server.requests) == 2  # each sent once
+
+
+async def test_a_kept_connection_closed_before_any_answer_sends_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the server read the request and closed (its idle timer ran out as the request came): nothing came back
+    async with serving([Step(), Step(answer=None, close=True)], monkeypatch) as server:
+        client = CallbackClient()
+        await post(client, 1)
+        await post(client, 2)
+    assert server.connections == 2 and [orjson.loads(b)["data"]["content"] for _, b in server.requests] == [
+        "roll 1",
+        "roll 2",
+        "roll 2",
+    ]
+
+
+async def test_a_new_connection_closed_without_an_answer_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with serving([Step(answer=None, close=True)], monkeypatch) as server:
+        client = CallbackClient()
+        with pytest.raises(ConnectionResetError):
+            await post(client)
+    assert len(server.requests) == 1  # never sent twice on a connection that was not kept
+
+
+async def test_an_answer_cut_short_raises_and_is_not_sent_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    cut = json_answer(500, "Internal Server Error", {"message": "x"})[:-3]
+    async with serving([Step(), Step(answer=cut, close=True)], monkeypatch) as server:
+        client = CallbackClient()
+        await post(client)
+        with pytest.raises(OSError):
+            await post(client)
+    assert len(server.requests) == 2
+
+
+async def test_an_error_is_discord_pys_own_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+    chunked = (
+        b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"2b\r\n" + b'{"message": "Unknown interaction", "code": ' + b"\r\n6\r\n10062}\r\n0\r\n\r\n"
+    )
+    steps = [
+        Step(answer=chunked),
+        Step(answer=json_answer(403, "Forbidden", {"message": "Missing Access", "code": 50001})),
+        Step(answer=json_answer(400, "Bad Request", {"message": "Already acknowledged", "code": 40060})),
+    ]
+    async with serving(steps, monkeypatch) as server:
+        client = CallbackClient()
+        with pytest.raises(discord.NotFound) as missing:
+            await post(client)
+        with pytest.raises(discord.Forbidden) as forbidden:
+            await post(client)
+        with pytest.raises(discord.HTTPException) as twice:
+            await post(client)
+    assert (missing.value.status, missing.value.code, missing.value.text) == (
+        404,
+        10062,
+        "Unknown interaction",
+    )
+    assert str(missing.value) == "404 Not Found (error code: 10062): Unknown interaction"
+    assert forbidden.value.code == 50001 and twice.value.code == 40060
+    assert server.connections == 1 and len(server.requests) == 3  # errors keep the connection
+
+
+async def test_a_429_from_discord_is_waited_out_and_one_from_elsewhere_raises(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    limited = json_answer(429, "Too Many Requests", {"retry_after": 0.05, "global": False}, "Via: 1.1 google")
+    banned = json_answer(429, "Too Many Requests", {"message": "You are being blocked"})
+    async with serving([Step(answer=limited), Step(), Step(answer=banned)], monkeypatch) as server:
+        client = CallbackClient()
+        started = asyncio.get_running_loop().time()
+        await post(client)
+        assert asyncio.get_running_loop().time() - started >= 0.05
+        with pytest.raises(discord.HTTPException) as error:
+            await post(client)
+    assert error.value.status == 429 and len(server.requests) == 3
+
+
+async def test_server_errors_are_tried_five_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    failing = Step(answer=json_answer(502, "Bad Gateway", {"message": "upstream"}))
+    async with serving([failing] * 5, monkeypatch) as server:
+        client = CallbackClient()
+        with pytest.raises(discord.DiscordServerError):
+            await post(client)
+        assert len(server.requests) == 5
+        server.steps[:] = [failing]
+        await post(client)  # one failure, then the default 204
+    assert len(server.requests) == 7
+
+
+async def test_an_answer_that_never_comes_times_out_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(callbacks, "ANSWER_TIMEOUT_S", 0.2)
+    async with serving([Step(), Step(stall=True)], monkeypatch) as server:
+        client = CallbackClient()
+        await post(client)
+        with pytest.raises(TimeoutError):
+            await post(client)
+        await post(client)  # on a new connection: the stalled one is closed
+    assert len(server.requests) == 3 and server.connections == 2
+
+
+async def test_bytes_nobody_asked_for_close_the_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with serving([Step(answer=NO_CONTENT + NO_CONTENT)], monkeypatch) as server:
+        client = CallbackClient()
+        await post(client)
+        await asyncio.sleep(0.05)
+        await post(client)
+    assert server.connections == 2 and len(server.requests) == 2
+
+
+async def test_many_at_once_share_a_bounded_set_of_connections(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(callbacks, "MAX_CONNECTIONS", 8)
+    async with serving([], monkeypatch) as server:
+        client = CallbackClient()
+        await asyncio.gather(*(post(client, n) for n in range(200)))
+        client.close()
+        await asyncio.sleep(0.05)
+    sent = sorted(orjson.loads(body)["data"]["content"] for _, body in server.requests)
+    assert sent == sorted(f"roll {n}" for n in range(200))
+    assert 1 <= server.connections <= 8 and server.closed_by_client == server.connections
+
+
+async def test_https_with_the_servers_certificate_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    authority = trustme.CA()
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("localhost").configure_cert(server_context)
+    trusting = ssl.create_default_context()
+    authority.configure_trust(trusting)
+    async with serving([], monkeypatch, tls=server_context) as server:
+        client = CallbackClient(ssl_context=trusting)
+        await post(client)
+        await post(client)
+        with pytest.raises(ssl.SSLCertVerificationError):  # the system's authorities do not know this one
+            await post(CallbackClient())
+    assert server.connections == 1 and len(server.requests) == 2
+
+
+def test_answers_carry_what_discord_pys_exceptions_read() -> None:
+    response = callbacks.Response(429, "Too Many Requests", {"retry-after": "2.5"}, b"")
+    assert callbacks._retry_after(response, "") == 2.5
+    assert callbacks._retry_after(response, {"retry_after": 0.25}) == 0.25
+    assert callbacks._retry_after(callbacks.Response(429, "", {}, b""), {}) == 1.0
+    error = discord.HTTPException(response, {"message": "slow down", "code": 0})  # type: ignore[arg-type]
+    assert str(error) == "429 Too Many Requests (error code: 0): slow down"

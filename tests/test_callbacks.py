@@ -175,6 +175,8 @@ async def test_requests_in_turn_share_one_connection(monkeypatch: pytest.MonkeyP
     head, body = server.requests[2]
     assert head.startswith(b"POST /api/v10/interactions/1234567890/tok-en/callback HTTP/1.1\r\n")
     assert b"\r\nUser-Agent: " + UA.encode() + b"\r\n" in head and b"Content-Type: application/json" in head
+    port = discord.http.Route.BASE.rsplit(":", 1)[1].split("/")[0]
+    assert f"\r\nHost: 127.0.0.1:{port}\r\n".encode() in head
     assert orjson.loads(body) == {"type": 4, "data": {"content": "roll 2"}}
 
 
@@ -329,3 +331,14 @@ def test_answers_carry_what_discord_pys_exceptions_read() -> None:
     assert callbacks._retry_after(callbacks.Response(429, "", {}, b""), {}) == 1.0
     error = discord.HTTPException(response, {"message": "slow down", "code": 0})  # type: ignore[arg-type]
     assert str(error) == "429 Too Many Requests (error code: 0): slow down"
+
+
+def test_the_api_base_gives_host_port_path_and_the_host_header() -> None:
+    client = CallbackClient()
+    discord_com = client._host("https://discord.com/api/v10")
+    assert (discord_com.host, discord_com.port, discord_com.prefix) == ("discord.com", 443, "/api/v10")
+    assert discord_com.authority == "discord.com"  # the scheme's own port is left out
+    local = client._host("http://[::1]:8080/api/v10/")
+    assert (local.host, local.port, local.prefix, local.authority) == ("::1", 8080, "/api/v10", "[::1]:8080")
+    with pytest.raises(ValueError):
+        client._host("ftp://discord.com/api")

@@ -221,6 +221,7 @@ class _Host:
     host: str
     port: int
     prefix: str  # the API's path, as "/api/v10"
+    authority: str  # the Host header: the host, and the port unless the scheme's own
     idle: list[_Connection] = field(default_factory=list)
     slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(MAX_CONNECTIONS))
 
@@ -241,7 +242,7 @@ class CallbackClient:
         path = f"{host.prefix}/interactions/{interaction_id}/{token}/callback"
         body = orjson.dumps(payload)
         request = (
-            f"POST {path} HTTP/1.1\r\nHost: {host.host}:{host.port}\r\nUser-Agent: {user_agent}\r\n"
+            f"POST {path} HTTP/1.1\r\nHost: {host.authority}\r\nUser-Agent: {user_agent}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
         ).encode("latin-1") + body
         response: Response | None = None
@@ -322,8 +323,11 @@ class CallbackClient:
             parts = urlsplit(base)
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise ValueError(f"not an http(s) API base: {base!r}")
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-            host = _Host(parts.scheme, parts.hostname, port, parts.path.rstrip("/"))
+            default = 443 if parts.scheme == "https" else 80
+            port = parts.port or default
+            name = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname  # IPv6 in brackets
+            authority = name if port == default else f"{name}:{port}"
+            host = _Host(parts.scheme, parts.hostname, port, parts.path.rstrip("/"), authority)
             self._hosts[base] = host
         return host
 

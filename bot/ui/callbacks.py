@@ -10,18 +10,20 @@ open, writes the request as bytes and reads the answer with `read_response`: abo
 
 What discord.py's webhook adapter does with the answer is kept: a 429 that came from Discord (it has a
 ``Via`` header) is waited out and sent again, a 5xx is retried after 1, 3, 5, 7 seconds, a connection
-reset is retried the same way, and anything else raises discord.py's own ``HTTPException`` (``Forbidden``,
-``NotFound``, ``DiscordServerError`` after the last try), so callers see no difference. A connection that
-was idle and turns out closed before any byte of the answer came back is replaced and the request sent
-again at once (the server never read it). Nothing here logs a request's path: it holds the interaction's
-token.
+reset is retried the same way (errnos 54 and 10054, as discord.py), and anything else raises discord.py's
+own ``HTTPException`` (``Forbidden``, ``NotFound``, ``DiscordServerError`` after the last try), so callers
+see no difference; like discord.py's session, there is no limit on connections at once. Two differences: a
+kept connection that turns out closed before any byte of the answer came back is replaced and the request
+sent again at once (aiohttp raises), and "already acknowledged" (40060) answering a second try means an
+earlier try reached Discord, so the callback is done (discord.py raises). Nothing here logs a request's
+path: it holds the interaction's token.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
+import re
 import ssl
 import time
 from dataclasses import dataclass, field
@@ -31,14 +33,21 @@ from urllib.parse import urlsplit
 import discord
 import orjson
 
-MAX_CONNECTIONS = 32  # at once, to one host; more requests wait for a free connection
+MAX_IDLE = 32  # connections kept open to one host between requests (as many as needed are opened)
 IDLE_S = 15.0  # a connection unused this long is closed rather than reused (aiohttp's keep-alive default)
 CONNECT_TIMEOUT_S = 10.0
 ANSWER_TIMEOUT_S = 30.0  # per try, from writing the request to the end of the answer
 ATTEMPTS = 5  # as discord.py's webhook adapter
 MAX_HEAD = 64 * 1024  # status line and headers
 MAX_BODY = 4 * 1024 * 1024  # an error body is a few hundred bytes; anything this big is not Discord's answer
-RESET_ERRNOS = frozenset({errno.ECONNRESET, 54, 10054})  # reset by peer (here, BSD, Windows): tried again
+RESET_ERRNOS = frozenset({54, 10054})  # reset by peer on BSD and Windows: tried again, as discord.py does
+HAPPY_EYEBALLS_S = 0.25  # a host's next address is tried this long after the last (aiohttp's figure)
+ALREADY_ACKNOWLEDGED = 40060  # Discord's code for a second callback to one interaction
+
+
+_STATUS = re.compile(r"[1-5][0-9][0-9]")
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a header name (RFC 9110 5.6.2)
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
 
 
 class ProtocolError(OSError):
@@ -67,41 +76,35 @@ class Response:
 
 
 def read_response(buffer: bytes | bytearray, *, until_close: bool = False) -> tuple[Response, int] | None:
-    """The first complete HTTP/1.1 answer in ``buffer`` and how many bytes it took, or None if incomplete.
+    """The first complete final HTTP/1.1 answer in ``buffer`` and how many bytes it took (any informational
+    1xx answers before it included), or None while it is incomplete.
 
     ``until_close``: the server has closed the connection, so a body without a length ends here.
     Raises `ProtocolError` for anything that is not a readable answer.
     """
-    end = buffer.find(b"\r\n\r\n")
-    if end < 0:
-        if len(buffer) > MAX_HEAD:
-            raise ProtocolError("answer headers too long")
-        return None
-    lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ", 2)
-    if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit() or len(parts[1]) != 3:
-        raise ProtocolError("not an HTTP/1.x status line")
-    status, reason = int(parts[1]), parts[2] if len(parts) > 2 else ""
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        name, sep, value = line.partition(":")
-        if not sep or not name or name != name.strip():
-            raise ProtocolError("malformed header line")
-        headers[name.lower()] = value.strip()
-    if parts[0] == "HTTP/1.0" and "connection" not in headers:
-        headers["connection"] = "close"
-    start = end + 4
-    if status < 200 or status in (204, 304):
-        if status < 200:
-            raise ProtocolError("informational answers are not expected")
+    at = 0
+    while True:
+        head = _read_head(buffer, at)
+        if head is None:
+            return None
+        status, reason, headers, start = head
+        if status >= 200:
+            break
+        if status == 101:
+            raise ProtocolError("the server switched protocols")
+        at = start  # 100 Continue, 103 Early Hints: the final answer follows
+    if status in (204, 304):
         return Response(status, reason, headers, b""), start
     if "chunked" in headers.get("transfer-encoding", "").lower():
+        if "content-length" in headers:  # RFC 9112 6.3: chunked wins, and the connection is not reused
+            headers["connection"] = "close"
         return _read_chunked(buffer, start, status, reason, headers)
     length_text = headers.get("content-length")
     if length_text is not None:
-        if not length_text.isdigit():
+        lengths = {text.strip() for text in length_text.split(",")}  # "2, 2" is one length
+        if len(lengths) != 1 or not all(text.isdigit() and text.isascii() for text in lengths):
             raise ProtocolError("bad content-length")
-        length = int(length_text)
+        length = int(lengths.pop())
         if length > MAX_BODY:
             raise ProtocolError("answer body too long")
         if len(buffer) - start < length:
@@ -115,6 +118,38 @@ def read_response(buffer: bytes | bytearray, *, until_close: bool = False) -> tu
     return Response(status, reason, headers, bytes(buffer[start:])), len(buffer)
 
 
+def _read_head(buffer: bytes | bytearray, at: int) -> tuple[int, str, dict[str, str], int] | None:
+    """Status, reason, headers (names lower-cased) and where the body starts, or None while incomplete."""
+    end = buffer.find(b"\r\n\r\n", at)
+    if end < 0:
+        if len(buffer) - at > MAX_HEAD:
+            raise ProtocolError("answer headers too long")
+        if buffer.find(b"\n\n", at) >= 0:
+            raise ProtocolError("lines not ended by CRLF")
+        return None
+    lines = bytes(buffer[at:end]).decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    if len(parts) < 2 or parts[0] not in ("HTTP/1.1", "HTTP/1.0") or not _STATUS.fullmatch(parts[1]):
+        raise ProtocolError("not an HTTP/1.x status line")
+    status, reason = int(parts[1]), parts[2] if len(parts) > 2 else ""
+    headers: dict[str, str] = {}
+    name = ""
+    for line in lines[1:]:
+        if line[:1] in (" ", "\t") and name:  # obs-fold: the previous header's value goes on
+            headers[name] = f"{headers[name]} {line.strip()}".strip()
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not _TOKEN.fullmatch(name):
+            raise ProtocolError("malformed header line")
+        name = name.lower()
+        value = value.strip()
+        # a repeated header is one list (RFC 9110 5.3); Content-Length's values are compared by the caller
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    if parts[0] == "HTTP/1.0" and "keep-alive" not in headers.get("connection", "").lower():
+        headers["connection"] = "close"
+    return status, reason, headers, end + 4
+
+
 def _read_chunked(
     buffer: bytes | bytearray, at: int, status: int, reason: str, headers: dict[str, str]
 ) -> tuple[Response, int] | None:
@@ -124,11 +159,10 @@ def _read_chunked(
         if line_end < 0:
             return None
         size_text = bytes(buffer[at:line_end]).split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-        except ValueError:
-            raise ProtocolError("bad chunk size") from None
-        if size < 0 or len(body) + size > MAX_BODY:
+        if not _CHUNK_SIZE.fullmatch(size_text):
+            raise ProtocolError("bad chunk size")
+        size = int(size_text, 16)
+        if len(body) + size > MAX_BODY:
             raise ProtocolError("answer body too long")
         at = line_end + 2
         if size == 0:
@@ -164,10 +198,14 @@ class _Connection(asyncio.Protocol):
 
     def send(self, request: bytes, loop: asyncio.AbstractEventLoop) -> asyncio.Future[Response]:
         assert self.transport is not None and self.waiter is None
-        self.waiter = loop.create_future()
+        waiter: asyncio.Future[Response] = loop.create_future()
         self.received = False
+        if self.closed:  # lost before this request: connection_lost will not come again
+            waiter.set_exception(ConnectionResetError("the connection was closed"))
+            return waiter
+        self.waiter = waiter
         self.transport.write(request)
-        return self.waiter
+        return waiter
 
     def data_received(self, data: bytes) -> None:
         self.received = True
@@ -194,7 +232,8 @@ class _Connection(asyncio.Protocol):
             found = read_response(self.buffer, until_close=until_close)
         except ProtocolError as error:
             waiter, self.waiter = self.waiter, None
-            waiter.set_exception(error)
+            if not waiter.done():  # (cancelled by a timeout meanwhile)
+                waiter.set_exception(error)
             self.close()
             return
         if found is None:
@@ -223,7 +262,6 @@ class _Host:
     prefix: str  # the API's path, as "/api/v10"
     authority: str  # the Host header: the host, and the port unless the scheme's own
     idle: list[_Connection] = field(default_factory=list)
-    slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(MAX_CONNECTIONS))
 
 
 class CallbackClient:
@@ -249,7 +287,7 @@ class CallbackClient:
         data: dict[str, Any] | str = ""
         for attempt in range(ATTEMPTS):
             try:
-                response = await self._exchange(host, request)
+                response, resent = await self._exchange(host, request)
             except OSError as error:
                 if attempt < ATTEMPTS - 1 and error.errno in RESET_ERRNOS:
                     await asyncio.sleep(backoff(attempt))
@@ -258,6 +296,8 @@ class CallbackClient:
             if 200 <= response.status < 300:
                 return
             data = response.data()
+            if (attempt or resent) and isinstance(data, dict) and data.get("code") == ALREADY_ACKNOWLEDGED:
+                return  # an earlier try reached Discord (a 5xx it had acted on, a connection cut after it)
             if response.status == 429:
                 if "via" not in response.headers:  # not from Discord: Cloudflare's ban, as discord.py has it
                     raise discord.HTTPException(response, data)
@@ -276,32 +316,38 @@ class CallbackClient:
             raise discord.DiscordServerError(response, data)
         raise discord.HTTPException(response, data)
 
-    async def _exchange(self, host: _Host, request: bytes) -> Response:
-        """One request and its answer, on a kept connection when one is free."""
-        async with host.slots:
-            loop = asyncio.get_running_loop()
-            while True:
-                connection, reused = await self._connection(host, loop)
-                try:
-                    async with asyncio.timeout(ANSWER_TIMEOUT_S):
-                        response = await connection.send(request, loop)
-                except TimeoutError:  # the server may have acted on it: never sent twice
-                    connection.close()
-                    raise
-                except OSError:
-                    connection.close()
-                    if reused and not connection.received:
-                        continue  # it was closed while idle and never read the request: a fresh one
-                    raise
-                except BaseException:
-                    connection.close()
-                    raise
-                if connection.closed or self._closed:
-                    connection.close()
-                else:
-                    connection.idle_since = time.monotonic()
-                    host.idle.append(connection)
-                return response
+    async def _exchange(self, host: _Host, request: bytes) -> tuple[Response, bool]:
+        """One request and its answer, on a kept connection when one is free; and whether it was sent twice.
+
+        A kept connection that turns out closed before any byte of the answer came (the server's idle
+        timer ran out as the request went) gets the request again on a new one. The server may, rarely,
+        have acted on it first: Discord then answers "already acknowledged", which `post` takes as done.
+        """
+        loop = asyncio.get_running_loop()
+        resent = False
+        while True:
+            connection, reused = await self._connection(host, loop)
+            try:
+                async with asyncio.timeout(ANSWER_TIMEOUT_S):
+                    response = await connection.send(request, loop)
+            except TimeoutError:  # the server may be acting on it: never sent twice
+                connection.close()
+                raise
+            except OSError:
+                connection.close()
+                if reused and not connection.received:
+                    resent = True
+                    continue
+                raise
+            except BaseException:
+                connection.close()
+                raise
+            if connection.closed or self._closed or len(host.idle) >= MAX_IDLE:
+                connection.close()
+            else:
+                connection.idle_since = time.monotonic()
+                host.idle.append(connection)
+            return response, resent
 
     async def _connection(self, host: _Host, loop: asyncio.AbstractEventLoop) -> tuple[_Connection, bool]:
         now = time.monotonic()
@@ -313,7 +359,12 @@ class CallbackClient:
         context = self._context() if host.scheme == "https" else None
         async with asyncio.timeout(CONNECT_TIMEOUT_S):
             _, connection = await loop.create_connection(
-                _Connection, host.host, host.port, ssl=context, server_hostname=host.host if context else None
+                _Connection,
+                host.host,
+                host.port,
+                ssl=context,
+                server_hostname=host.host if context else None,
+                happy_eyeballs_delay=HAPPY_EYEBALLS_S,  # an address that drops packets is not waited out
             )
         return connection, False
 

@@ -137,6 +137,11 @@ async def respond(
     response = interaction.response
     if response.is_done():
         raise discord.InteractionResponded(interaction)
+    if kind is discord.InteractionResponseType.message_update and interaction.type not in (
+        discord.InteractionType.component,
+        discord.InteractionType.modal_submit,
+    ):
+        raise ValueError("only a click or a modal's answer can edit its message")
     if not _lean(view if view is not MISSING else None):
         raise ValueError("respond() sends no view that discord.py would have to remember")
     state = interaction._state

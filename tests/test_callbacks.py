@@ -415,6 +415,13 @@ def test_answers_carry_what_discord_pys_exceptions_read() -> None:
     assert str(error) == "429 Too Many Requests (error code: 0): slow down"
 
 
+async def test_a_token_is_quoted_into_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with serving([], monkeypatch) as server:
+        await CallbackClient().post(7, "a b\r\nX: y/é", {"type": 1}, user_agent=UA)
+    [(head, _)] = server.requests
+    assert head.startswith(b"POST /api/v10/interactions/7/a%20b%0D%0AX%3A%20y%2F%C3%A9/callback HTTP/1.1\r\n")
+
+
 def test_the_api_base_gives_host_port_path_and_the_host_header() -> None:
     client = CallbackClient()
     discord_com = client._host("https://discord.com/api/v10")

@@ -28,7 +28,7 @@ import ssl
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import discord
 import orjson
@@ -277,7 +277,8 @@ class CallbackClient:
     ) -> None:
         """Send ``payload`` as the callback of interaction ``interaction_id``; raises as discord.py would."""
         host = self._host(discord.http.Route.BASE)
-        path = f"{host.prefix}/interactions/{interaction_id}/{token}/callback"
+        # quoted as discord.py's Route quotes it: whatever a token holds, it cannot break the request line
+        path = f"{host.prefix}/interactions/{int(interaction_id)}/{quote(token, safe='')}/callback"
         body = orjson.dumps(payload)
         request = (
             f"POST {path} HTTP/1.1\r\nHost: {host.authority}\r\nUser-Agent: {user_agent}\r\n"

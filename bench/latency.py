@@ -58,6 +58,7 @@ class Target:
     # a second floor on the bare bot for the same kind of interaction (a click), shown for information;
     # the targets are judged against the bare /ok, as issue 6 sets them
     floor: tuple[str, Prepare, Check] | None = None
+    in_default: bool = True  # run when no --target is given
 
 
 def answered_with_message(record: InteractionRecord) -> str | None:
@@ -72,6 +73,15 @@ def answered_publicly(record: InteractionRecord) -> str | None:
     problem = answered_with_message(record)
     if problem is None and record.original is not None and record.original.ephemeral:
         return f"ephemeral answer: {record.original.text()[:200]}"
+    return problem
+
+
+def answered_privately(record: InteractionRecord) -> str | None:
+    """A private result: an ephemeral embed (a refusal is one ephemeral sentence, without an embed)."""
+    problem = answered_with_message(record)
+    original = record.original
+    if problem is None and original is not None and not (original.ephemeral and original.embeds):
+        return f"not a private result: {original.text()[:200]}"
     return problem
 
 
@@ -165,15 +175,22 @@ async def prepare_decision(
 
 
 async def prepare_rps(
-    fake: FakeDiscord, world: World, bot: BotProcess, n: int
+    fake: FakeDiscord, world: World, bot: BotProcess, n: int, visibility: str = "public"
 ) -> Callable[[int], InteractionRecord]:
     await store_sheet(bot, world, "rps", {"Strength": 12})
-    data = fake.build_command_data(world.guild, "rps check", {"skill": "Climb", "visibility": "public"})
+    data = fake.build_command_data(world.guild, "rps check", {"skill": "Climb", "visibility": visibility})
 
     def make(i: int) -> InteractionRecord:
         return fake.interaction_payload(2, data, user=world.alice, channel=world.general)
 
     return make
+
+
+async def prepare_rps_private(
+    fake: FakeDiscord, world: World, bot: BotProcess, n: int
+) -> Callable[[int], InteractionRecord]:
+    """`/rps check` as a private roll: the result to the roller alone and a public notice (a follow-up)."""
+    return await prepare_rps(fake, world, bot, n, visibility="private")
 
 
 HANDS_PER_CHANNEL = 8  # each channel has its own 1-deck shoe; open hands keep their cards out of it
@@ -253,6 +270,14 @@ TARGETS: dict[str, Target] = {
         prepare_rps,
         answered_publicly,
         _has_cog("cogs.rps"),
+    ),
+    "rps-private": Target(
+        "rps-private",
+        "/rps check skill:Climb (stored sheet) visibility:private: result to the roller, notice follows up",
+        prepare_rps_private,
+        answered_privately,
+        _has_cog("cogs.rps"),
+        in_default=False,
     ),
     "hit": Target(
         "hit",
@@ -384,7 +409,11 @@ def verdicts(bare: Run, real: Run) -> list[tuple[str, bool, str]]:
 async def main(args: argparse.Namespace) -> int:
     schema_checks(args.validate)
     concurrencies = [int(c) for c in args.concurrency.split(",")]
-    names = [args.target] if args.target else [t for t, target in TARGETS.items() if target.available()]
+    names = (
+        [args.target]
+        if args.target
+        else [t for t, target in TARGETS.items() if target.available() and target.in_default]
+    )
     print(f"machine: {machine()}; load average before: {os.getloadavg()[0]:.2f}")
     print(
         f"N={args.n} per concurrency per round, {args.rounds} rounds interleaved with the bare bot, warm-up "

@@ -415,6 +415,24 @@ def test_answers_carry_what_discord_pys_exceptions_read() -> None:
     assert str(error) == "429 Too Many Requests (error code: 0): slow down"
 
 
+async def test_a_follow_up_goes_to_the_webhook_and_is_never_sent_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    notice = {"content": "Alice made a private roll.", "allowed_mentions": {"parse": []}}
+    steps = [Step(), Step(answer=None, close=True), Step(answer=TAKEN)]
+    async with serving(steps, monkeypatch) as server:
+        client = CallbackClient()
+        await client.follow_up(42, "tok-en", notice, user_agent=UA)
+        with pytest.raises(ConnectionResetError):  # a kept connection closed: Discord might post it twice
+            await client.follow_up(42, "tok-en", notice, user_agent=UA)
+        with pytest.raises(discord.HTTPException):  # 40060 means nothing special for a follow-up
+            await client.follow_up(42, "tok-en", notice, user_agent=UA)
+    assert [head.split(b"\r\n")[0] for head, _ in server.requests] == [
+        b"POST /api/v10/webhooks/42/tok-en HTTP/1.1"
+    ] * 3
+    assert orjson.loads(server.requests[0][1]) == notice
+
+
 async def test_a_token_is_quoted_into_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
     async with serving([], monkeypatch) as server:
         await CallbackClient().post(7, "a b\r\nX: y/é", {"type": 1}, user_agent=UA)

@@ -1,22 +1,25 @@
-"""Interaction callbacks over kept-alive HTTP/1.1 connections of our own, beside discord.py's aiohttp session.
+"""Interaction callbacks and follow-ups over kept-alive HTTP/1.1 connections of our own, beside discord.py's
+aiohttp session.
 
-Every roll, refusal and move of a hand is answered with one ``POST /interactions/{id}/{token}/callback``.
-Through discord.py that request goes through aiohttp's ``ClientSession``, whose per-request machinery (URL
-and header objects, cookie jar, tracing, timers, the response object) costs about 85 µs of CPU on the
-benchmark's machine: more than anything else in answering a roll except discord.py's own parsing of the
-interaction. The request itself is always the same shape: a small JSON body, no authorisation (the token is
-in the path), an answer of 204 or a short JSON error. `CallbackClient` sends it on a connection it keeps
-open, writes the request as bytes and reads the answer with `read_response`: about 25 µs.
+Every roll, refusal and move of a hand is answered with one ``POST /interactions/{id}/{token}/callback``,
+and a private or GM roll's public notice is one ``POST /webhooks/{application_id}/{token}``. Through
+discord.py those requests go through aiohttp's ``ClientSession``, whose per-request machinery (URL and
+header objects, cookie jar, tracing, timers, the response object) costs 84 µs of CPU on the benchmark's
+machine (`bench/callback_bench.py`), and discord.py parses the message a follow-up answers with. The
+requests are always the same shape: a small JSON body, no authorisation (the token is in the path), an
+answer of 204 or a short JSON error. `CallbackClient` sends them on connections it keeps open, writes each
+request as bytes and reads the answer with `read_response`: 24 µs.
 
 What discord.py's webhook adapter does with the answer is kept: a 429 that came from Discord (it has a
 ``Via`` header) is waited out and sent again, a 5xx is retried after 1, 3, 5, 7 seconds, a connection
 reset is retried the same way (errnos 54 and 10054, as discord.py), and anything else raises discord.py's
 own ``HTTPException`` (``Forbidden``, ``NotFound``, ``DiscordServerError`` after the last try), so callers
-see no difference; like discord.py's session, there is no limit on connections at once. Two differences: a
-kept connection that turns out closed before any byte of the answer came back is replaced and the request
-sent again at once (aiohttp raises), and "already acknowledged" (40060) answering a second try means an
-earlier try reached Discord, so the callback is done (discord.py raises). Nothing here logs a request's
-path: it holds the interaction's token.
+see no difference; like discord.py's session, there is no limit on connections at once. Two differences,
+for callbacks only (Discord takes one callback per interaction, but posts a follow-up sent twice twice): a
+kept connection that turns out closed before any byte of the answer came back is replaced and the
+callback sent again at once (aiohttp raises), and "already acknowledged" (40060) answering a second try
+means an earlier try reached Discord, so the callback is done (discord.py raises). Nothing here logs a
+request's path: it holds the interaction's token.
 """
 
 from __future__ import annotations
@@ -276,9 +279,24 @@ class CallbackClient:
         self, interaction_id: int, token: str, payload: dict[str, Any], *, user_agent: str
     ) -> None:
         """Send ``payload`` as the callback of interaction ``interaction_id``; raises as discord.py would."""
-        host = self._host(discord.http.Route.BASE)
         # quoted as discord.py's Route quotes it: whatever a token holds, it cannot break the request line
-        path = f"{host.prefix}/interactions/{int(interaction_id)}/{quote(token, safe='')}/callback"
+        path = f"/interactions/{int(interaction_id)}/{quote(token, safe='')}/callback"
+        await self._send(path, payload, user_agent, callback=True)
+
+    async def follow_up(
+        self, application_id: int, token: str, payload: dict[str, Any], *, user_agent: str
+    ) -> None:
+        """Post ``payload`` as a follow-up message of the interaction whose token is ``token``, without
+        waiting for the message (204); raises as discord.py would.
+
+        Never sent twice on a kept connection that closed (as aiohttp): Discord would post it twice.
+        """
+        path = f"/webhooks/{int(application_id)}/{quote(token, safe='')}"
+        await self._send(path, payload, user_agent, callback=False)
+
+    async def _send(self, path: str, payload: dict[str, Any], user_agent: str, *, callback: bool) -> None:
+        host = self._host(discord.http.Route.BASE)
+        path = host.prefix + path
         body = orjson.dumps(payload)
         request = (
             f"POST {path} HTTP/1.1\r\nHost: {host.authority}\r\nUser-Agent: {user_agent}\r\n"
@@ -288,7 +306,7 @@ class CallbackClient:
         data: dict[str, Any] | str = ""
         for attempt in range(ATTEMPTS):
             try:
-                response, resent = await self._exchange(host, request)
+                response, resent = await self._exchange(host, request, resend=callback)
             except OSError as error:
                 if attempt < ATTEMPTS - 1 and error.errno in RESET_ERRNOS:
                     await asyncio.sleep(backoff(attempt))
@@ -297,7 +315,8 @@ class CallbackClient:
             if 200 <= response.status < 300:
                 return
             data = response.data()
-            if (attempt or resent) and isinstance(data, dict) and data.get("code") == ALREADY_ACKNOWLEDGED:
+            already = isinstance(data, dict) and data.get("code") == ALREADY_ACKNOWLEDGED
+            if callback and (attempt or resent) and already:
                 return  # an earlier try reached Discord (a 5xx it had acted on, a connection cut after it)
             if response.status == 429:
                 if "via" not in response.headers:  # not from Discord: Cloudflare's ban, as discord.py has it
@@ -317,12 +336,13 @@ class CallbackClient:
             raise discord.DiscordServerError(response, data)
         raise discord.HTTPException(response, data)
 
-    async def _exchange(self, host: _Host, request: bytes) -> tuple[Response, bool]:
+    async def _exchange(self, host: _Host, request: bytes, *, resend: bool) -> tuple[Response, bool]:
         """One request and its answer, on a kept connection when one is free; and whether it was sent twice.
 
-        A kept connection that turns out closed before any byte of the answer came (the server's idle
-        timer ran out as the request went) gets the request again on a new one. The server may, rarely,
-        have acted on it first: Discord then answers "already acknowledged", which `post` takes as done.
+        ``resend``: a kept connection that turns out closed before any byte of the answer came (the
+        server's idle timer ran out as the request went) gets the request again on a new one. The server
+        may, rarely, have acted on it first: for a callback Discord then answers "already acknowledged",
+        which `post` takes as done.
         """
         loop = asyncio.get_running_loop()
         resent = False
@@ -336,7 +356,7 @@ class CallbackClient:
                 raise
             except OSError:
                 connection.close()
-                if reused and not connection.received:
+                if resend and reused and not connection.received:
                     resent = True
                     continue
                 raise

@@ -16,7 +16,7 @@ from typing import Any
 
 import discord
 from discord import app_commands
-from discord.http import Route
+from discord.http import Route, handle_message_parameters
 from discord.utils import MISSING
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
@@ -101,9 +101,10 @@ async def reply(
         if deferred_ephemeral == ephemeral:
             return await interaction.edit_original_response(attachments=list(files), **kwargs)
         await interaction.delete_original_response()
-    return await interaction.followup.send(
-        ephemeral=ephemeral, files=list(files), wait=want_message, **kwargs
-    )
+    if files or want_message or view is not None:
+        return await interaction.followup.send(ephemeral=ephemeral, files=list(files), wait=True, **kwargs)
+    await follow_up(interaction, ephemeral=ephemeral, **kwargs)
+    return None
 
 
 def _lean(view: discord.ui.View | None) -> bool:
@@ -181,6 +182,44 @@ async def respond(
             payload=params.payload,
         )
     response._response_type = kind
+
+
+async def follow_up(
+    interaction: discord.Interaction[Any],
+    *,
+    content: str | None = MISSING,
+    embeds: Sequence[discord.Embed] = MISSING,
+    ephemeral: bool = False,
+    allowed_mentions: discord.AllowedMentions = NO_MENTIONS,
+) -> None:
+    """A follow-up message without components, as ``interaction.followup.send`` posts it, but without
+    waiting for the message: discord.py always waits for an interaction's follow-up and parses it.
+
+    Through a proxy, or a client without our connections, discord.py's own ``followup.send``.
+    """
+    state = interaction._state
+    http = state.http
+    callbacks = getattr(interaction.client, "callbacks", None)
+    if not isinstance(callbacks, CallbackClient) or http.proxy is not None:
+        await interaction.followup.send(
+            content=content, embeds=embeds, ephemeral=ephemeral, allowed_mentions=allowed_mentions, wait=True
+        )
+        return
+    flags: discord.MessageFlags = MISSING
+    if ephemeral:
+        flags = discord.MessageFlags._from_value(0)
+        flags.ephemeral = True
+    with handle_message_parameters(
+        content=content,
+        embeds=embeds,
+        flags=flags,
+        allowed_mentions=allowed_mentions,
+        previous_allowed_mentions=state.allowed_mentions,
+    ) as params:
+        payload = params.payload
+    assert payload is not None  # no files: always a JSON body
+    application_id, token = interaction.application_id, interaction.token
+    await callbacks.follow_up(application_id, token, payload, user_agent=http.user_agent)
 
 
 async def refuse(interaction: discord.Interaction[Any], sentence: str) -> None:

@@ -33,6 +33,7 @@ async def test_a_private_roll_and_its_notice_ask_for_nothing(harness: Harness, w
     assert not answer.record.asked_for_message and answer.original.ephemeral
     [notice] = answer.record.followups  # the public notice: a follow-up sent without waiting for it
     assert not notice.ephemeral and "private roll" in notice.text()
+    assert answer.record.followup_waits == [False]
 
 
 async def test_a_refusal_asks_for_nothing(harness: Harness, world: World) -> None:

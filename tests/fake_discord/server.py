@@ -104,6 +104,7 @@ class InteractionRecord:
     asked_for_message: bool = False  # the callback asked for its message back (with_response)
     original: FakeMessage | None = None
     followups: list[FakeMessage] = field(default_factory=list)
+    followup_waits: list[bool] = field(default_factory=list)  # per follow-up: did the bot ask for it back
     choices: list[dict[str, Any]] | None = None
     modal: dict[str, Any] | None = None
     answered: asyncio.Event = field(default_factory=asyncio.Event)
@@ -681,7 +682,8 @@ class FakeDiscord:
             return original.payload()
         message = self._new_message(record.channel, body, files, record=record)
         record.followups.append(message)
-        if not _flag(_r.query.get("wait")):
+        record.followup_waits.append(_flag(_r.query.get("wait")))
+        if not record.followup_waits[-1]:
             return None  # Discord: 204 No Content unless asked to wait for the message
         return message.payload()
 

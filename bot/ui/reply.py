@@ -146,10 +146,7 @@ async def respond(
     if not _lean(view if view is not MISSING else None):
         raise ValueError("respond() sends no view that discord.py would have to remember")
     state = interaction._state
-    flags: discord.MessageFlags = MISSING
-    if ephemeral:
-        flags = discord.MessageFlags._from_value(0)
-        flags.ephemeral = True
+    flags = discord.MessageFlags(ephemeral=True) if ephemeral else MISSING
     params = interaction_message_response_params(
         type=kind.value,
         content=content,
@@ -205,10 +202,7 @@ async def follow_up(
             content=content, embeds=embeds, ephemeral=ephemeral, allowed_mentions=allowed_mentions, wait=True
         )
         return
-    flags: discord.MessageFlags = MISSING
-    if ephemeral:
-        flags = discord.MessageFlags._from_value(0)
-        flags.ephemeral = True
+    flags = discord.MessageFlags(ephemeral=True) if ephemeral else MISSING
     with handle_message_parameters(
         content=content,
         embeds=embeds,

@@ -68,14 +68,14 @@ class Response:
 
     def data(self) -> dict[str, Any] | str:
         """The body as discord.py's ``json_or_text`` reads it: JSON when labelled so, else text."""
-        text = self.body.decode("utf-8", "replace")
         if self.headers.get("content-type") == "application/json":
             try:
                 loaded = orjson.loads(self.body)
             except orjson.JSONDecodeError:
-                return text
-            return loaded if isinstance(loaded, dict) else text
-        return text
+                loaded = None
+            if isinstance(loaded, dict):
+                return loaded
+        return self.body.decode("utf-8", "replace")
 
 
 def read_response(buffer: bytes | bytearray, *, until_close: bool = False) -> tuple[Response, int] | None:

@@ -161,8 +161,8 @@ async def respond(
     if kind is discord.InteractionResponseType.message_update and view is not MISSING and message is not None:
         state.prevent_view_updates_for(message.id)  # as edit_message: no gateway edit re-syncs a stale view
     http = state.http
-    callbacks = getattr(interaction.client, "callbacks", None)
-    if isinstance(callbacks, CallbackClient) and http.proxy is None and params.payload is not None:
+    callbacks = _own_connections(interaction)
+    if callbacks is not None and params.payload is not None:
         await callbacks.post(interaction.id, interaction.token, params.payload, user_agent=http.user_agent)
     else:  # through a proxy, or a client without our connections: discord.py's session
         route = Route(
@@ -181,6 +181,15 @@ async def respond(
     response._response_type = kind
 
 
+def _own_connections(interaction: discord.Interaction[Any]) -> CallbackClient | None:
+    """The bot's own connections (`bot.ui.callbacks`), or None: through a proxy, or on a client without
+    them, answers go through discord.py's session."""
+    callbacks = getattr(interaction.client, "callbacks", None)
+    if isinstance(callbacks, CallbackClient) and interaction._state.http.proxy is None:
+        return callbacks
+    return None
+
+
 async def follow_up(
     interaction: discord.Interaction[Any],
     *,
@@ -196,8 +205,8 @@ async def follow_up(
     """
     state = interaction._state
     http = state.http
-    callbacks = getattr(interaction.client, "callbacks", None)
-    if not isinstance(callbacks, CallbackClient) or http.proxy is not None:
+    callbacks = _own_connections(interaction)
+    if callbacks is None:
         await interaction.followup.send(
             content=content, embeds=embeds, ephemeral=ephemeral, allowed_mentions=allowed_mentions, wait=True
         )

@@ -67,6 +67,7 @@ from bot.ui.cards import (
     shoe_as_seen,
     shoe_embed,
 )
+from bot.ui.clicks import ACTION_ROW, raw_components
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.odds import add_odds, hand_decision, hand_decision_line, involuntary_line
 from bot.ui.permissions import NOT_GM, gm_only, is_gm, owner_or_gm
@@ -209,47 +210,61 @@ _Look = tuple[Any, ...]
 
 
 def _look(component: Any, hand_id: int) -> _Look:
-    """What a player sees of one button or select, its custom_id without the hand id.
-
-    Reads a `discord.ui` item of a view and a component of a received message alike (same attributes).
-    """
+    """What a player sees of one button or select (a component as Discord sends it: a dict), its
+    custom_id without the hand id."""
     prefix = f"bj:{hand_id}:"
-    custom_id = getattr(component, "custom_id", None) or ""  # none on a link button or a text block
-    options = getattr(component, "options", None) or ()
+    custom_id = component.get("custom_id") or ""  # none on a link button or a text block
     return (
-        component.type,
+        component.get("type"),
         custom_id[len(prefix) :] if custom_id.startswith(prefix) else None,
-        getattr(component, "label", None),
-        getattr(component, "style", None),
-        getattr(component, "emoji", None),
-        getattr(component, "placeholder", None),
-        getattr(component, "disabled", None),
-        tuple((option.label, option.value, option.description, option.emoji) for option in options),
+        component.get("label"),
+        component.get("style"),
+        _emoji(component.get("emoji")),
+        component.get("placeholder"),
+        bool(component.get("disabled", False)),
+        tuple(
+            (option["label"], option["value"], option.get("description"), _emoji(option.get("emoji")))
+            for option in component.get("options") or ()
+        ),
     )
+
+
+def _emoji(emoji: Any) -> tuple[Any, str | None] | None:
+    """An emoji as (name, id): Discord sends ``"id": null`` back for one sent without an id."""
+    if not emoji:
+        return None
+    return emoji.get("name"), str(emoji["id"]) if emoji.get("id") else None
+
+
+def _flat(rows: Any) -> Any:
+    """Every component of a message's rows (a component not in a row stands for itself)."""
+    for row in rows:
+        yield from row.get("components", ()) if row.get("type") == ACTION_ROW else (row,)
 
 
 @functools.lru_cache(maxsize=64)
 def _layout(odds: bool, adders: tuple[int, ...] | None) -> tuple[_Look, ...]:
-    """How `_build_view` looks for every hand (the id aside), read off a view it built."""
-    view = _build_view(1, odds, adders)
-    return tuple(_look(getattr(item, "item", item), 1) for item in view.children)
+    """How `_build_view` looks for every hand (the id aside), read off what its view sends."""
+    return tuple(_look(component, 1) for component in _flat(_build_view(1, odds, adders).to_components()))
 
 
-def _shows_view(message: discord.Message | None, record: HandRecord, hand: Hand) -> bool:
-    """True when the clicked ``message`` already shows exactly the buttons ``hand`` needs.
+def _shows_view(interaction: discord.Interaction[Any], record: HandRecord, hand: Hand) -> bool:
+    """True when the clicked message already shows exactly the buttons ``hand`` needs.
 
     Then a move's edit leaves the components out (Discord keeps them): building a hand's view (five
     dynamic items) and sending it was a tenth of a Hit click's CPU, and most moves leave the buttons as
     they were. Compared with the message itself, not with what the hand showed before, so a message
-    whose buttons differ (laid out by an older version of the bot) gets the current ones.
+    whose buttons differ (laid out by an older version of the bot) gets the current ones. Read from the
+    components as Discord sent them, so the message is never parsed (`bot.ui.clicks`); components of a
+    shape we do not know count as different.
     """
-    if message is None:
+    rows = raw_components(interaction)
+    if rows is None:
         return False
-    shown = tuple(
-        _look(component, record.id)
-        for row in message.components
-        for component in getattr(row, "children", (row,))
-    )
+    try:
+        shown = tuple(_look(component, record.id) for component in _flat(rows))
+    except (AttributeError, KeyError, TypeError):
+        return False
     return shown == _layout(_shows_odds(record), _adders(hand))
 
 
@@ -383,7 +398,7 @@ async def _show(
     """
     if not hand.is_over:
         embed = _owner_embed(record, hand)
-        if _shows_view(interaction.message, record, hand):
+        if _shows_view(interaction, record, hand):
             await respond(interaction, UPDATE, embed=embed)
             return
         view = _view(record, hand)

@@ -24,8 +24,8 @@ _HAND_COLUMNS = (
     "id, guild_id, channel_id, owner_id, state, finished, cards, data, version, message_id, "
     "created_at, updated_at"
 )
-_WRITTEN = ("state", "finished", "cards", "data", "version", "message_id", "updated_at")  # by a move
 MAX_STATE = 40
+_MOVED_ON = "This hand has already moved on (a double click?); nothing was drawn."
 _SHOE_MOVED = "The shoe changed while you were playing (another draw came first); try again."
 # the log row of a hand that has ended, from the hand as written (its id included)
 LogFor = Callable[[HandRecord], RollRecord]
@@ -73,6 +73,19 @@ def _hand(row: sqlite3.Row | Mapping[str, Any]) -> HandRecord:
         created_at=parse_time(row["created_at"]),
         updated_at=parse_time(row["updated_at"]),
     )
+
+
+def _movable(tx: Tx, hand_id: int, expected_version: int) -> int:
+    """The channel of a hand that can make a move from ``expected_version``; NotFound, or Conflict (moved
+    on, or finished), if it cannot."""
+    row = tx.one("SELECT channel_id, version, finished FROM hands WHERE id = ?", (hand_id,))
+    if row is None:
+        raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
+    if row["version"] != expected_version:
+        raise Conflict(_MOVED_ON)
+    if row["finished"]:
+        raise Conflict("This hand is finished; start a new one.")
+    return int(row["channel_id"])
 
 
 def _codes(cards: Iterable[Card | str]) -> builtins.list[str]:
@@ -353,38 +366,34 @@ class CardRepository:
         stamp = now_text()
 
         def work(tx: Tx) -> Written:
-            row = tx.one(
-                "SELECT id, guild_id, channel_id, owner_id, version, finished, message_id, created_at "
-                "FROM hands WHERE id = ?",
-                (hand_id,),
-            )
-            if row is None:
-                raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
-            if row["version"] != expected_version:
-                raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
-            if row["finished"]:
-                raise Conflict("This hand is finished; start a new one.")
-            if shoe_columns is not None and shoe_version is not None:
-                self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version)
-            after = {
-                **dict(row),
-                "state": _state(state),
+            try:
+                checked = _state(state)
+            except InvalidData:  # refused in the order of a move's checks: the hand, the shoe, then this
+                channel_id = _movable(tx, hand_id, expected_version)
+                if shoe_columns is not None and shoe_version is not None:
+                    self._write_columns(tx, channel_id, shoe_columns, shoe_version)
+                raise
+            written = {
+                "state": checked,
                 "finished": int(finished),
                 "cards": cards_text,
                 "data": data,
                 "version": expected_version + 1,
-                "message_id": row["message_id"] if message_id is None else message_id,
                 "updated_at": stamp,
             }
-            outcome = tx.execute(
-                "UPDATE hands SET state = ?, finished = ?, cards = ?, data = ?, version = ?, message_id = ?, "
-                "updated_at = ? WHERE id = ? AND version = ?",
-                (*(after[k] for k in _WRITTEN), hand_id, expected_version),
+            # checked and written in one statement; the columns it kept come back (no read before it)
+            row = tx.one(
+                "UPDATE hands SET state = ?, finished = ?, cards = ?, data = ?, version = ?, updated_at = ?, "
+                "message_id = COALESCE(?, message_id) WHERE id = ? AND version = ? AND finished = 0 "
+                "RETURNING id, guild_id, channel_id, owner_id, message_id, created_at",
+                (*written.values(), message_id, hand_id, expected_version),
             )
-            if outcome.rowcount != 1:
-                raise Conflict("This hand has already moved on (a double click?); nothing was drawn.")
-            # the row as the update left it: the columns it kept and the values it wrote (no read after it)
-            record = _hand(after)
+            if row is None:
+                _movable(tx, hand_id, expected_version)
+                raise Conflict(_MOVED_ON)  # not reached: the update found no row that could move
+            if shoe_columns is not None and shoe_version is not None:
+                self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version)
+            record = _hand({**dict(row), **written})
             log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 import sqlite3
@@ -156,6 +157,8 @@ def _run_batch(
         return [(False, err)] * len(jobs)
     kept: list[int] = []
     tx = Tx(raw)
+    if len(jobs) == 1 and type(jobs[0].work) is not Statement:
+        return [_run_single(raw, tx, jobs[0])]
     for index, job in enumerate(jobs):
         alone = type(job.work) is Statement  # atomic by itself: no savepoint
         if not alone:
@@ -190,6 +193,24 @@ def _run_batch(
         for lost in kept:
             results[lost] = (False, err)
     return results
+
+
+def _run_single(raw: sqlite3.Connection, tx: Tx, job: _Job) -> tuple[bool, Any]:
+    """A batch of one unit, in the transaction `_run_batch` began: no savepoint, as nothing else would be
+    rolled back with it (two statements of a small write's five)."""
+    try:
+        value = job.work(tx)
+    except Exception as err:
+        if raw.in_transaction:
+            raw.execute("ROLLBACK")
+        return (False, err)
+    try:
+        raw.execute("COMMIT")
+    except sqlite3.Error as err:
+        if raw.in_transaction:
+            raw.execute("ROLLBACK")
+        return (False, err)
+    return (True, value)
 
 
 def _read_inline(raw: sqlite3.Connection, work: Callable[[Tx], _T]) -> _T:
@@ -463,7 +484,19 @@ class Database:
 
     async def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """The first row of a query, or None."""
-        return await self.run(lambda tx: tx.one(sql, params), write=not _reads_only(sql))
+        reads_only = _reads_only(sql)
+        if reads_only and self._inline is not None and self._flusher is None and not self._closed:
+            # one SELECT is atomic by itself: no BEGIN and COMMIT around it (two statements of three)
+            try:
+                row = Tx(self._inline).one(sql, params)
+            except sqlite3.OperationalError as err:
+                if not _is_busy(err):
+                    raise
+            else:
+                self.inline_units += 1
+                return row
+            # locked (a WAL recovery, say): wait for it on the thread, as any unit would
+        return await self.run(lambda tx: tx.one(sql, params), write=not reads_only)
 
     async def all(self, sql: str, params: Params = (), *, background: bool = False) -> list[sqlite3.Row]:
         """Every row of a query (``background=True`` for one that may return many rows)."""
@@ -472,6 +505,7 @@ class Database:
         )
 
 
+@functools.lru_cache(maxsize=512)
 def _reads_only(sql: str) -> bool:
     return sql.lstrip()[:6].upper() == "SELECT" and "RETURNING" not in sql.upper()
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import discord
 
+from bot.ui.clicks import dispatch_click
 from bot.ui.reply import refuse, release_when_handled
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ def guard_interactions(client: discord.Client) -> None:
             _refuse_unreadable(client, payload)
             return
         try:
+            if payload.get("type") == COMPONENT and dispatch_click(client, payload):
+                return  # one of our own items: run without discord.py's view rebuild (bot.ui.clicks)
             parse(payload)
         except Exception:  # discord.py's parser raised: drop this one interaction, keep the connection
             log.warning("Ignored an interaction discord.py could not parse", exc_info=True)

@@ -23,6 +23,7 @@ from discord.webhook.async_ import async_context, interaction_message_response_p
 from bot.core.errors import RuleError
 from bot.store.errors import StoreError
 from bot.ui.callbacks import CallbackClient
+from bot.ui.clicks import message_id
 from bot.ui.embeds import CONTENT_MAX, NO_MENTIONS, clip
 
 log = logging.getLogger("bot.errors")
@@ -157,9 +158,10 @@ async def respond(
         previous_allowed_mentions=state.allowed_mentions,
         allowed_mentions=allowed_mentions,
     )
-    message = interaction.message
-    if kind is discord.InteractionResponseType.message_update and view is not MISSING and message is not None:
-        state.prevent_view_updates_for(message.id)  # as edit_message: no gateway edit re-syncs a stale view
+    if kind is discord.InteractionResponseType.message_update and view is not MISSING:
+        clicked = message_id(interaction)  # without parsing the message (bot.ui.clicks)
+        if clicked is not None:
+            state.prevent_view_updates_for(clicked)  # as edit_message: no gateway edit re-syncs a stale view
     http = state.http
     callbacks = _own_connections(interaction)
     if callbacks is not None and params.payload is not None:

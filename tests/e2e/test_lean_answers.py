@@ -7,6 +7,11 @@ each of these would fail if the bot still needed the message it no longer gets.
 
 from __future__ import annotations
 
+from typing import Any
+
+import discord
+import pytest
+
 from tests.e2e.test_cards import deal_voluntary, stack_shoe
 from tests.fake_discord.harness import Harness, World
 from tests.fake_discord.server import MESSAGE, UPDATE_MESSAGE
@@ -58,6 +63,29 @@ async def test_a_hand_is_dealt_asking_for_its_message_and_played_without(
     assert "2S" not in dealt.original.text() and dealt.original.edits == 1
     stand = await harness.click(dealt.original, "Stand", world.alice)  # the end: buttons removed, no ask
     assert not stand.record.asked_for_message and dealt.original.components == []
+
+
+async def test_a_hit_click_never_parses_the_clicked_message(
+    harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bot.ui.clicks: the hand's message (embed, five components) comes with every click; nothing reads it."""
+    store = harness.bot.store
+    await stack_shoe(store, world.general, ["2S", "3H", "4C", "5D"])
+    dealt = await deal_voluntary(harness, world, level=3)
+    parsed: list[Any] = []
+    build = discord.Message.__init__
+
+    def counting(self: discord.Message, **kwargs: Any) -> None:
+        parsed.append(kwargs["data"]["id"])
+        build(self, **kwargs)
+
+    monkeypatch.setattr(discord.Message, "__init__", counting)
+    hit = await harness.click(dealt.original, "Hit", world.alice)
+    assert hit.callback_type == UPDATE_MESSAGE and dealt.original.edits == 1
+    hand_id = int(dealt.original.custom_ids()[0].split(":")[1])
+    record = await store.cards.hand_in(hand_id, world.guild.id, world.general.id)
+    assert record.cards == ("2S", "3H")  # 2S face down, then the Hit drew 3H
+    assert parsed == []
 
 
 async def test_a_sustained_pool_asks_for_its_message(harness: Harness, world: World) -> None:

@@ -54,6 +54,26 @@ async def test_an_inline_unit_that_raises_is_rolled_back_whole(store: Store) -> 
     assert isinstance(await store.db.run(_put("after")), int), "the connection is usable after a rollback"
 
 
+async def test_a_lone_read_and_a_lone_write_run_no_statement_they_do_not_need(store: Store) -> None:
+    """One SELECT is atomic by itself: no BEGIN and COMMIT around it. A write alone in its turn of the loop
+    has no savepoint (there is nothing else to keep if it fails): BEGIN, its statements, COMMIT."""
+    assert store.db._inline is not None
+    ran: list[str] = []
+    store.db._inline.set_trace_callback(ran.append)
+    try:
+        assert await store.db.one("SELECT value FROM meta WHERE key = ?", ("none",)) is None
+        assert ran == ["SELECT value FROM meta WHERE key = 'none'"]
+        ran.clear()
+        await store.db.run(_put("alone"))
+        assert ran == ["BEGIN IMMEDIATE", "INSERT INTO meta (key, value) VALUES ('alone', 'v')", "COMMIT"]
+        ran.clear()
+        await asyncio.gather(store.db.run(_put("one")), store.db.run(_put("two")))
+        assert ran.count("SAVEPOINT unit") == 2 and ran.count("COMMIT") == 1  # together: one savepoint each
+    finally:
+        store.db._inline.set_trace_callback(None)
+    assert await _keys(store) == {"alone", "one", "two"}
+
+
 async def test_the_writes_of_one_turn_of_the_loop_commit_together(store: Store) -> None:
     commits, trips = store.db.inline_commits, store.db.trips
     ids = await asyncio.gather(*(store.db.run(_put(f"k{n}")) for n in range(10)))

@@ -16,7 +16,7 @@ from bot.core.blackjack import deal, hit, start_voluntary
 from bot.core.cards import Card, full_deck
 from bot.core.odds.cards import voluntary_decision
 from bot.ui.odds import _decision, hand_decision, resisted_cached
-from bot.ui.workers import NICENESS, Workers
+from bot.ui.workers import BATCH_POLICY, NICENESS, Workers
 
 
 @pytest.fixture
@@ -41,6 +41,14 @@ async def test_a_worker_runs_at_a_lower_cpu_priority_than_the_bot(workers: Worke
     theirs = await workers.run(os.getpriority, os.PRIO_PROCESS, 0)
     assert theirs == min(ours + NICENESS, 19)
     assert os.getpriority(os.PRIO_PROCESS, 0) == ours  # the bot's own is untouched
+
+
+@pytest.mark.skipif(BATCH_POLICY is None, reason="scheduling policies are Linux's")
+async def test_a_worker_is_batch_work_so_waking_it_never_preempts_the_loop(workers: Workers) -> None:
+    # a call's write wakes the worker: as a batch process it never takes the loop's core there and then
+    ours = os.sched_getscheduler(0)
+    assert await workers.run(os.sched_getscheduler, 0) == BATCH_POLICY
+    assert os.sched_getscheduler(0) == ours  # the bot's own is untouched
 
 
 async def test_a_killed_worker_is_replaced_and_the_call_still_answers(workers: Workers) -> None:

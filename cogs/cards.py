@@ -68,7 +68,6 @@ from bot.ui.cards import (
     shoe_embed,
 )
 from bot.ui.clicks import ACTION_ROW, raw_components
-from bot.ui.embeds import NO_MENTIONS
 from bot.ui.odds import add_odds, hand_decision, hand_decision_line, involuntary_line
 from bot.ui.permissions import NOT_GM, gm_only, is_gm, owner_or_gm
 from bot.ui.reply import (
@@ -76,6 +75,7 @@ from bot.ui.reply import (
     ErrorReportingItem,
     UserError,
     defer,
+    edit_original,
     refuse,
     release_when_handled,
     reply,
@@ -413,9 +413,7 @@ async def _show(
     odds_line = await _last_move_line(decision)
     if odds_line is not None and mode != "blind":
         try:
-            await interaction.edit_original_response(
-                embed=add_odds(owner, odds_line), allowed_mentions=NO_MENTIONS
-            )
+            await edit_original(interaction, embed=add_odds(owner, odds_line))
         except discord.HTTPException as error:  # the result stands; only its odds line is missing
             log.warning("Could not add the odds line to hand #%s: %s", record.id, error)
     if mode in ("gm", "blind") and record.guild_id is not None:

@@ -433,6 +433,26 @@ async def test_a_follow_up_goes_to_the_webhook_and_is_never_sent_twice(
     assert orjson.loads(server.requests[0][1]) == notice
 
 
+async def test_an_edit_patches_the_original_response_and_is_sent_again_on_a_closed_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    edit = {"embeds": [{"title": "Hand #3: Success", "fields": [{"name": "Odds", "value": "Hit 62%"}]}]}
+    message = json_answer(200, "OK", {"id": "99", "embeds": edit["embeds"], "components": []})
+    missing = json_answer(404, "Not Found", {"message": "Unknown Webhook", "code": 10015})
+    steps = [Step(answer=message), Step(answer=None, close=True), Step(answer=message), Step(answer=missing)]
+    async with serving(steps, monkeypatch) as server:
+        client = CallbackClient()
+        await client.edit_original(42, "tok-en", edit, user_agent=UA)
+        await client.edit_original(42, "tok-en", edit, user_agent=UA)  # the same edit again on a new one
+        with pytest.raises(discord.NotFound) as raised:  # the token expired (15 minutes)
+            await client.edit_original(42, "tok-en", edit, user_agent=UA)
+    assert raised.value.code == 10015
+    assert [head.split(b"\r\n")[0] for head, _ in server.requests] == [
+        b"PATCH /api/v10/webhooks/42/tok-en/messages/@original HTTP/1.1"
+    ] * 4
+    assert server.connections == 2 and all(orjson.loads(body) == edit for _, body in server.requests)
+
+
 async def test_a_token_is_quoted_into_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
     async with serving([], monkeypatch) as server:
         await CallbackClient().post(7, "a b\r\nX: y/é", {"type": 1}, user_agent=UA)

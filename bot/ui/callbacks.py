@@ -2,7 +2,8 @@
 aiohttp session.
 
 Every roll, refusal and move of a hand is answered with one ``POST /interactions/{id}/{token}/callback``,
-and a private or GM roll's public notice is one ``POST /webhooks/{application_id}/{token}``. Through
+a private or GM roll's public notice is one ``POST /webhooks/{application_id}/{token}``, and the odds line
+added to a finished hand is one ``PATCH /webhooks/{application_id}/{token}/messages/@original``. Through
 discord.py those requests go through aiohttp's ``ClientSession``, whose per-request machinery (URL and
 header objects, cookie jar, tracing, timers, the response object) costs 84 µs of CPU on the benchmark's
 machine (`bench/callback_bench.py`), and discord.py parses the message a follow-up answers with. The
@@ -14,11 +15,12 @@ What discord.py's webhook adapter does with the answer is kept: a 429 that came 
 ``Via`` header) is waited out and sent again, a 5xx is retried after 1, 3, 5, 7 seconds, a connection
 reset is retried the same way (errnos 54 and 10054, as discord.py), and anything else raises discord.py's
 own ``HTTPException`` (``Forbidden``, ``NotFound``, ``DiscordServerError`` after the last try), so callers
-see no difference; like discord.py's session, there is no limit on connections at once. Two differences,
-for callbacks only (Discord takes one callback per interaction, but posts a follow-up sent twice twice): a
-kept connection that turns out closed before any byte of the answer came back is replaced and the
-callback sent again at once (aiohttp raises), and "already acknowledged" (40060) answering a second try
-means an earlier try reached Discord, so the callback is done (discord.py raises). Nothing here logs a
+see no difference; like discord.py's session, there is no limit on connections at once. Two differences
+(Discord takes one callback per interaction and an edit twice is the same edit, but it posts a follow-up
+sent twice twice): a kept connection that turns out closed before any byte of the answer came back is
+replaced and a callback or an edit sent again at once (aiohttp raises), and "already acknowledged"
+(40060) answering a callback's second try means an earlier try reached Discord, so the callback is done
+(discord.py raises). An edit's answer (the edited message) is read but not parsed. Nothing here logs a
 request's path: it holds the interaction's token.
 """
 
@@ -294,19 +296,44 @@ class CallbackClient:
         path = f"/webhooks/{int(application_id)}/{quote(token, safe='')}"
         await self._send(path, payload, user_agent, callback=False)
 
-    async def _send(self, path: str, payload: dict[str, Any], user_agent: str, *, callback: bool) -> None:
+    async def edit_original(
+        self, application_id: int, token: str, payload: dict[str, Any], *, user_agent: str
+    ) -> None:
+        """Edit the interaction's original response to ``payload`` (PATCH, as discord.py's
+        ``edit_original_response``); Discord's answer, the edited message, is not parsed. Raises as
+        discord.py would.
+
+        An edit sets the message to the same thing however often it arrives, so a kept connection that
+        closed before its answer gets it again on a new one, as a callback does.
+        """
+        path = f"/webhooks/{int(application_id)}/{quote(token, safe='')}/messages/@original"
+        await self._send(path, payload, user_agent, callback=False, method="PATCH", resend=True)
+
+    async def _send(
+        self,
+        path: str,
+        payload: dict[str, Any],
+        user_agent: str,
+        *,
+        callback: bool,
+        method: str = "POST",
+        resend: bool | None = None,
+    ) -> None:
+        """``resend`` (by default: only a callback) as `_exchange` has it."""
         host = self._host(discord.http.Route.BASE)
         path = host.prefix + path
         body = orjson.dumps(payload)
         request = (
-            f"POST {path} HTTP/1.1\r\nHost: {host.authority}\r\nUser-Agent: {user_agent}\r\n"
+            f"{method} {path} HTTP/1.1\r\nHost: {host.authority}\r\nUser-Agent: {user_agent}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
         ).encode("latin-1") + body
         response: Response | None = None
         data: dict[str, Any] | str = ""
         for attempt in range(ATTEMPTS):
             try:
-                response, resent = await self._exchange(host, request, resend=callback)
+                response, resent = await self._exchange(
+                    host, request, resend=callback if resend is None else resend
+                )
             except OSError as error:
                 if attempt < ATTEMPTS - 1 and error.errno in RESET_ERRNOS:
                     await asyncio.sleep(backoff(attempt))

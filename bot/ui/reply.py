@@ -227,6 +227,32 @@ async def follow_up(
     await callbacks.follow_up(application_id, token, payload, user_agent=http.user_agent)
 
 
+async def edit_original(
+    interaction: discord.Interaction[Any],
+    *,
+    embed: discord.Embed,
+    allowed_mentions: discord.AllowedMentions = NO_MENTIONS,
+) -> None:
+    """Edit the interaction's response to show ``embed``, as ``interaction.edit_original_response`` does,
+    without parsing the edited message Discord sends back (nothing here reads it).
+
+    Through a proxy, or a client without our connections, discord.py's own ``edit_original_response``.
+    """
+    callbacks = _own_connections(interaction)
+    if callbacks is None:
+        await interaction.edit_original_response(embed=embed, allowed_mentions=allowed_mentions)
+        return
+    state = interaction._state
+    with handle_message_parameters(
+        embed=embed, allowed_mentions=allowed_mentions, previous_allowed_mentions=state.allowed_mentions
+    ) as params:
+        payload = params.payload
+    assert payload is not None  # no files: always a JSON body
+    await callbacks.edit_original(
+        interaction.application_id, interaction.token, payload, user_agent=state.http.user_agent
+    )
+
+
 async def refuse(interaction: discord.Interaction[Any], sentence: str) -> None:
     """Answer with one ephemeral sentence (a refusal or a user error); nothing else happens."""
     await reply(interaction, sentence, ephemeral=True)

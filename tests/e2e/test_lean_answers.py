@@ -12,7 +12,7 @@ from typing import Any
 import discord
 import pytest
 
-from tests.e2e.test_cards import deal_voluntary, stack_shoe
+from tests.e2e.test_cards import deal_voluntary, field, stack_shoe
 from tests.fake_discord.harness import Harness, World
 from tests.fake_discord.server import MESSAGE, UPDATE_MESSAGE
 
@@ -68,7 +68,8 @@ async def test_a_hand_is_dealt_asking_for_its_message_and_played_without(
 async def test_a_hit_click_never_parses_the_clicked_message(
     harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """bot.ui.clicks: the hand's message (embed, five components) comes with every click; nothing reads it."""
+    """bot.ui.clicks: the hand's message (embed, five components) comes with every click; nothing reads it.
+    bot.ui.reply.edit_original: nor the message Discord sends back when the result gets its odds line."""
     store = harness.bot.store
     await stack_shoe(store, world.general, ["2S", "3H", "4C", "5D"])
     dealt = await deal_voluntary(harness, world, level=3)
@@ -86,6 +87,10 @@ async def test_a_hit_click_never_parses_the_clicked_message(
     record = await store.cards.hand_in(hand_id, world.guild.id, world.general.id)
     assert record.cards == ("2S", "3H")  # 2S face down, then the Hit drew 3H
     assert parsed == []
+    stand = await harness.click(dealt.original, "Stand", world.alice)  # the end, then its odds line
+    assert stand.callback_type == UPDATE_MESSAGE and dealt.original.components == []
+    assert field(dealt.original.embed, "Odds").startswith("Before the last move: ")
+    assert parsed == []  # nor the edited message Discord answers the odds line's edit with
 
 
 async def test_a_sustained_pool_asks_for_its_message(harness: Harness, world: World) -> None:

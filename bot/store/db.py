@@ -138,7 +138,8 @@ MAX_BATCH = 256  # units per trip: bounds how long one trip keeps the others wai
 def _run_batch(
     raw: sqlite3.Connection, jobs: Sequence[_Job], *, inline: bool = False
 ) -> list[tuple[bool, Any]]:
-    """Every job in one transaction, each in its own savepoint (group commit).
+    """Every job in one transaction, each in its own savepoint (group commit); a job alone in its batch
+    needs none (`_run_single`).
 
     On the SQLite thread, or ``inline`` on the event loop's connection (which never waits: `_Busy` if
     another connection holds the write lock at BEGIN).

@@ -283,7 +283,7 @@ class CallbackClient:
         """Send ``payload`` as the callback of interaction ``interaction_id``; raises as discord.py would."""
         # quoted as discord.py's Route quotes it: whatever a token holds, it cannot break the request line
         path = f"/interactions/{int(interaction_id)}/{quote(token, safe='')}/callback"
-        await self._send(path, payload, user_agent, callback=True)
+        await self._send(path, payload, user_agent, callback=True, resend=True)
 
     async def follow_up(
         self, application_id: int, token: str, payload: dict[str, Any], *, user_agent: str
@@ -294,7 +294,7 @@ class CallbackClient:
         Never sent twice on a kept connection that closed (as aiohttp): Discord would post it twice.
         """
         path = f"/webhooks/{int(application_id)}/{quote(token, safe='')}"
-        await self._send(path, payload, user_agent, callback=False)
+        await self._send(path, payload, user_agent, callback=False, resend=False)
 
     async def edit_original(
         self, application_id: int, token: str, payload: dict[str, Any], *, user_agent: str
@@ -317,9 +317,9 @@ class CallbackClient:
         *,
         callback: bool,
         method: str = "POST",
-        resend: bool | None = None,
+        resend: bool,
     ) -> None:
-        """``resend`` (by default: only a callback) as `_exchange` has it."""
+        """``resend`` as `_exchange` has it; ``callback``: a 40060 answering a second try means done."""
         host = self._host(discord.http.Route.BASE)
         path = host.prefix + path
         body = orjson.dumps(payload)
@@ -331,9 +331,7 @@ class CallbackClient:
         data: dict[str, Any] | str = ""
         for attempt in range(ATTEMPTS):
             try:
-                response, resent = await self._exchange(
-                    host, request, resend=callback if resend is None else resend
-                )
+                response, resent = await self._exchange(host, request, resend=resend)
             except OSError as error:
                 if attempt < ATTEMPTS - 1 and error.errno in RESET_ERRNOS:
                     await asyncio.sleep(backoff(attempt))

@@ -79,13 +79,20 @@ class ClickInteraction(discord.Interaction):  # type: ignore[type-arg]
         self._raw_message = None
 
 
+def _unparsed(interaction: discord.Interaction[Any]) -> dict[str, Any] | None:
+    """The clicked message as Discord sent it, while nothing has parsed it; None otherwise."""
+    if isinstance(interaction, ClickInteraction) and interaction._parsed_message is MISSING:
+        return interaction._raw_message or {}
+    return None
+
+
 def raw_components(interaction: discord.Interaction[Any]) -> list[Any] | None:
     """The clicked message's components as Discord sent them (dicts), or None without a message.
 
     From the payload when the message has not been parsed; from the parsed message otherwise.
     """
-    if isinstance(interaction, ClickInteraction) and interaction._parsed_message is MISSING:
-        raw = interaction._raw_message or {}
+    raw = _unparsed(interaction)
+    if raw is not None:
         components = raw.get("components")
         return components if isinstance(components, list) else []
     message = interaction.message
@@ -96,8 +103,8 @@ def raw_components(interaction: discord.Interaction[Any]) -> list[Any] | None:
 
 def message_id(interaction: discord.Interaction[Any]) -> int | None:
     """The clicked message's id, without parsing the message."""
-    if isinstance(interaction, ClickInteraction) and interaction._parsed_message is MISSING:
-        raw = interaction._raw_message or {}
+    raw = _unparsed(interaction)
+    if raw is not None:
         try:
             return int(raw["id"])
         except (KeyError, TypeError, ValueError):

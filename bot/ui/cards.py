@@ -23,7 +23,7 @@ from bot.core.blackjack import (
     summarize,
 )
 from bot.core.cards import Card, Shoe
-from bot.store import AppliedModifier, Store
+from bot.store import AppliedModifier, HandRecord, Store
 from bot.ui.embeds import NO_MENTIONS, info_embed, result_embed, rule_footer
 from bot.ui.rolls import modifier_field
 from bot.ui.visibility import CANNOT_DM, Mode, reveal_view
@@ -39,6 +39,31 @@ ENDINGS = {
     Ending.SKILL_ADDED: "added skill (BJ-7)",
     Ending.DEALER_STOOD: "the dealer's rule stood on 17+ (BJ-3)",
 }
+
+
+PARSED_HANDS = 4096  # as many as the store keeps records of (bot.store.cards.CACHED_ROWS)
+_parsed: dict[int, tuple[HandRecord, Hand]] = {}  # id(record) -> (that record, its hand)
+
+
+def played(record: HandRecord) -> Hand:
+    """The core hand a stored record holds, rebuilt once per record object: ``Hand.from_dict`` replays and
+    checks every move (~15 µs), and the store hands out the same record object (`bot.store.cache`) until
+    the hand is written again, by the click `remember`-ing the hand it wrote."""
+    kept = _parsed.get(id(record))
+    if kept is not None and kept[0] is record:
+        return kept[1]
+    hand = Hand.from_dict(record.data)
+    remember(record, hand)
+    return hand
+
+
+def remember(record: HandRecord, hand: Hand) -> None:
+    """Keep ``hand`` as what ``record`` (just written from ``hand.to_dict()``) holds. Records are frozen;
+    the entry holds the record itself, so its id cannot be reused by another while kept."""
+    _parsed.pop(id(record), None)
+    _parsed[id(record)] = (record, hand)
+    if len(_parsed) > PARSED_HANDS:
+        del _parsed[next(iter(_parsed))]
 
 
 def skill_text(level: int, label: str | None = None) -> str:

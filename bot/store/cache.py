@@ -18,6 +18,7 @@ Kept values must be immutable (frozen records, Shoes): callers share them.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
@@ -33,7 +34,8 @@ class RowCache:
     def __init__(self, db: Database, size: int) -> None:
         self._db = db
         self._size = size
-        self._rows: dict[Hashable, Any] = {}
+        # ordered: dropping the oldest is O(1) (a dict's first key is found by skipping its dropped slots)
+        self._rows: OrderedDict[Hashable, Any] = OrderedDict()
         self._epoch: int | None = None
         self.hits = 0
         self.misses = 0
@@ -65,11 +67,13 @@ class RowCache:
         those keys: what they held may be older than what the database holds)."""
         keep = token is not None and self.token() == token
         for key, value in rows:
-            self._rows.pop(key, None)  # put again: the newest goes last, so it is dropped last
-            if keep:
-                self._rows[key] = value
+            if not keep:
+                self._rows.pop(key, None)
+                continue
+            self._rows[key] = value
+            self._rows.move_to_end(key)  # put again: the newest goes last, so it is dropped last
         while len(self._rows) > self._size:
-            del self._rows[next(iter(self._rows))]
+            self._rows.popitem(last=False)
 
     def drop(self, *keys: Hashable) -> None:
         """Forget rows (a write of them failed, or went around the cache)."""

@@ -7,6 +7,7 @@ from ``bot.core.blackjack.summarize``, which hides it (and the total it would gi
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,7 +43,7 @@ ENDINGS = {
 
 
 PARSED_HANDS = 4096  # as many as the store keeps records of (bot.store.cards.CACHED_ROWS)
-_parsed: dict[int, tuple[HandRecord, Hand]] = {}  # id(record) -> (that record, its hand)
+_parsed: OrderedDict[int, tuple[HandRecord, Hand]] = OrderedDict()  # id(record) -> (that record, its hand)
 
 
 def played(record: HandRecord) -> Hand:
@@ -60,10 +61,10 @@ def played(record: HandRecord) -> Hand:
 def remember(record: HandRecord, hand: Hand) -> None:
     """Keep ``hand`` as what ``record`` (just written from ``hand.to_dict()``) holds. Records are frozen;
     the entry holds the record itself, so its id cannot be reused by another while kept."""
-    _parsed.pop(id(record), None)
     _parsed[id(record)] = (record, hand)
+    _parsed.move_to_end(id(record))
     if len(_parsed) > PARSED_HANDS:
-        del _parsed[next(iter(_parsed))]
+        _parsed.popitem(last=False)
 
 
 def skill_text(level: int, label: str | None = None) -> str:

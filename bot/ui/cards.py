@@ -43,15 +43,16 @@ ENDINGS = {
 
 
 PARSED_HANDS = 4096  # as many as the store keeps records of (bot.store.cards.CACHED_ROWS)
-_parsed: OrderedDict[int, tuple[HandRecord, Hand]] = OrderedDict()  # id(record) -> (that record, its hand)
+# hand id -> (the record last parsed or written, its hand): one entry a hand, whatever its version
+_parsed: OrderedDict[int, tuple[HandRecord, Hand]] = OrderedDict()
 
 
 def played(record: HandRecord) -> Hand:
     """The core hand a stored record holds, rebuilt once per record object: ``Hand.from_dict`` replays and
     checks every move (~15 µs), and the store hands out the same record object (`bot.store.cache`) until
-    the hand is written again, by the click `remember`-ing the hand it wrote."""
-    kept = _parsed.get(id(record))
-    if kept is not None and kept[0] is record:
+    the hand is written again, by the click that `remember`-s the hand it wrote."""
+    kept = _parsed.get(record.id)
+    if kept is not None and kept[0] is record:  # this very record (not another version, nor another store's)
         return kept[1]
     hand = Hand.from_dict(record.data)
     remember(record, hand)
@@ -59,10 +60,9 @@ def played(record: HandRecord) -> Hand:
 
 
 def remember(record: HandRecord, hand: Hand) -> None:
-    """Keep ``hand`` as what ``record`` (just written from ``hand.to_dict()``) holds. Records are frozen;
-    the entry holds the record itself, so its id cannot be reused by another while kept."""
-    _parsed[id(record)] = (record, hand)
-    _parsed.move_to_end(id(record))
+    """Keep ``hand`` as what ``record`` (just written from ``hand.to_dict()``) holds (records are frozen)."""
+    _parsed[record.id] = (record, hand)
+    _parsed.move_to_end(record.id)
     if len(_parsed) > PARSED_HANDS:
         _parsed.popitem(last=False)
 

@@ -81,8 +81,6 @@ async def _measure(clicks: int, rounds: int) -> list[float]:
                         1, channel, 5, cc._stored(dealt, meta), state=dealt.state.value, cards=dealt.played,
                         shoe=after, shoe_version=version,
                     )  # fmt: skip
-                    if hasattr(cc, "remember"):  # trees since the parsed-hand cache: the deal keeps its hand
-                        cc.remember(record, dealt)  # type: ignore[attr-defined]
                     hands.append((record.id, channel))
 
                 async def click(hand_id: int, channel: int) -> None:

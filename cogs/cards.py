@@ -63,8 +63,6 @@ from bot.ui.cards import (
     hand_embed,
     hand_meta,
     peek_text,
-    played,
-    remember,
     send_to_gms,
     shoe_as_seen,
     shoe_embed,
@@ -335,7 +333,7 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     seen_version = record.version
     settings = await store.settings.get(record.guild_id or 0)
     for _ in range(SHOE_RETRIES):
-        hand = played(record)
+        hand = Hand.from_dict(record.data)
         try:
             async with store.cards.shoe_lock(record.channel_id):  # bug 5: no in-process shoe conflicts
                 shoe, shoe_version = await store.cards.get_shoe(
@@ -358,7 +356,6 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
                     if moved.is_over
                     else None,
                 )
-            remember(updated, moved)  # the next click reads this record back
             break
         except Conflict:
             record = await store.cards.hand_in(hand_id, record.guild_id, record.channel_id)
@@ -551,7 +548,7 @@ class PeekButton(
         record = await _open_hand(interaction, self.hand_id)
         if record is None:
             return
-        hand = played(record)
+        hand = Hand.from_dict(record.data)
         text = peek_text(hand)
         if _mode(hand_meta(record.data)) != "blind" or await is_gm(interaction, _store(interaction)):
             text += f"\nOdds: {await _decision_line(interaction, record, hand)}"
@@ -601,7 +598,7 @@ class OddsButton(
             await refuse(interaction, f"A blind hand's odds are for the GM only. {NOT_GM}")
             return
         await defer(interaction, ephemeral=True)
-        hand = played(record)
+        hand = Hand.from_dict(record.data)
         line = await _decision_line(interaction, record, hand)
         await reply(
             interaction, f"Odds for hand #{record.id} (total {hand.running_total}): {line}", ephemeral=True
@@ -795,7 +792,6 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                         if dealt.is_over
                         else None,
                     )
-                remember(record, dealt)
                 return record, dealt, shoe, log_id
             except Conflict:
                 continue
@@ -845,7 +841,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             if shown != "blind":
                 await reply(interaction, default_notice(interaction, shown, KIND))
         if message is not None:
-            remember(await self.store.cards.set_message_id(record.id, message.id), hand)
+            await self.store.cards.set_message_id(record.id, message.id)
 
     @app_commands.command(name="shoe", description="What is left in this channel's shoe.")
     async def shoe(self, interaction: discord.Interaction[Any]) -> None:
@@ -891,7 +887,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     ) -> None:
         guild_id, channel_id = _where(interaction)
         record = await self.store.cards.hand_in(hand, guild_id, channel_id)
-        embed = _embed(record, played(record), reveal=True)
+        played = Hand.from_dict(record.data)
+        embed = _embed(record, played, reveal=True)
         await reply(interaction, embed=embed, ephemeral=True)
 
 

@@ -14,7 +14,6 @@ from typing import Any, NamedTuple
 from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
 from bot.store._util import dumps, json_column, now_text, parse_time
-from bot.store.cache import RowCache, Token
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.log import RollLogRepository
@@ -30,8 +29,6 @@ _MOVED_ON = "This hand has already moved on (a double click?); nothing was drawn
 _SHOE_MOVED = "The shoe changed while you were playing (another draw came first); try again."
 # the log row of a hand that has ended, from the hand as written (its id included)
 LogFor = Callable[[HandRecord], RollRecord]
-# hands and shoes kept by `RowCache` (a hand record is ~2 KB): the hands and channels in play at once
-CACHED_ROWS = 4096
 
 
 class Written(NamedTuple):
@@ -124,23 +121,6 @@ class CardRepository:
         self._modifiers = modifiers if modifiers is not None else ModifierRepository(db)
         # Weak values: a channel's lock lives while some coroutine holds or waits on it, then goes away.
         self._shoe_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-        # ("hand", id) -> HandRecord and ("shoe", channel_id) -> (Shoe, version), as last read or written
-        self.cache = RowCache(db, CACHED_ROWS)
-
-    def _keep_hand(self, token: Token, record: HandRecord) -> None:
-        """Cache a hand as read or written (never over a newer version: a read that waited on the SQLite
-        thread may finish after a write)."""
-        key = ("hand", record.id)
-        kept = self.cache.peek(key)
-        if kept is None or kept.version <= record.version:
-            self.cache.put(token, (key, record))
-
-    def _keep_shoe(self, token: Token, channel_id: int, shoe: Shoe, version: int) -> None:
-        """Cache a channel's shoe at ``version``, as `_keep_hand` does a hand."""
-        key = ("shoe", channel_id)
-        kept = self.cache.peek(key)
-        if kept is None or kept[1] <= version:
-            self.cache.put(token, (key, (shoe, version)))
 
     def shoe_lock(self, channel_id: int) -> asyncio.Lock:
         """The in-process lock for a channel's shoe: hold it around read shoe, compute, write (bug 5).
@@ -160,10 +140,6 @@ class CardRepository:
 
         An existing shoe keeps its own number of decks until it is reshuffled with another count.
         """
-        token, kept = self.cache.get(("shoe", channel_id))
-        if kept is not None:
-            shoe: Shoe = kept[0]
-            return shoe, int(kept[1])
         select = "SELECT decks, remaining, discards, version FROM shoes WHERE channel_id = ?"
         row = await self._db.one(select, (channel_id,))
         if row is None:
@@ -184,24 +160,12 @@ class CardRepository:
                 return created
 
             row = await self._db.run(create)
-        shoe = shoe_from_columns(row["decks"], row["remaining"], row["discards"])
-        version = int(row["version"])
-        self._keep_shoe(token, channel_id, shoe, version)
-        return shoe, version
+        return shoe_from_columns(row["decks"], row["remaining"], row["discards"]), int(row["version"])
 
     async def put_shoe(self, channel_id: int, shoe: Shoe, shoe_version: int) -> int:
         """Replace the channel's shoe if it is still at ``shoe_version`` (else Conflict); the new version."""
         columns = shoe_to_columns(shoe)
-        token = self.cache.token()
-        try:
-            version = await self._db.run(
-                lambda tx: self._write_columns(tx, channel_id, columns, shoe_version)
-            )
-        except BaseException:
-            self.cache.drop(("shoe", channel_id))
-            raise
-        self._keep_shoe(token, channel_id, shoe, version)
-        return version
+        return await self._db.run(lambda tx: self._write_columns(tx, channel_id, columns, shoe_version))
 
     @staticmethod
     def _write_columns(tx: Tx, channel_id: int, columns: tuple[int, str, str], shoe_version: int) -> int:
@@ -303,30 +267,15 @@ class CardRepository:
             log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 
-        token = self.cache.token()
         async with self._modifiers.settling(modifiers):
-            try:
-                written = await self._db.run(work)
-            except BaseException:
-                self.cache.drop(("shoe", channel_id))
-                raise
-        if shoe is not None and shoe_version is not None:
-            self._keep_shoe(token, channel_id, shoe, shoe_version + 1)
-        self._keep_hand(token, written.record)
-        return written
+            return await self._db.run(work)
 
     async def get_hand(self, hand_id: int) -> HandRecord:
         """A hand by id (open or finished)."""
-        token, kept = self.cache.get(("hand", hand_id))
-        if kept is not None:
-            record: HandRecord = kept
-            return record
         row = await self._db.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (hand_id,))
         if row is None:
             raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
-        record = _hand(row)
-        self._keep_hand(token, record)
-        return record
+        return _hand(row)
 
     async def hand_in(self, hand_id: int, guild_id: int | None, channel_id: int) -> HandRecord:
         """A hand by id, only if it was dealt in this guild and channel.
@@ -334,21 +283,13 @@ class CardRepository:
         A hand that does not exist and a hand dealt elsewhere raise the same NotFound, so a forged id
         tells the sender nothing about other channels' hands.
         """
-        token, kept = self.cache.get(("hand", hand_id))
-        if kept is not None:
-            if kept.channel_id != channel_id or kept.guild_id != guild_id:
-                raise NotFound(f"There is no hand {hand_id} in this channel.")
-            record: HandRecord = kept
-            return record
         row = await self._db.one(
             f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ? AND channel_id = ? AND guild_id IS ?",
             (hand_id, channel_id, guild_id),
         )
         if row is None:
             raise NotFound(f"There is no hand {hand_id} in this channel.")
-        record = _hand(row)
-        self._keep_hand(token, record)
-        return record
+        return _hand(row)
 
     async def open_hands(self, guild_id: int | None, channel_id: int) -> builtins.list[HandRecord]:
         """The channel's hands still in play, oldest first."""
@@ -423,14 +364,12 @@ class CardRepository:
         cards_text = dumps(codes)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
-        channel: list[int] = []  # the hand's channel, once the unit knows it (to forget a refused shoe)
 
         def work(tx: Tx) -> Written:
             try:
                 checked = _state(state)
             except InvalidData:  # refused in the order of a move's checks: the hand, the shoe, then this
                 channel_id = _movable(tx, hand_id, expected_version)
-                channel.append(channel_id)
                 if shoe_columns is not None and shoe_version is not None:
                     self._write_columns(tx, channel_id, shoe_columns, shoe_version)
                 raise
@@ -452,36 +391,21 @@ class CardRepository:
             if row is None:
                 _movable(tx, hand_id, expected_version)
                 raise Conflict(_MOVED_ON)  # not reached: the update found no row that could move
-            channel.append(row["channel_id"])
             if shoe_columns is not None and shoe_version is not None:
                 self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version)
             record = _hand({**dict(row), **written})
             log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 
-        token = self.cache.token()
-        try:
-            written = await self._db.run(work)
-        except BaseException:
-            self.cache.drop(("hand", hand_id), *(("shoe", c) for c in channel))
-            raise
-        if shoe is not None and shoe_version is not None:
-            self._keep_shoe(token, written.record.channel_id, shoe, shoe_version + 1)
-        self._keep_hand(token, written.record)
-        return written
+        return await self._db.run(work)
 
-    async def set_message_id(self, hand_id: int, message_id: int) -> HandRecord:
-        """Remember which message shows the hand (no version change: it is not a move); the hand now."""
-        token = self.cache.token()
-        self.cache.drop(("hand", hand_id))
-        row = await self._db.one(
-            f"UPDATE hands SET message_id = ? WHERE id = ? RETURNING {_HAND_COLUMNS}", (message_id, hand_id)
+    async def set_message_id(self, hand_id: int, message_id: int) -> None:
+        """Remember which message shows the hand (no version change: it is not a move)."""
+        outcome = await self._db.execute(
+            "UPDATE hands SET message_id = ? WHERE id = ?", (message_id, hand_id)
         )
-        if row is None:
+        if outcome.rowcount == 0:
             raise NotFound(f"There is no hand {hand_id}.")
-        record = _hand(row)
-        self._keep_hand(token, record)
-        return record
 
     async def in_play(self, guild_id: int | None, channel_id: int) -> builtins.list[Card]:
         """Every card held by the channel's open hands."""
@@ -503,7 +427,6 @@ class CardRepository:
             )
             return rows, tx.one("SELECT decks, version FROM shoes WHERE channel_id = ?", (channel_id,))
 
-        token = self.cache.token()
         rows, current = await self._db.run(read, write=False)
         in_play = [Card.parse(code) for row in rows for code in json.loads(row["cards"])]
         try:
@@ -525,10 +448,4 @@ class CardRepository:
                 return 1
             return self._write_columns(tx, channel_id, columns, int(current["version"]))
 
-        try:
-            version = await self._db.run(write)
-        except BaseException:
-            self.cache.drop(("shoe", channel_id))
-            raise
-        self._keep_shoe(token, channel_id, shoe, version)
-        return shoe, version
+        return shoe, await self._db.run(write)

@@ -479,16 +479,6 @@ class Database:
         finally:
             self._checkpoint = None
 
-    def data_version(self) -> int | None:
-        """SQLite's ``PRAGMA data_version`` on the inline connection: it changes whenever another connection
-        (another process, or this Database's own aiosqlite thread) has committed since it was last read,
-        and never for the inline connection's own commits (`bot.store.cache`). None without the inline
-        connection."""
-        if self._inline is None or self._closed:
-            return None
-        row = self._inline.execute("PRAGMA data_version").fetchone()
-        return int(row[0])
-
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement as a unit of its own."""
         return await self.run(lambda tx: tx.execute(sql, params))

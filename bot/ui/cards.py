@@ -7,7 +7,6 @@ from ``bot.core.blackjack.summarize``, which hides it (and the total it would gi
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,7 +23,7 @@ from bot.core.blackjack import (
     summarize,
 )
 from bot.core.cards import Card, Shoe
-from bot.store import AppliedModifier, HandRecord, Store
+from bot.store import AppliedModifier, Store
 from bot.ui.embeds import NO_MENTIONS, info_embed, result_embed, rule_footer
 from bot.ui.rolls import modifier_field
 from bot.ui.visibility import CANNOT_DM, Mode, reveal_view
@@ -40,31 +39,6 @@ ENDINGS = {
     Ending.SKILL_ADDED: "added skill (BJ-7)",
     Ending.DEALER_STOOD: "the dealer's rule stood on 17+ (BJ-3)",
 }
-
-
-PARSED_HANDS = 4096  # as many as the store keeps records of (bot.store.cards.CACHED_ROWS)
-# hand id -> (the record last parsed or written, its hand): one entry a hand, whatever its version
-_parsed: OrderedDict[int, tuple[HandRecord, Hand]] = OrderedDict()
-
-
-def played(record: HandRecord) -> Hand:
-    """The core hand a stored record holds, rebuilt once per record object: ``Hand.from_dict`` replays and
-    checks every move (~15 µs), and the store hands out the same record object (`bot.store.cache`) until
-    the hand is written again, by the click that `remember`-s the hand it wrote."""
-    kept = _parsed.get(record.id)
-    if kept is not None and kept[0] is record:  # this very record (not another version, nor another store's)
-        return kept[1]
-    hand = Hand.from_dict(record.data)
-    remember(record, hand)
-    return hand
-
-
-def remember(record: HandRecord, hand: Hand) -> None:
-    """Keep ``hand`` as what ``record`` (just written from ``hand.to_dict()``) holds (records are frozen)."""
-    _parsed[record.id] = (record, hand)
-    _parsed.move_to_end(record.id)
-    if len(_parsed) > PARSED_HANDS:
-        _parsed.popitem(last=False)
 
 
 def skill_text(level: int, label: str | None = None) -> str:

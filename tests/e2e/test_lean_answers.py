@@ -12,7 +12,6 @@ from typing import Any
 import discord
 import pytest
 
-from bot.core.blackjack import Hand
 from tests.e2e.test_cards import deal_voluntary, field, stack_shoe
 from tests.fake_discord.harness import Harness, World
 from tests.fake_discord.server import MESSAGE, UPDATE_MESSAGE
@@ -92,38 +91,6 @@ async def test_a_hit_click_never_parses_the_clicked_message(
     assert stand.callback_type == UPDATE_MESSAGE and dealt.original.components == []
     assert field(dealt.original.embed, "Odds").startswith("Before the last move: ")
     assert parsed == []  # nor the edited message Discord answers the odds line's edit with
-
-
-async def test_hit_clicks_read_back_the_hand_and_shoe_the_move_before_wrote(
-    harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """bot.store.cache and bot.ui.cards.played: after the deal, each Hit reads its hand and the channel's
-    shoe without a SELECT of either and without rebuilding the hand from its stored dict; what the clicks
-    write is what the database holds."""
-    store = harness.bot.store
-    await stack_shoe(store, world.general, ["2S", "3H", "4C", "5D"])
-    dealt = await deal_voluntary(harness, world, level=3)
-    raw = store.db._inline
-    assert raw is not None
-    reads: list[str] = []
-    raw.set_trace_callback(lambda sql: reads.append(sql) if sql.lstrip().startswith("SELECT") else None)
-    rebuilt: list[Any] = []
-    from_dict = Hand.from_dict.__func__  # type: ignore[attr-defined]
-    monkeypatch.setattr(
-        Hand, "from_dict", classmethod(lambda cls, data: rebuilt.append(data) or from_dict(cls, data))
-    )
-    try:
-        for _ in range(2):
-            hit = await harness.click(dealt.original, "Hit", world.alice)
-            assert hit.callback_type == UPDATE_MESSAGE
-    finally:
-        raw.set_trace_callback(None)
-    assert not [sql for sql in reads if "FROM hands" in sql or "FROM shoes" in sql], reads
-    assert rebuilt == []
-    hand_id = int(dealt.original.custom_ids()[0].split(":")[1])
-    row = await store.db.one("SELECT cards, version FROM hands WHERE id = ?", (hand_id,))
-    assert row is not None and (row["cards"], row["version"]) == ('["2S","3H","4C"]', 3)
-    assert dealt.original.edits == 2
 
 
 async def test_a_sustained_pool_asks_for_its_message(harness: Harness, world: World) -> None:

@@ -2,7 +2,8 @@
 
 bench/ab.py measures the whole bot, where discord.py, aiohttp and the odds workers are most of a click and the
 host's load moves every figure by up to 10%. This times only what the cards code does per click: read the
-hand and the shoe, draw, write both, build the hand's embed and view (and, when the hand ends, log it). The
+hand and the shoe, draw, write both, build the hand's embed (and its view when the buttons change; the
+clicked message carries the dealt hand's, as Discord's does), and when the hand ends, log it. The
 store is a real one on a temporary file; Discord is a stub that serializes what it is given (``to_dict``),
 and the worker answers the odds at once. Clicks go 16 at a time on hands of different channels, as in
 bench/latency.py's Hit. Each tree runs in its own process, the two alternating; run from the repository root:
@@ -81,22 +82,32 @@ async def _measure(clicks: int, rounds: int) -> list[float]:
                         1, channel, 5, cc._stored(dealt, meta), state=dealt.state.value, cards=dealt.played,
                         shoe=after, shoe_version=version,
                     )  # fmt: skip
-                    hands.append((record.id, channel))
+                    hands.append((record.id, channel, _shown(cc, record, dealt)))
 
-                async def click(hand_id: int, channel: int) -> None:
+                async def click(hand_id: int, channel: int, message: Any) -> None:
                     interaction = types.SimpleNamespace(
                         guild_id=1, channel_id=channel, client=client, user=types.SimpleNamespace(id=5),
-                        response=Response(), edit_original_response=edit_original_response, message=None,
+                        response=Response(), edit_original_response=edit_original_response, message=message,
                     )  # fmt: skip
                     await cc._play(interaction, hand_id, cc._hit)  # type: ignore[arg-type]
 
                 start = time.process_time()
                 for k in range(0, clicks, CONCURRENCY):
-                    await asyncio.gather(*(click(h, c) for h, c in hands[k : k + CONCURRENCY]))
+                    await asyncio.gather(*(click(*hand) for hand in hands[k : k + CONCURRENCY]))
                 figures.append((time.process_time() - start) / clicks * 1e6)
         finally:
             await store.close()
     return figures
+
+
+def _shown(cc: Any, record: Any, dealt: Any) -> Any:
+    """The dealt hand's message as the click brings it: its components, which the cog compares with the
+    buttons the hand needs and, when they match, does not rebuild (trees since that comparison)."""
+    view = cc._view(record, dealt)
+    if view is None or not hasattr(cc, "_shows_view"):
+        return None
+    rows = [types.SimpleNamespace(to_dict=lambda row=row: row) for row in view.to_components()]
+    return types.SimpleNamespace(components=rows)
 
 
 def _run(tree: Path, clicks: int, rounds: int) -> list[float]:

@@ -75,6 +75,18 @@ def _hand(row: sqlite3.Row | Mapping[str, Any]) -> HandRecord:
     )
 
 
+# A move's write. `finished` is in the SET only when the move ends the hand: a column of an index in the
+# SET makes SQLite rewrite that index's entry (hands_open_by_channel), even to the same value: one more
+# page written per move.
+_MOVE_SET = "UPDATE hands SET state = ?, cards = ?, data = ?, version = ?, updated_at = ?, "
+_MOVE_WHERE = (
+    "message_id = COALESCE(?, message_id) WHERE id = ? AND version = ? AND finished = 0 "
+    "RETURNING id, guild_id, channel_id, owner_id, message_id, created_at"
+)
+_MOVE = _MOVE_SET + _MOVE_WHERE
+_MOVE_ENDING = _MOVE_SET + "finished = 1, " + _MOVE_WHERE
+
+
 def _movable(tx: Tx, hand_id: int, expected_version: int) -> int:
     """The channel of a hand that can make a move from ``expected_version``; NotFound, or Conflict (moved
     on, or finished), if it cannot."""
@@ -375,7 +387,6 @@ class CardRepository:
                 raise
             written = {
                 "state": checked,
-                "finished": int(finished),
                 "cards": cards_text,
                 "data": data,
                 "version": expected_version + 1,
@@ -383,9 +394,7 @@ class CardRepository:
             }
             # checked and written in one statement; the columns it kept come back (no read before it)
             row = tx.one(
-                "UPDATE hands SET state = ?, finished = ?, cards = ?, data = ?, version = ?, updated_at = ?, "
-                "message_id = COALESCE(?, message_id) WHERE id = ? AND version = ? AND finished = 0 "
-                "RETURNING id, guild_id, channel_id, owner_id, message_id, created_at",
+                _MOVE_ENDING if finished else _MOVE,
                 (*written.values(), message_id, hand_id, expected_version),
             )
             if row is None:
@@ -393,7 +402,7 @@ class CardRepository:
                 raise Conflict(_MOVED_ON)  # not reached: the update found no row that could move
             if shoe_columns is not None and shoe_version is not None:
                 self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version)
-            record = _hand({**dict(row), **written})
+            record = _hand({**dict(row), **written, "finished": finished})
             log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 

@@ -53,6 +53,10 @@ async def test_bj1_hand_transitions_draw_and_discard(store: Store) -> None:  # B
         shoe=shoe, shoe_version=version, message_id=555,
     )  # fmt: skip
     assert (hand.version, hand.cards, hand.message_id) == (2, tuple(c.code for c in cards), 555)
+    # a move that does not end the hand leaves it open (its UPDATE does not name `finished`), and the
+    # record a move returns is the row as stored
+    assert hand == await store.cards.get_hand(hand_id) and not hand.finished
+    assert [h.id for h in await store.cards.open_hands(G, C)] == [hand_id]
     assert await _conserved(store)
     shoe, version = await store.cards.get_shoe(G, C)
     done = await store.cards.apply(
@@ -60,6 +64,7 @@ async def test_bj1_hand_transitions_draw_and_discard(store: Store) -> None:  # B
         shoe=shoe.discard(cards), shoe_version=version,
     )  # fmt: skip
     assert done.finished and await store.cards.open_hands(G, C) == []
+    assert done == await store.cards.get_hand(hand_id)
     assert [h.id for h in await store.cards.recent_hands(G, C)] == [hand_id]
     shoe, _ = await store.cards.get_shoe(G, C)
     assert Counter(shoe.discards) == Counter(cards) and await _conserved(store)

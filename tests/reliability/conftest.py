@@ -83,6 +83,15 @@ def only_ephemeral_or_nothing(answer: Answer) -> list[str]:
     return problems
 
 
+async def _cancel_the_rest() -> None:
+    """Cancel what the stopped bot left on its loop: discord.py gives a view sent on an ephemeral message a
+    15-minute timeout task (its token's lifetime), and nothing stops it when the client closes."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 class BotThread:
     """The fake and the real bot (in-process) running on their own event loop in a thread."""
 
@@ -118,6 +127,7 @@ class BotThread:
         try:
             self.run(self.harness.stop())
             self.run(self.fake.stop())
+            self.run(_cancel_the_rest())
         finally:
             logging.getLogger().removeHandler(self.harness.errors)
             self.loop.call_soon_threadsafe(self.loop.stop)

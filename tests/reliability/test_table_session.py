@@ -2,8 +2,9 @@
 
 Three players and a GM share two channels of one guild. Each step is one interaction a user could make:
 deal a hand (any mode, any visibility), click any button of any hand so far (the owner, another player
-or the GM), reshuffle a shoe, set and roll supply dice, start, roll and stop sustained pools, leave GM
-modifiers, make RPS checks that use them up. Each step checks what must hold whatever came before it:
+or the GM), click Reveal on a GM copy of a hidden roll, reshuffle a shoe, set and roll supply dice,
+start, roll and stop sustained pools, leave GM modifiers, make RPS checks that use them up. Each step
+checks what must hold whatever came before it:
 
 - every interaction is answered, nothing is logged at ERROR, and no request goes out that real Discord
   would refuse (`check_clean`);
@@ -12,7 +13,8 @@ modifiers, make RPS checks that use them up. Each step checks what must hold wha
 - every channel's cards are all there, once: its shoe, its discards and its open hands (BJ-1);
 - a supply roll steps its die down one size at most (DD-7);
 - every pool is the sum of its checks, and each check is in the log once (RPS-8);
-- no player has used a GM modifier more times than it was set for (GM-3).
+- no player has used a GM modifier more times than it was set for (GM-3);
+- a hidden roll's Reveal posts it once, for a GM only: one public post per roll marked revealed.
 
 The suite runs the same examples every time. A longer hunt with fresh ones:
     SESSION_EXAMPLES=300 SESSION_STEPS=50 SESSION_RANDOM=1 \
@@ -97,6 +99,7 @@ class Session(RuleBasedStateMachine):
     """One session at the table (the bot and its database carry over from one session to the next)."""
 
     table: Table
+    copies: list[FakeMessage]  # GM copies of hidden rolls (their Reveal button), from every session so far
 
     def __init__(self) -> None:
         super().__init__()
@@ -117,7 +120,14 @@ class Session(RuleBasedStateMachine):
             self.harness.slash(self.world.guild, channel, user, path, options)
         )
         assert answer.callback_type is not None, f"/{path} {options} went unanswered"
+        self.keep_copies(answer)
         return answer
+
+    def keep_copies(self, answer: Answer) -> None:
+        known = {message.id for message in self.copies}
+        for message in answer.messages:
+            if message.id not in known and any(cid.startswith("reveal:") for cid in message.custom_ids()):
+                self.copies.append(message)
 
     def keep_hands(self, answer: Answer, owner: FakeUser) -> None:
         known = {message.id for message, _ in self.hands}
@@ -178,10 +188,24 @@ class Session(RuleBasedStateMachine):
             assert answer.callback_type not in (UPDATE_MESSAGE, DEFERRED_UPDATE), "someone else moved a hand"
             assert answer.ephemeral, answer.text()
         self.keep_hands(answer, owner)
+        self.keep_copies(answer)
 
     @rule(who=st.integers(0, 3), where=st.integers(0, 1))
     def shuffle(self, who: int, where: int) -> None:  # BJ-1
         self.slash(self.table.everyone[who], self.table.channels[where], "cards shuffle", {})
+
+    @rule(copy=st.integers(0, 10_000), who=st.integers(0, 3))
+    def reveal(self, copy: int, who: int) -> None:  # a GM reveals a hidden roll, once; nobody else can
+        if not self.copies:
+            return
+        message = self.copies[copy % len(self.copies)]
+        user = self.table.everyone[who]
+        before = rows(self.table.bot.database, "rolls")
+        answer = self.table.bot.run(self.harness.click(message, "Reveal", user))
+        assert answer.callback_type is not None, f"Reveal on {message.id} went unanswered"
+        if not self.is_gm(user):
+            assert answer.ephemeral and rows(self.table.bot.database, "rolls") == before, answer.text()
+            assert not answer.public(), answer.text()
 
     # -- supply dice --------------------------------------------------------------------------------------
     @rule(member=st.integers(0, 2), item=st.sampled_from(ITEMS), die=st.sampled_from(DIES))
@@ -303,6 +327,16 @@ class Session(RuleBasedStateMachine):
         assert self.table.bot.run(conserved()) == [], "a channel lost or doubled cards"
 
     @invariant()
+    def every_revealed_roll_was_posted_once(self) -> None:
+        revealed = [row for row in rows(self.table.bot.database, "rolls") if row["revealed_by"] is not None]
+        posts = [
+            message
+            for message in self.table.bot.fake.message_log
+            if message.content.startswith("🔓 Revealed by") and not message.ephemeral and not message.deleted
+        ]
+        assert len(posts) == len(revealed), (len(posts), len(revealed))
+
+    @invariant()
     def no_modifier_is_used_past_its_uses(self) -> None:  # GM-3
         uses = {row["id"]: row["uses"] for row in rows(self.table.bot.database, "pending_modifiers")}
         for row in rows(self.table.bot.database, "modifier_uses"):
@@ -324,5 +358,5 @@ class Session(RuleBasedStateMachine):
 
 @pytest.mark.timeout(60 + EXAMPLES * STEPS // 5)  # a step takes 10-30 ms; a longer hunt gets longer
 def test_a_table_session_played_at_random_keeps_every_rule(table: Table) -> None:
-    Session.table = table
+    Session.table, Session.copies = table, []
     run_state_machine_as_test(Session, settings=SESSION)

@@ -3,8 +3,8 @@
 Three players and a GM share two channels of one guild. Each step is one interaction a user could make:
 deal a hand (any mode, any visibility), click any button of any hand so far (the owner, another player
 or the GM), click Reveal on a GM copy of a hidden roll, reshuffle a shoe, set and roll supply dice,
-start, roll and stop sustained pools, leave GM modifiers, make RPS checks that use them up. Each step
-checks what must hold whatever came before it:
+start, roll and stop sustained pools, leave GM modifiers of every kind, make RPS checks, decision rolls
+and System X checks that use them up. Each step checks what must hold whatever came before it:
 
 - every interaction is answered, nothing is logged at ERROR, and no request goes out that real Discord
   would refuse (`check_clean`);
@@ -60,6 +60,16 @@ ITEMS = ("rations", "torches")
 DIES = [die.sides for die in SupplyDie]  # d12 .. d4, then empty (0)
 VISIBILITIES = ("public", "private", "gm", "blind")
 POOL_NAMES = itertools.count(1)
+MODIFIERS = (  # (system, kind) of the GM modifiers left (GM-3)
+    ("cards", "difficulty"),
+    ("rps", "difficulty"),
+    ("decision", "modifier"),
+    ("decision", "advantage"),
+    ("decision", "disadvantage"),
+    ("sysx", "sv"),
+    ("sysx", "roll"),
+    ("sysx", "required_margin"),
+)
 
 
 class Table:
@@ -280,16 +290,18 @@ class Session(RuleBasedStateMachine):
     # -- GM modifiers and the rolls that use them up -------------------------------------------------------
     @rule(
         where=st.integers(0, 1),
-        system_kind=st.sampled_from((("cards", "difficulty"), ("rps", "difficulty"))),
+        system_kind=st.sampled_from(MODIFIERS),
         value=st.integers(-3, 3),
         member=st.integers(0, 3),
         uses=st.integers(1, 3),
     )
     def modifier(self, where: int, system_kind: tuple[str, str], value: int, member: int, uses: int) -> None:
         system, kind = system_kind  # GM-3 (member 3: everyone in the channel)
-        if system == "cards":
-            value = abs(value)
-        options: dict[str, Any] = {"system": system, "kind": kind, "value": str(value), "uses": uses}
+        options: dict[str, Any] = {"system": system, "kind": kind, "uses": uses}
+        if kind == "required_margin":
+            options["value"] = f"S{abs(value)}"
+        elif kind not in ("advantage", "disadvantage"):
+            options["value"] = str(abs(value) if system == "cards" else value)
         if member < 3:
             options["member"] = self.table.players[member]
         self.slash(self.world.gm, self.table.channels[where], "gm modifier", options)
@@ -304,6 +316,22 @@ class Session(RuleBasedStateMachine):
     def rps_check(self, who: int, where: int, base: int, visibility: str, forgo: bool) -> None:  # GM-3
         options = {"base": base, "visibility": visibility, "forgo": forgo}
         self.slash(self.table.everyone[who], self.table.channels[where], "rps check", options)
+
+    @rule(
+        who=st.integers(0, 3),
+        where=st.integers(0, 1),
+        system=st.sampled_from(("decision", "sysx")),
+        value=st.integers(-3, 20),
+        visibility=st.sampled_from(VISIBILITIES),
+    )
+    def roll(self, who: int, where: int, system: str, value: int, visibility: str) -> None:  # GM-3
+        path, options = (
+            ("decision roll", {"stat": value, "target_number": 8})
+            if system == "decision"
+            else ("sysx check", {"sv": value})
+        )
+        options["visibility"] = visibility
+        self.slash(self.table.everyone[who], self.table.channels[where], path, options)
 
     # -- what holds after every step ----------------------------------------------------------------------
     @invariant()

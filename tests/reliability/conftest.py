@@ -108,6 +108,7 @@ class BotThread:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="bot-thread", daemon=True)
         self.thread.start()
+        self._folder, self._cogs = folder, cogs
         self.fake, self.world, self.harness = self.run(self._start(folder, cogs))
 
     async def _start(self, folder: Path, cogs: Sequence[str]) -> tuple[FakeDiscord, World, Harness]:
@@ -120,6 +121,14 @@ class BotThread:
     def run(self, coro: Coroutine[Any, Any, T], timeout: float = 120) -> T:
         """Run ``coro`` on the bot's loop and wait for its result."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def restart(self) -> None:
+        """Stop the bot and start a new one on the same database, connected to the same fake: a restart."""
+        import logging
+
+        logging.getLogger().removeHandler(self.harness.errors)
+        self.run(self.harness.stop())
+        self.harness = self.run(start_bot(self.fake, self._folder, cogs=self._cogs, database=self.database))
 
     def close(self) -> None:
         import logging

@@ -4,7 +4,8 @@ Three players and a GM share two channels of one guild. Each step is one interac
 deal a hand (any mode, any visibility), click any button of any hand so far (the owner, another player
 or the GM), click Reveal on a GM copy of a hidden roll, reshuffle a shoe, set and roll supply dice,
 start, roll and stop sustained pools, leave GM modifiers of every kind, make RPS checks, decision rolls
-and System X checks that use them up. Each step checks what must hold whatever came before it:
+and System X checks that use them up; and the bot restarts now and then (the buttons of the messages
+before it go on working). Each step checks what must hold whatever came before it:
 
 - every interaction is answered, nothing is logged at ERROR, and no request goes out that real Discord
   would refuse (`check_clean`);
@@ -332,6 +333,11 @@ class Session(RuleBasedStateMachine):
         )
         options["visibility"] = visibility
         self.slash(self.table.everyone[who], self.table.channels[where], path, options)
+
+    @rule(now=st.integers(0, 5))
+    def restart(self, now: int) -> None:  # the bot restarts mid-session: the messages before it keep working
+        if now == 0:  # now and then (a rule without arguments would be drawn far more often than the rest)
+            self.table.bot.restart()
 
     # -- what holds after every step ----------------------------------------------------------------------
     @invariant()

@@ -4,8 +4,8 @@ Three players and a GM share two channels of one guild. Each step is one interac
 deal a hand (any mode, any visibility), click any button of any hand so far (the owner, another player
 or the GM), click Reveal on a GM copy of a hidden roll, reshuffle a shoe, set and roll supply dice,
 start, roll and stop sustained pools, leave GM modifiers of every kind, make RPS checks, decision rolls
-and System X checks that use them up; and the bot restarts now and then (the buttons of the messages
-before it go on working). Each step checks what must hold whatever came before it:
+and System X checks that use them up, read `/log`; and the bot restarts now and then (the buttons of
+the messages before it go on working). Each step checks what must hold whatever came before it:
 
 - every interaction is answered, nothing is logged at ERROR, and no request goes out that real Discord
   would refuse (`check_clean`);
@@ -15,7 +15,9 @@ before it go on working). Each step checks what must hold whatever came before i
 - a supply roll steps its die down one size at most (DD-7);
 - every pool is the sum of its checks, and each check is in the log once (RPS-8);
 - no player has used a GM modifier more times than it was set for (GM-3);
-- a hidden roll's Reveal posts it once, for a GM only: one public post per roll marked revealed.
+- a hidden roll's Reveal posts it once, for a GM only: one public post per roll marked revealed;
+- `/log` shows a player a hidden roll nobody revealed only as "hidden roll", unless it is their own
+  private or gm roll (issue 7).
 
 The suite runs the same examples every time. A longer hunt with fresh ones:
     SESSION_EXAMPLES=300 SESSION_STEPS=50 SESSION_RANDOM=1 \
@@ -27,6 +29,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -333,6 +336,22 @@ class Session(RuleBasedStateMachine):
         )
         options["visibility"] = visibility
         self.slash(self.table.everyone[who], self.table.channels[where], path, options)
+
+    @rule(who=st.integers(0, 3), where=st.integers(0, 1))
+    def read_the_log(self, who: int, where: int) -> None:  # issue 7: /log hides what the reader may not see
+        user = self.table.everyone[who]
+        answer = self.slash(user, self.table.channels[where], "log", {"count": 25})
+        assert answer.ephemeral and not answer.public(), answer.text()
+        rolls = {row["id"]: row for row in rows(self.table.bot.database, "rolls")}
+        for line in answer.text().splitlines():
+            found = re.match(r"`#(\d+)`", line.strip())
+            if found is None:
+                continue
+            roll = rolls[int(found[1])]
+            hidden = roll["visibility"] != "public" and roll["revealed_by"] is None
+            theirs = roll["visibility"] in ("private", "gm") and roll["user_id"] == user.id
+            if hidden and not theirs and not self.is_gm(user):
+                assert ": hidden roll (" in line and roll["summary"] not in line, line
 
     @rule(now=st.integers(0, 5))
     def restart(self, now: int) -> None:  # the bot restarts mid-session: the messages before it keep working

@@ -10,6 +10,7 @@ synchronous hypothesis tests can drive one bot across many examples.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Coroutine, Iterator, Sequence
@@ -124,15 +125,11 @@ class BotThread:
 
     def restart(self) -> None:
         """Stop the bot and start a new one on the same database, connected to the same fake: a restart."""
-        import logging
-
         logging.getLogger().removeHandler(self.harness.errors)
         self.run(self.harness.stop())
         self.harness = self.run(start_bot(self.fake, self._folder, cogs=self._cogs, database=self.database))
 
     def close(self) -> None:
-        import logging
-
         try:
             self.run(self.harness.stop())
             self.run(self.fake.stop())

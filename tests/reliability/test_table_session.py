@@ -368,14 +368,14 @@ class Session(RuleBasedStateMachine):
         with_shoes = [row["channel_id"] for row in rows(self.table.bot.database, "shoes")]
 
         async def conserved() -> list[int]:
-            async with await Store.open(self.table.bot.database) as store:
-                broken = []
-                for channel_id in with_shoes:
-                    shoe, _ = await store.cards.get_shoe(self.world.guild.id, channel_id)
-                    in_play = await store.cards.in_play(self.world.guild.id, channel_id)
-                    if not shoe.is_conserved(in_play):
-                        broken.append(channel_id)
-                return broken
+            store: Store = self.harness.bot.store  # the bot's own: no second connection opened every step
+            broken = []
+            for channel_id in with_shoes:
+                shoe, _ = await store.cards.get_shoe(self.world.guild.id, channel_id)
+                in_play = await store.cards.in_play(self.world.guild.id, channel_id)
+                if not shoe.is_conserved(in_play):
+                    broken.append(channel_id)
+            return broken
 
         assert self.table.bot.run(conserved()) == [], "a channel lost or doubled cards"
 

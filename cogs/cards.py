@@ -462,7 +462,7 @@ class _HandItem(ErrorReportingItem):
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any] | None, match: Any, /
     ) -> _HandItem:
         return cls(int(match["hand_id"]))  # type: ignore[call-arg]  # each subclass takes the id alone
 

@@ -360,7 +360,7 @@ class PoolRollButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any] | None, match: Any, /
     ) -> PoolRollButton:
         return cls(int(match["pool_id"]))
 

@@ -1,5 +1,6 @@
 """Property tests for the hand state machine (BJ-2..BJ-7, BJ-11): random plays, never a move after the end."""
 
+import dataclasses
 import itertools
 
 import pytest
@@ -83,6 +84,10 @@ def test_random_plays_keep_every_rule(deck, mode, skill, opts, chosen, rng_index
         if step.fumble_flags:  # BJ-11
             assert all(step.played[i].pip_value <= i + 1 for i in step.fumble_flags)
         assert bj.Hand.from_dict(step.to_dict()) == step
+        # a transition copies the hand without re-running __init__ (bj._evolve): every step is still
+        # exactly the hand the checked constructor builds from its fields, and carries nothing else
+        built = bj.Hand(**{f.name: getattr(step, f.name) for f in dataclasses.fields(bj.Hand)})
+        assert built == step and vars(built) == vars(step) and type(step) is bj.Hand
     if mode is HandMode.INVOLUNTARY:
         assert hand.is_over  # BJ-3 plays itself out
         assert hand.adder is None and hand.ending is not Ending.STOOD
@@ -95,6 +100,16 @@ def test_random_plays_keep_every_rule(deck, mode, skill, opts, chosen, rng_index
         assert result.trl == (hand.total + hand.counted_bonus) // 5 + skill - 3  # BJ-8
         summary = bj.summarize(hand)
         assert None not in summary.cards and summary.total == hand.total
+
+
+def test_a_transition_changes_only_how_the_hand_was_played():
+    hand = bj.start_voluntary(3, 2)
+    with pytest.raises(TypeError):
+        bj._evolve(hand, skill=9)  # the task is never a transition's to change
+    with pytest.raises(bj.RuleError):
+        bj._evolve(hand, state=HandState.ENDED)  # ended without an ending
+    with pytest.raises(bj.RuleError):
+        bj._evolve(hand, cards=("AS",))  # a code is not a card
 
 
 def _assert_refuses_every_move(hand, card):

@@ -61,6 +61,16 @@ class Pick(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"pick:(?P<n
         SEEN.append(("pick", list(self.item.values)))
 
 
+class Lean(Probe, template=r"lean:(?P<n>[0-9]+)"):
+    """An item that reads nothing but its custom_id (as ours, `bot.ui.reply.ErrorReportingItem`)."""
+
+    reads_clicked_item = False
+
+    def __init__(self, n: int) -> None:
+        discord.ui.DynamicItem.__init__(self, discord.ui.Button(label="Go", custom_id=f"lean:{n}"))
+        self.n = n
+
+
 class Greedy(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"probe:(?P<n>[0-9]{1,3})"):
     """A second template matching what Probe matches: discord.py would run both."""
 
@@ -145,7 +155,7 @@ async def client() -> Any:
     state.user = discord.ClientUser(
         state=state, data={**_user(), "id": "6006", "username": "bot", "bot": True}
     )
-    bot.add_dynamic_items(Probe, Pick)
+    bot.add_dynamic_items(Probe, Pick, Lean)
     yield bot
     await bot.close()
 
@@ -169,6 +179,17 @@ async def test_a_click_on_our_item_runs_it_and_never_parses_the_message(client: 
     )
     assert interaction._parsed_message is MISSING
     assert interaction.user.id == USER and interaction.guild_id == GUILD and interaction.channel_id == CHANNEL
+
+
+async def test_an_item_that_reads_only_its_custom_id_gets_no_rebuilt_component(
+    client: discord.Client,
+) -> None:
+    row = {"type": 1, "components": [{"type": 2, "style": 1, "label": "Go", "custom_id": "lean:3", "id": 2}]}
+    assert dispatch_click(client, payload("lean:3", components=[row]))
+    await settle()
+    [(first, base), (second, (n, interaction))] = SEEN
+    assert (first, base, second, n) == ("base", None, "click", 3)
+    assert isinstance(interaction, ClickInteraction) and interaction._parsed_message is MISSING
 
 
 async def test_the_message_read_late_is_the_one_discord_py_builds(client: discord.Client) -> None:

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from types import MappingProxyType
 from typing import Any
@@ -576,6 +576,9 @@ class Hand:
         return hand
 
 
+_FIELD_NAMES = tuple(f.name for f in fields(Hand))
+
+
 def _start(
     mode: HandMode,
     skill: int,
@@ -636,14 +639,42 @@ def _ended_message(hand: Hand) -> str:
     }[hand.ending]
 
 
+_PLAY_FIELDS = frozenset({"cards", "bonus_cards", "adder", "state", "ending"})
+
+
+def _evolve(hand: Hand, **play: Any) -> Hand:
+    """``dataclasses.replace(hand, **play)`` for the transitions below, which change only how the hand has
+    been played (``_PLAY_FIELDS``), each after checking its move.
+
+    ``replace`` runs ``__init__`` and the whole of ``__post_init__`` again, re-checking the task (skill,
+    difficulty, characteristic, options) that a transition never changes: most of a Hit click's replay of
+    a stored hand (``Hand.from_dict``). The copy is made field by field (nothing a property may have kept
+    on the instance comes along), and what a transition can break is still checked.
+    """
+    if not play.keys() <= _PLAY_FIELDS:
+        raise TypeError(f"A transition changes only {sorted(_PLAY_FIELDS)}, not {sorted(play)}.")
+    moved = object.__new__(Hand)
+    values = moved.__dict__  # a frozen dataclass: set through the instance's dict, as __init__ does
+    kept = hand.__dict__
+    for name in _FIELD_NAMES:
+        values[name] = kept[name]
+    values.update(play)
+    if (moved.state is HandState.ENDED) != (moved.ending is not None):
+        raise RuleError("A hand has an ending exactly when it has ended.")
+    changed_cards = "cards" in play or "bonus_cards" in play
+    if changed_cards and not all(isinstance(card, Card) for card in moved.cards + moved.bonus_cards):
+        raise RuleError("A hand holds only cards.")
+    return moved
+
+
 def _after_regular_card(hand: Hand) -> Hand:
     total = hand.running_total
     if total > BLACKJACK:
-        return replace(hand, state=HandState.ENDED, ending=Ending.WRAPPED)
+        return _evolve(hand, state=HandState.ENDED, ending=Ending.WRAPPED)
     if total == BLACKJACK:
-        return replace(hand, state=HandState.AWAITING_BONUS)
+        return _evolve(hand, state=HandState.AWAITING_BONUS)
     if hand.mode is HandMode.INVOLUNTARY and total >= DEALER_STANDS_ON:
-        return replace(hand, state=HandState.ENDED, ending=Ending.DEALER_STOOD)
+        return _evolve(hand, state=HandState.ENDED, ending=Ending.DEALER_STOOD)
     return hand
 
 
@@ -655,7 +686,7 @@ def hit(hand: Hand, card: Card) -> Hand:
         raise IllegalMove(f"No more cards: {_ended_message(hand)}")
     if hand.state is HandState.AWAITING_BONUS:
         raise IllegalMove("This hand made 21 and is owed its bonus card; deal that first.")
-    return _after_regular_card(replace(hand, cards=(*hand.cards, card)))
+    return _after_regular_card(_evolve(hand, cards=(*hand.cards, card)))
 
 
 def add_bonus(hand: Hand, card: Card) -> Hand:
@@ -668,8 +699,8 @@ def add_bonus(hand: Hand, card: Card) -> Hand:
     bonus_cards = (*hand.bonus_cards, card)
     one_more = hand.options.suit_bonus and len(bonus_cards) == 1 and card.suit is previous.suit
     if one_more:
-        return replace(hand, bonus_cards=bonus_cards)
-    return replace(hand, bonus_cards=bonus_cards, state=HandState.ENDED, ending=Ending.BLACKJACK_BONUS)
+        return _evolve(hand, bonus_cards=bonus_cards)
+    return _evolve(hand, bonus_cards=bonus_cards, state=HandState.ENDED, ending=Ending.BLACKJACK_BONUS)
 
 
 def deal(hand: Hand, card: Card) -> Hand:
@@ -693,7 +724,7 @@ def stand(hand: Hand) -> Hand:
         raise IllegalMove("This hand made 21 and is owed its bonus card; deal that first.")
     if not hand.cards:
         raise IllegalMove("At least one card must be drawn before standing.")
-    return replace(hand, state=HandState.ENDED, ending=Ending.STOOD)
+    return _evolve(hand, state=HandState.ENDED, ending=Ending.STOOD)
 
 
 def add_skill(hand: Hand, value: int) -> Hand:
@@ -717,7 +748,7 @@ def add_skill(hand: Hand, value: int) -> Hand:
             f"A {SKILL_NAMES[hand.skill]} (skill {hand.skill}) may add {format_adder_values(allowed)} "
             f"under the {hand.options.adder_scheme!r} scheme, not {value}."
         )
-    return replace(hand, adder=value, state=HandState.ENDED, ending=Ending.SKILL_ADDED)
+    return _evolve(hand, adder=value, state=HandState.ENDED, ending=Ending.SKILL_ADDED)
 
 
 CardSource = Iterable[Card] | Callable[[], Card]

@@ -180,13 +180,18 @@ class CardRepository:
         return await self._db.run(lambda tx: self._write_columns(tx, channel_id, columns, shoe_version))
 
     @staticmethod
-    def _write_columns(tx: Tx, channel_id: int, columns: tuple[int, str, str], shoe_version: int) -> int:
-        """Replace the shoe if it is still at ``shoe_version`` (else Conflict); returns the new version."""
+    def _write_columns(
+        tx: Tx, channel_id: int, columns: tuple[int, str, str], shoe_version: int, stamp: str | None = None
+    ) -> int:
+        """Replace the shoe if it is still at ``shoe_version`` (else Conflict); returns the new version.
+
+        ``stamp``: the write's time, when the caller has it already (the move's, for the hand beside it).
+        """
         decks, remaining, discards = columns
         outcome = tx.execute(
             "UPDATE shoes SET decks = ?, remaining = ?, discards = ?, version = version + 1, updated_at = ? "
             "WHERE channel_id = ? AND version = ?",
-            (decks, remaining, discards, now_text(), channel_id, shoe_version),
+            (decks, remaining, discards, stamp or now_text(), channel_id, shoe_version),
         )
         if outcome.rowcount != 1:
             raise Conflict(_SHOE_MOVED)
@@ -255,7 +260,7 @@ class CardRepository:
 
         def work(tx: Tx) -> Written:
             if shoe_columns is not None and shoe_version is not None:
-                self._write_columns(tx, channel_id, shoe_columns, shoe_version)
+                self._write_columns(tx, channel_id, shoe_columns, shoe_version, stamp)
             take(tx)
             outcome = tx.execute(
                 "INSERT INTO hands (guild_id, channel_id, owner_id, state, finished, cards, data, version, "
@@ -401,7 +406,7 @@ class CardRepository:
                 _movable(tx, hand_id, expected_version)
                 raise Conflict(_MOVED_ON)  # not reached: the update found no row that could move
             if shoe_columns is not None and shoe_version is not None:
-                self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version)
+                self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version, stamp)
             record = _hand({**dict(row), **written, "finished": finished})
             log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)

@@ -16,7 +16,10 @@ request from the store. On a Hit click those steps were about a seventh of the e
 `dispatch_click` takes a component interaction that matches exactly one registered DynamicItem and runs
 what discord.py's `ViewStore.schedule_dynamic_item_call` runs, in the same order and with the same
 outcome, without the view: ``from_custom_id``, ``_refresh_state`` (a select's values), the item's
-``interaction_check``, then its ``callback``, in a task named as discord.py names it. The clicked
+``interaction_check``, then its ``callback``, in a task named as discord.py names it. An item class whose
+``reads_clicked_item`` is False (`bot.ui.reply.ErrorReportingItem`: ours take everything from the
+custom_id) gets None for ``from_custom_id``'s ``item``, the clicked component rebuilt as a `discord.ui`
+item, and is spared building it (5 µs a click). The clicked
 component must be on the clicked message, as discord.py requires (a forged custom_id that is not is
 ignored the same way). The interaction is a `ClickInteraction`, which parses its message only when
 something reads ``interaction.message``. Everything else (a custom_id that no DynamicItem or several
@@ -166,12 +169,14 @@ def dispatch_click(client: discord.Client, payload: dict[str, Any]) -> bool:
     component = _find(message.get("components"), component_type, custom_id)
     if component is None:
         return False  # not on the message: discord.py finds no item and ignores the click
-    try:
-        base = _component_to_item(_component_factory(component))  # type: ignore[arg-type]
-    except Exception:  # a component discord.py cannot read either: its own path fails as it does
-        return False
-    interaction = ClickInteraction(data=payload, state=state)  # type: ignore[arg-type]
     factory, match = found[0]
+    base: Any = None
+    if getattr(factory, "reads_clicked_item", True):
+        try:
+            base = _component_to_item(_component_factory(component))  # type: ignore[arg-type]
+        except Exception:  # a component discord.py cannot read either: its own path fails as it does
+            return False
+    interaction = ClickInteraction(data=payload, state=state)  # type: ignore[arg-type]
     store.add_task(
         asyncio.create_task(
             _run(factory, interaction, base, match),
@@ -189,7 +194,8 @@ async def _run(factory: Any, interaction: ClickInteraction, base: Any, match: An
     except Exception:
         log.exception("Ignoring exception in dynamic item creation for %r", factory)
         return
-    item._rendered_row = base._rendered_row
+    if base is not None:
+        item._rendered_row = base._rendered_row
     item._refresh_state(interaction, interaction.data)
     try:
         allow = await item.interaction_check(interaction)

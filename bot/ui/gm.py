@@ -185,7 +185,7 @@ class RequestRollButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any] | None, match: Any, /
     ) -> RequestRollButton:
         return cls(int(match["request_id"]))
 

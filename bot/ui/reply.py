@@ -12,7 +12,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
 from discord import app_commands
@@ -391,6 +391,10 @@ class ErrorReportingItem:
 
     Subclasses implement ``handle(interaction)`` instead of ``callback``.
     """
+
+    #: Their ``from_custom_id`` reads only the custom_id's match, never ``item`` (the clicked component as
+    #: a `discord.ui` item), so `bot.ui.clicks` passes None there instead of building one.
+    reads_clicked_item: ClassVar[bool] = False
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         view = self.view  # type: ignore[attr-defined]  # the DynamicItem's: rebuilt from the clicked message

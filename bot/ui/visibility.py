@@ -214,7 +214,7 @@ class RevealButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any] | None, match: Any, /
     ) -> RevealButton:
         return cls(int(match["log_id"]))
 

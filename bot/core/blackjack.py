@@ -653,7 +653,7 @@ def _evolve(hand: Hand, **play: Any) -> Hand:
     """
     if not play.keys() <= _PLAY_FIELDS:
         raise TypeError(f"A transition changes only {sorted(_PLAY_FIELDS)}, not {sorted(play)}.")
-    moved = object.__new__(Hand)
+    moved = object.__new__(type(hand))
     values = moved.__dict__  # a frozen dataclass: set through the instance's dict, as __init__ does
     kept = hand.__dict__
     for name in _FIELD_NAMES:

@@ -48,6 +48,17 @@ def test_a_cards_code_is_worked_out_once_and_is_not_part_of_its_identity():
     assert "_code" not in repr(ten)
 
 
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_cards_are_pickled_as_their_codes(protocol):
+    # the odds workers get a hand and its shoe's every card: each card goes as its code and comes back as
+    # the one shared Card of that code (Card.parse), equal to the original
+    shoe = Shoe(decks=8, remaining=full_deck() * 7, discards=full_deck())
+    back = pickle.loads(pickle.dumps(shoe, protocol))
+    assert back == shoe and back.remaining[0] is Card.parse(full_deck()[0].code)
+    assert len(pickle.dumps(full_deck(), protocol)) < 52 * 30  # a code and a reference each, no fields
+    assert pickle.loads(pickle.dumps(Card(10, Suit.HEARTS), protocol)).code == "10H"
+
+
 @pytest.mark.parametrize(
     "code", ["", "A", "1S", "11H", "ZS", "AX", "10", "0D", "KSS", None, 12, "²H", "١٠S", "３C"]
 )

@@ -469,3 +469,25 @@ def test_the_api_base_gives_host_port_path_and_the_host_header() -> None:
     assert (local.host, local.port, local.prefix, local.authority) == ("::1", 8080, "/api/v10", "[::1]:8080")
     with pytest.raises(ValueError):
         client._host("ftp://discord.com/api")
+
+
+async def test_answers_are_timed_out_by_one_sweep_that_stops_when_none_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # one timer checks every waiting answer's deadline (not a timer per request); an answer slower than a
+    # sweep but within the timeout is not cut, a stalled one is, and no sweep stays scheduled after
+    monkeypatch.setattr(callbacks, "ANSWER_TIMEOUT_S", 0.3)
+    async with serving([Step(delay=0.15), Step(stall=True)], monkeypatch) as server:
+        client = CallbackClient()
+        await post(client)  # answered after 0.15 s: several sweeps (every 0.01 s) passed over it
+        assert client._waiting == {}  # an answered request no longer waits
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(TimeoutError):
+            await post(client)
+        waited = asyncio.get_running_loop().time() - started
+        assert 0.3 <= waited < 0.3 + 0.1  # within a sweep or two of its deadline
+        assert client._waiting == {}
+        await asyncio.sleep(0.05)
+        assert client._sweep_handle is None  # nothing waits: the sweep has stopped
+        client.close()
+    assert len(server.requests) == 2

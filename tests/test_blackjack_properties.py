@@ -103,6 +103,7 @@ def test_random_plays_keep_every_rule(deck, mode, skill, opts, chosen, rng_index
 
 
 def test_a_transition_changes_only_how_the_hand_was_played():
+    # BJ-4..BJ-7: hit, stand, bonus and adder moves change the cards, the adder and the state, never the task
     hand = bj.start_voluntary(3, 2)
     with pytest.raises(TypeError):
         bj._evolve(hand, skill=9)  # the task is never a transition's to change

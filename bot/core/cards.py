@@ -76,8 +76,8 @@ class Card:
         object.__setattr__(self, "_code", f"{self.rank_name}{self.suit.value}")
 
     def __reduce__(self) -> tuple[Callable[[str], Card], tuple[str]]:
-        """Pickled as its code (the odds workers get a shoe's every card): 1.8 KB and 35 µs for a hand
-        and a 52-card shoe as dataclasses, 0.6 KB and a few µs as codes; read back as the shared Card."""
+        """Pickled as its code and read back as the shared Card (the odds workers get a shoe's every card):
+        a hand and a 52-card shoe 1.8 KB and 35 µs to pickle as dataclasses, 1.0 KB and 21.5 µs as codes."""
         return _card_of, (self._code,)
 
     @property
@@ -131,7 +131,9 @@ class Card:
 
 
 def _card_of(code: str) -> Card:
-    """``Card.parse``, for pickle (`Card.__reduce__`)."""
+    """``Card.parse`` for pickle (`Card.__reduce__`): a module function is one reference that pickle
+    remembers, where the bound ``Card.parse`` is written out again for every card (40 cards: 0.8 KB and
+    28 µs against 0.5 KB and 13 µs)."""
     return Card.parse(code)
 
 

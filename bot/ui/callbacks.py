@@ -238,7 +238,7 @@ class _Connection(asyncio.Protocol):
             found = read_response(self.buffer, until_close=until_close)
         except ProtocolError as error:
             waiter, self.waiter = self.waiter, None
-            if not waiter.done():  # (cancelled by a timeout meanwhile)
+            if not waiter.done():  # (its caller's task was cancelled meanwhile)
                 waiter.set_exception(error)
             self.close()
             return

@@ -37,15 +37,18 @@ def test_codes_and_labels():
     assert Card(1, Suit.CLUBS).pip_value == 1
 
 
-def test_a_cards_code_is_worked_out_once_and_is_not_part_of_its_identity():
-    # the code is kept with the card (shoes are stored as codes after every draw); equality, order,
-    # hashing, copies and pickling see only rank and suit
+def test_a_cards_code_and_label_are_worked_out_once_and_are_not_part_of_its_identity():
+    # the code is kept with the card (shoes are stored as codes after every draw), the label too (every
+    # click shows the hand's); equality, order, hashing, copies and pickling see only rank and suit
     ten = Card(10, Suit.HEARTS)
     assert ten.code == "10H" and ten == Card.parse("10h") and hash(ten) == hash(Card(10, Suit.HEARTS))
     assert sorted([Card(13, Suit.SPADES), ten, Card(1, Suit.CLUBS)])[0] == Card(1, Suit.CLUBS)
-    assert dataclasses.replace(ten, rank=12).code == "QH"
-    assert pickle.loads(pickle.dumps(ten)).code == "10H"
-    assert "_code" not in repr(ten)
+    queen = dataclasses.replace(ten, rank=12)
+    assert (queen.code, queen.label) == ("QH", "Q♥")
+    assert pickle.loads(pickle.dumps(ten)).label == "10♥"
+    assert "_code" not in repr(ten) and "_label" not in repr(ten)
+    for card in full_deck():
+        assert card.label == f"{card.rank_name}{card.suit.symbol}" == str(card)
 
 
 @pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))

@@ -67,6 +67,8 @@ class Card:
     suit: Suit
     # `code`, worked out once: a shoe is stored as its cards' codes after every draw (up to 416 of them)
     _code: str = field(init=False, repr=False, compare=False)
+    # `label` too: every hand's message shows its cards' labels on every click
+    _label: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.rank, bool) or not isinstance(self.rank, int) or not 1 <= self.rank <= 13:
@@ -74,6 +76,7 @@ class Card:
         if not isinstance(self.suit, Suit):
             raise RuleError(f"{self.suit!r} is not a suit.")
         object.__setattr__(self, "_code", f"{self.rank_name}{self.suit.value}")
+        object.__setattr__(self, "_label", f"{self.rank_name}{self.suit.symbol}")
 
     def __reduce__(self) -> tuple[Callable[[str], Card], tuple[str]]:
         """Pickled as its code and read back as the shared Card (the odds workers get a shoe's every card):
@@ -93,7 +96,7 @@ class Card:
     @property
     def label(self) -> str:
         """How the card is shown to players, such as ``A♠``."""
-        return f"{self.rank_name}{self.suit.symbol}"
+        return self._label
 
     @property
     def pip_value(self) -> int:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
-from bot.store._util import dumps, json_column, now_text, parse_time
+from bot.store._util import json_column, now_text, parse_time
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.log import RollLogRepository
@@ -39,9 +39,13 @@ class Written(NamedTuple):
 
 
 def _codes_json(cards: tuple[Card, ...]) -> str:
-    # the text `dumps` gives for the codes, without its encoder: a code is a rank and a suit letter
+    return _codes_text([card.code for card in cards])
+
+
+def _codes_text(codes: builtins.list[str]) -> str:
+    # the text `dumps` gives for card codes, without its encoder: a code is a rank and a suit letter
     # (``10H``), nothing JSON would escape
-    return '["' + '","'.join([card.code for card in cards]) + '"]' if cards else "[]"
+    return '["' + '","'.join(codes) + '"]' if codes else "[]"
 
 
 def shoe_to_columns(shoe: Shoe) -> tuple[int, str, str]:
@@ -271,7 +275,7 @@ class CardRepository:
                     owner_id,
                     _state(state),
                     int(finished),
-                    dumps(codes),
+                    _codes_text(codes),
                     data,
                     message_id,
                     stamp,
@@ -378,7 +382,7 @@ class CardRepository:
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
         data, codes = _hand_data(hand), _codes(cards)
-        cards_text = dumps(codes)
+        cards_text = _codes_text(codes)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
 

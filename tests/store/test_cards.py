@@ -171,6 +171,20 @@ def test_shoe_columns_are_the_codes_as_compact_json() -> None:  # BJ-1: what old
     assert shoe_from_columns(1, '["as", " 10h"]', "[]").remaining == (Card.parse("AS"), Card.parse("10H"))
 
 
+async def test_a_hands_cards_column_is_its_codes_as_compact_json(store: Store) -> None:  # BJ-1
+    # written without a JSON encoder, as the shoe's columns are: the same text `dumps` gives
+    from bot.store._util import dumps
+
+    rng = random.Random(10)
+    hand_id = await _deal(store, rng)
+    for cards, codes in (([], []), ([" as", "10h", Card.parse("QD")], ["AS", "10H", "QD"])):
+        hand = await store.cards.get_hand(hand_id)
+        await store.cards.apply(hand_id, hand.version, {}, state="playing", cards=cards)
+        row = await store.db.one("SELECT cards FROM hands WHERE id = ?", (hand_id,))
+        assert row is not None and row["cards"] == dumps(codes)
+        assert (await store.cards.get_hand(hand_id)).cards == tuple(codes)
+
+
 async def test_a_refused_move_says_why_in_order_and_writes_nothing(store: Store) -> None:
     rng = random.Random(9)
     hand_id = await _deal(store, rng)

@@ -472,7 +472,8 @@ class Database:
         """PASSIVE: copy what it can of the WAL into the database without waiting for anyone."""
         try:
             async with self._lock:
-                await self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                async with self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)") as cursor:
+                    await cursor.fetchall()
                 self.checkpoints += 1
         except Exception:  # a checkpoint is housekeeping; the next one will try again
             log.warning("WAL checkpoint failed", exc_info=True)

@@ -214,6 +214,23 @@ async def test_the_wal_is_checkpointed_on_the_thread(
     assert db_path.stat().st_size >= size + 19 * 4000, "the checkpoint copied the WAL into the database"
 
 
+async def test_a_write_on_the_thread_right_after_a_checkpoint_commits(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # aiosqlite's thread keeps the last call's result until its next call has run: a checkpoint whose
+    # row was never read stayed an unfinished statement, and the next unit's COMMIT on that thread
+    # failed ("cannot commit transaction - SQL statements in progress")
+    monkeypatch.setattr(dbmod, "CHECKPOINT_EVERY", 5)
+    for round_ in range(3):
+        for n in range(5):
+            await store.db.run(_put(f"k{round_}.{n}", "x" * 4000))
+        while store.db._checkpoint is not None:
+            await store.db._checkpoint
+        await store.db.run(_put(f"thread{round_}"), background=True)  # the next call on the thread
+    assert store.db.checkpoints == 3
+    assert {f"thread{n}" for n in range(3)} <= await _keys(store)
+
+
 async def test_an_in_memory_database_takes_the_thread() -> None:
     store = await Store.open(":memory:")
     try:

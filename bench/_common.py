@@ -92,6 +92,15 @@ def _cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])
 
 
+def _run_delay_ns(pid: int) -> int:
+    """Nanoseconds the process's main thread (the bot's event loop) has spent runnable but not running,
+    waiting on a run queue (Linux's /proc/<pid>/schedstat; 0 where there is none)."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def _pss_kb(pid: int) -> int:
     """Pss of one process from /proc/<pid>/smaps_rollup in kB (0 if it is gone)."""
     try:
@@ -250,6 +259,9 @@ class Run:
     bot_cpu: float = 0.0  # CPU seconds the bot process and its workers used during the burst
     worker_cpu: float = 0.0  # the part of bot_cpu that its worker processes used
     fake_cpu: float = 0.0  # CPU seconds this process (the fake and the load) used during the burst
+    # seconds the bot's event loop waited for a core during the burst (runnable, not running): the
+    # processes on the machine, the bot's own workers among them, taking the cores it could have used
+    loop_wait: float = 0.0
 
     def quantile(self, q: float) -> float:
         """The q-quantile of the latencies in ms (nearest rank)."""
@@ -282,18 +294,23 @@ class Run:
         """The part of `cpu_per_answer` spent in the bot's worker processes, not on its event loop."""
         return self.worker_cpu / len(self.latencies) * 1e6 if self.latencies else float("nan")
 
+    @property
+    def loop_wait_per_answer(self) -> float:
+        """Microseconds per answered interaction that the bot's event loop waited for a core."""
+        return self.loop_wait / len(self.latencies) * 1e6 if self.latencies else float("nan")
+
     def row(self) -> str:
         return (
             f"{self.label:<34} {self.median:8.2f} {self.quantile(0.9):8.2f} {self.quantile(0.99):8.2f} "
             f"{max(self.latencies, default=0) * 1000:8.2f} {self.throughput:10.0f} {len(self.errors):7d} "
             f"{self.share(self.bot_cpu):6.0%} {self.share(self.fake_cpu):6.0%} {self.cpu_per_answer:9.0f} "
-            f"{self.worker_cpu_per_answer:8.0f}"
+            f"{self.worker_cpu_per_answer:8.0f} {self.loop_wait_per_answer:9.0f}"
         )
 
 
 HEADER = (
     f"{'':<34} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'answers/s':>10} {'errors':>7} "
-    f"{'botCPU':>6} {'fakeCPU':>6} {'µs CPU/answer':>9} {'workers':>8}"
+    f"{'botCPU':>6} {'fakeCPU':>6} {'µs CPU/answer':>9} {'workers':>8} {'loop wait':>9}"
 )
 
 Check = Callable[[InteractionRecord], str | None]  # None when the answer is what was expected
@@ -326,6 +343,7 @@ async def fire(
                 run.latencies.append(record.callback_at - record.dispatched_at)
 
     bot_cpu, worker_cpu = bot.cpu_split() if bot else (0.0, 0.0)
+    waited = _run_delay_ns(bot.pid) if bot else 0
     # The fake times every interaction in this process: its own collector's full passes (over every
     # record and payload of the run, 50-200 ms each) would stall all interactions in flight and be
     # counted against the bot. So the fake collects before the burst and not during it.
@@ -345,6 +363,7 @@ async def fire(
         own, workers = bot.cpu_split()
         run.bot_cpu = own + workers - bot_cpu - worker_cpu
         run.worker_cpu = workers - worker_cpu
+        run.loop_wait = (_run_delay_ns(bot.pid) - waited) / 1e9
     return run
 
 

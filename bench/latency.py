@@ -353,6 +353,7 @@ def pooled(runs: list[Run], label: str) -> Run:
         out.bot_cpu += run.bot_cpu
         out.worker_cpu += run.worker_cpu
         out.fake_cpu += run.fake_cpu
+        out.loop_wait += run.loop_wait
     return out
 
 
@@ -418,7 +419,8 @@ async def main(args: argparse.Namespace) -> int:
     print(
         f"N={args.n} per concurrency per round, {args.rounds} rounds interleaved with the bare bot, warm-up "
         f"{args.warmup}; fake's schema checks {'on' if args.validate else 'off'}; latency = "
-        "INTERACTION_CREATE written -> callback request arrived, at the fake"
+        "INTERACTION_CREATE written -> callback request arrived, at the fake; loop wait = µs per answer "
+        "that the bot's event loop was ready to run but waited for a core"
     )
     failed = False
     for name in names:

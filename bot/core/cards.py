@@ -75,8 +75,9 @@ class Card:
             raise RuleError(f"A card's rank runs from 1 (ace) to 13 (king), not {self.rank!r}.")
         if not isinstance(self.suit, Suit):
             raise RuleError(f"{self.suit!r} is not a suit.")
-        object.__setattr__(self, "_code", f"{self.rank_name}{self.suit.value}")
-        object.__setattr__(self, "_label", f"{self.rank_name}{self.suit.symbol}")
+        rank = self.rank_name
+        object.__setattr__(self, "_code", f"{rank}{self.suit.value}")
+        object.__setattr__(self, "_label", f"{rank}{self.suit.symbol}")
 
     def __reduce__(self) -> tuple[Callable[[str], Card], tuple[str]]:
         """Pickled as its code and read back as the shared Card (the odds workers get a shoe's every card):

@@ -209,24 +209,40 @@ def _shows_odds(record: HandRecord) -> bool:
 _Look = tuple[Any, ...]
 
 
-def _look(component: Any, hand_id: int) -> _Look:
-    """What a player sees of one button or select (a component as Discord sends it: a dict), its
-    custom_id without the hand id."""
+def _looks(rows: Any, hand_id: int) -> tuple[_Look, ...]:
+    """What a player sees of each button and select in a message's rows (components as Discord sends
+    them: dicts; one not in a row stands for itself), custom_ids without the hand id."""
     prefix = f"bj:{hand_id}:"
-    custom_id = component.get("custom_id") or ""  # none on a link button or a text block
-    return (
-        component.get("type"),
-        custom_id[len(prefix) :] if custom_id.startswith(prefix) else None,
-        component.get("label"),
-        component.get("style"),
-        _emoji(component.get("emoji")),
-        component.get("placeholder"),
-        bool(component.get("disabled", False)),
-        tuple(
-            (option["label"], option["value"], option.get("description"), _emoji(option.get("emoji")))
-            for option in component.get("options") or ()
-        ),
-    )
+    cut = len(prefix)
+    looks = []
+    for row in rows:
+        for component in row.get("components", ()) if row.get("type") == ACTION_ROW else (row,):
+            get = component.get
+            custom_id = get("custom_id") or ""  # none on a link button or a text block
+            emoji, options = get("emoji"), get("options")
+            looks.append(
+                (
+                    get("type"),
+                    custom_id[cut:] if custom_id.startswith(prefix) else None,
+                    get("label"),
+                    get("style"),
+                    _emoji(emoji) if emoji else None,
+                    get("placeholder"),
+                    bool(get("disabled", False)),
+                    tuple(
+                        (
+                            option["label"],
+                            option["value"],
+                            option.get("description"),
+                            _emoji(option.get("emoji")),
+                        )
+                        for option in options
+                    )
+                    if options
+                    else (),
+                )
+            )
+    return tuple(looks)
 
 
 def _emoji(emoji: Any) -> tuple[Any, str | None] | None:
@@ -236,16 +252,10 @@ def _emoji(emoji: Any) -> tuple[Any, str | None] | None:
     return emoji.get("name"), str(emoji["id"]) if emoji.get("id") else None
 
 
-def _flat(rows: Any) -> Any:
-    """Every component of a message's rows (a component not in a row stands for itself)."""
-    for row in rows:
-        yield from row.get("components", ()) if row.get("type") == ACTION_ROW else (row,)
-
-
 @functools.lru_cache(maxsize=64)
 def _layout(odds: bool, adders: tuple[int, ...] | None) -> tuple[_Look, ...]:
     """How `_build_view` looks for every hand (the id aside), read off what its view sends."""
-    return tuple(_look(component, 1) for component in _flat(_build_view(1, odds, adders).to_components()))
+    return _looks(_build_view(1, odds, adders).to_components(), 1)
 
 
 def _shows_view(interaction: discord.Interaction[Any], record: HandRecord, hand: Hand) -> bool:
@@ -262,7 +272,7 @@ def _shows_view(interaction: discord.Interaction[Any], record: HandRecord, hand:
     if rows is None:
         return False
     try:
-        shown = tuple(_look(component, record.id) for component in _flat(rows))
+        shown = _looks(rows, record.id)
     except (AttributeError, KeyError, TypeError):
         return False
     return shown == _layout(_shows_odds(record), _adders(hand))

@@ -241,7 +241,7 @@ async def test_a_move_that_keeps_the_buttons_leaves_them_as_they_are(harness: Ha
     assert field(message.embed, "Cards") == f"🂠 {top[1].label} {top[2].label}"
 
 
-@pytest.mark.parametrize("change", ["label", "missing", "hand id", "option"])
+@pytest.mark.parametrize("change", ["label", "missing", "hand id", "option", "emoji"])
 async def test_a_hand_message_showing_other_buttons_gets_the_current_ones(
     harness: Harness, world: World, change: str
 ) -> None:
@@ -259,6 +259,8 @@ async def test_a_hand_message_showing_other_buttons_gets_the_current_ones(
         message.components[0]["components"].remove(stand)
     elif change == "hand id":  # a button of another id on the hand's message: not this hand's layout
         stand["custom_id"] = f"bj:{hand_id + 1}:stand"
+    elif change == "emoji":
+        message.component(f"bj:{hand_id}:peek")["emoji"] = {"id": None, "name": "👀"}
     else:
         message.component(f"bj:{hand_id}:add")["options"].pop()
     hit = await harness.click(message, f"bj:{hand_id}:hit", world.alice)

@@ -363,15 +363,23 @@ async def compare(
     """Bare and real bot side by side (and the target's own floor, if any), bursts interleaved round by
     round (noise hits them alike)."""
     count = warmup + n * len(concurrencies) * rounds
-    sessions = [await Session.open("bare", "bare discord.py /ok", prepare_bare, answered_with_message, count)]
-    if target.floor is not None:
-        label, prepare, check = target.floor
-        sessions.append(await Session.open("bare", label, prepare, check, count))
-    sessions.append(
-        await Session.open(
-            "tabletop", f"tabletop {target.name}", target.prepare, target.check, count, profile
+    sessions: list[Session] = []
+    try:  # a session that fails to open (a bot that cannot deal its hands) stops the ones already open
+        sessions.append(
+            await Session.open("bare", "bare discord.py /ok", prepare_bare, answered_with_message, count)
         )
-    )
+        if target.floor is not None:
+            label, prepare, check = target.floor
+            sessions.append(await Session.open("bare", label, prepare, check, count))
+        sessions.append(
+            await Session.open(
+                "tabletop", f"tabletop {target.name}", target.prepare, target.check, count, profile
+            )
+        )
+    except BaseException:
+        for session in sessions:
+            await session.close()
+        raise
     per_round: list[list[tuple[float, float]]] = [[] for _ in concurrencies]
     runs: list[dict[int, list[Run]]] = [{c: [] for c in concurrencies} for _ in sessions]
     errors: list[list[str]] = []

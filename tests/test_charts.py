@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import io
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import matplotlib.image
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from bot.core import blackjack as bj
 from bot.core import rps
@@ -84,3 +88,25 @@ def test_charts_render_in_a_worker_process() -> None:
     with ProcessPoolExecutor(max_workers=1) as pool:
         data = pool.submit(partial(charts.rps_chart, odds, actual_sl=4)).result(timeout=60)
     _assert_png(data)
+
+
+def test_a_chart_frees_its_pixel_buffer_without_waiting_for_the_cycle_collector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The chart worker draws one chart after another; dead figures waiting for the cycle collector kept
+    # their renderers' pixel buffers (MBs each) and the worker grew by ~25 MB before it ran.
+    renderers: list[weakref.ref[Any]] = []
+    get_renderer = FigureCanvasAgg.get_renderer
+
+    def spy(canvas: FigureCanvasAgg, *args: Any, **kwargs: Any) -> Any:
+        renderer = get_renderer(canvas, *args, **kwargs)
+        renderers.append(weakref.ref(renderer))
+        return renderer
+
+    monkeypatch.setattr(FigureCanvasAgg, "get_renderer", spy)
+    gc.disable()
+    try:
+        _assert_png(charts.rps_chart(rps_odds.check_odds(12), actual_sl=4))
+        assert renderers and all(renderer() is None for renderer in renderers)
+    finally:
+        gc.enable()

@@ -262,6 +262,11 @@ class Run:
     # seconds the bot's event loop waited for a core during the burst (runnable, not running): the
     # processes on the machine, the bot's own workers among them, taking the cores it could have used
     loop_wait: float = 0.0
+    # seconds from the last answer until every follow-up the target waits for had arrived (a finished
+    # hand's Odds line): the bot's CPU is read after them, so work a burst leaves behind is counted in it
+    # and never runs in the next bot's burst
+    drain: float = 0.0
+    bursts: int = 1  # a run pooled over rounds: how many (the row shows the mean drain of one)
 
     def quantile(self, q: float) -> float:
         """The q-quantile of the latencies in ms (nearest rank)."""
@@ -281,8 +286,8 @@ class Run:
         return len(self.latencies) / self.wall if self.wall else 0.0
 
     def share(self, cpu: float) -> float:
-        """CPU seconds as a share of one core over the burst."""
-        return cpu / self.wall if self.wall else 0.0
+        """CPU seconds as a share of one core over the burst (its follow-ups' drain included)."""
+        return cpu / (self.wall + self.drain) if self.wall else 0.0
 
     @property
     def cpu_per_answer(self) -> float:
@@ -304,13 +309,14 @@ class Run:
             f"{self.label:<34} {self.median:8.2f} {self.quantile(0.9):8.2f} {self.quantile(0.99):8.2f} "
             f"{max(self.latencies, default=0) * 1000:8.2f} {self.throughput:10.0f} {len(self.errors):7d} "
             f"{self.share(self.bot_cpu):6.0%} {self.share(self.fake_cpu):6.0%} {self.cpu_per_answer:9.0f} "
-            f"{self.worker_cpu_per_answer:8.0f} {self.loop_wait_per_answer:9.0f}"
+            f"{self.worker_cpu_per_answer:8.0f} {self.loop_wait_per_answer:9.0f} "
+            f"{self.drain / self.bursts * 1000:8.1f}"
         )
 
 
 HEADER = (
     f"{'':<34} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'answers/s':>10} {'errors':>7} "
-    f"{'botCPU':>6} {'fakeCPU':>6} {'µs CPU/answer':>9} {'workers':>8} {'loop wait':>9}"
+    f"{'botCPU':>6} {'fakeCPU':>6} {'µs CPU/answer':>9} {'workers':>8} {'loop wait':>9} {'drain ms':>8}"
 )
 
 Check = Callable[[InteractionRecord], str | None]  # None when the answer is what was expected
@@ -323,8 +329,12 @@ async def fire(
     label: str,
     check: Check,
     bot: BotProcess | None = None,
+    settled: Callable[[InteractionRecord], bool] | None = None,
 ) -> Run:
-    """Send every record, at most ``concurrency`` unanswered at once; time each from dispatch to callback."""
+    """Send every record, at most ``concurrency`` unanswered at once; time each from dispatch to callback.
+
+    With ``settled``, wait after the last answer until it holds for every record (the follow-ups the bot
+    sends after its answer have arrived) before reading the bot's CPU; the wait is the run's `drain`."""
     run = Run(label, len(records), concurrency)
     order = iter(records)
 
@@ -358,6 +368,15 @@ async def fire(
         gc.enable()
         gc.unfreeze()
     run.wall = time.monotonic() - start
+    if settled is not None:
+        waiting = [record for record in records if record.callback is not None]
+        deadline = time.monotonic() + WAIT
+        while waiting and time.monotonic() < deadline:
+            waiting = [record for record in waiting if not settled(record)]
+            if waiting:
+                await asyncio.sleep(0.001)
+        run.drain = time.monotonic() - start - run.wall
+        run.errors += [f"follow-up missing: {record.payload['data']}" for record in waiting]
     run.fake_cpu = time.process_time() - fake_cpu
     if bot:
         own, workers = bot.cpu_split()

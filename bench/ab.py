@@ -55,7 +55,13 @@ async def compare(target: str, base: Path, n: int, concurrency: int, rounds: int
         for build in builds:
             sessions.append(
                 await Session.open(
-                    "tabletop", build.label, chosen.prepare, chosen.check, count, source=build.source
+                    "tabletop",
+                    build.label,
+                    chosen.prepare,
+                    chosen.check,
+                    count,
+                    source=build.source,
+                    settled=chosen.settled,
                 )
             )
         for session in sessions:

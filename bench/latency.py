@@ -43,6 +43,7 @@ from tests.fake_discord.server import MESSAGE, UPDATE_MESSAGE, FakeDiscord, Inte
 
 MEDIAN_RATIO, THROUGHPUT_SHARE, P99_MS = 1.5, 0.6, 25.0
 Prepare = Callable[[FakeDiscord, World, BotProcess, int], Awaitable[Callable[[int], InteractionRecord]]]
+Settled = Callable[[InteractionRecord], bool]
 
 
 @dataclass
@@ -59,6 +60,9 @@ class Target:
     # the targets are judged against the bare /ok, as issue 6 sets them
     floor: tuple[str, Prepare, Check] | None = None
     in_default: bool = True  # run when no --target is given
+    # for a target whose answer has a follow-up (a finished hand's Odds line): has it arrived? A burst's
+    # CPU is read once every follow-up is in, and the next burst starts only then (see `fire`)
+    settled: Settled | None = None
 
 
 def answered_with_message(record: InteractionRecord) -> str | None:
@@ -233,6 +237,16 @@ async def prepare_hit(
     return make
 
 
+def odds_line_followed(record: InteractionRecord) -> bool:
+    """A Hit that ended its hand (its answer took the buttons away) is done once the Odds line of the hand's
+    last move is edited onto the message; any other Hit once it is answered."""
+    data = (record.callback or {}).get("data") or {}
+    if data.get("components") != []:
+        return True
+    message = record.original
+    return message is not None and any(f.get("name") == "Odds" for f in message.embed.get("fields", []))
+
+
 def answered_by_updating(record: InteractionRecord) -> str | None:
     """A Hit click edits the hand's message (type 7) or posts a result; an ephemeral answer is a refusal."""
     if record.callback_type == UPDATE_MESSAGE:
@@ -286,6 +300,7 @@ TARGETS: dict[str, Target] = {
         answered_by_updating,
         _has_cog("cogs.cards"),
         floor=("bare discord.py button", prepare_bare_button, answered_by_updating_to_ok),
+        settled=odds_line_followed,
     ),
 }
 
@@ -301,6 +316,7 @@ class Session:
     make: Callable[[int], InteractionRecord]
     check: Callable[[InteractionRecord], str | None]
     folder: tempfile.TemporaryDirectory[str]
+    settled: Settled | None = None
     made: int = 0
 
     @classmethod
@@ -313,6 +329,7 @@ class Session:
         count: int,
         profile: Path | None = None,
         source: Path = ROOT,
+        settled: Settled | None = None,
     ) -> Session:
         fake, world = await open_fake()
         folder = tempfile.TemporaryDirectory(prefix=f"latency-{kind}-")
@@ -324,13 +341,13 @@ class Session:
             await fake.stop()
             folder.cleanup()
             raise
-        return cls(label, fake, bot, make, check, folder)
+        return cls(label, fake, bot, make, check, folder, settled)
 
     async def burst(self, n: int, concurrency: int, label: str) -> Run:
         records = [self.make(self.made + i) for i in range(n)]
         self.made += n
         violations = len(self.fake.violations)
-        run = await fire(self.fake, records, concurrency, label, self.check, self.bot)
+        run = await fire(self.fake, records, concurrency, label, self.check, self.bot, self.settled)
         run.errors += [str(v) for v in self.fake.violations[violations:]]
         return run
 
@@ -354,6 +371,8 @@ def pooled(runs: list[Run], label: str) -> Run:
         out.worker_cpu += run.worker_cpu
         out.fake_cpu += run.fake_cpu
         out.loop_wait += run.loop_wait
+        out.drain += run.drain
+    out.bursts = len(runs)
     return out
 
 
@@ -373,7 +392,13 @@ async def compare(
             sessions.append(await Session.open("bare", label, prepare, check, count))
         sessions.append(
             await Session.open(
-                "tabletop", f"tabletop {target.name}", target.prepare, target.check, count, profile
+                "tabletop",
+                f"tabletop {target.name}",
+                target.prepare,
+                target.check,
+                count,
+                profile,
+                settled=target.settled,
             )
         )
     except BaseException:
@@ -428,7 +453,9 @@ async def main(args: argparse.Namespace) -> int:
         f"N={args.n} per concurrency per round, {args.rounds} rounds interleaved with the bare bot, warm-up "
         f"{args.warmup}; fake's schema checks {'on' if args.validate else 'off'}; latency = "
         "INTERACTION_CREATE written -> callback request arrived, at the fake; loop wait = µs per answer "
-        "that the bot's event loop was ready to run but waited for a core"
+        "that the bot's event loop was ready to run but waited for a core; drain = ms a burst's follow-ups "
+        "(a finished hand's Odds line) took after its last answer: CPU is read after them, the next burst "
+        "starts after them, answers/s is over the answers only"
     )
     failed = False
     for name in names:

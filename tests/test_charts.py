@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import io
+import platform
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,7 +22,7 @@ from bot.core.dn import SuccessLevel
 from bot.core.odds import cards, decision, dn, systemx
 from bot.core.odds import rps as rps_odds
 from bot.core.systemx import S2
-from bot.ui import charts
+from bot.ui import chart_worker, charts
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -110,3 +111,18 @@ def test_a_chart_frees_its_pixel_buffer_without_waiting_for_the_cycle_collector(
         assert renderers and all(renderer() is None for renderer in renderers)
     finally:
         gc.enable()
+
+
+def test_the_chart_worker_gives_a_charts_freed_memory_back_to_the_system(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    trimmed: list[int] = []
+    monkeypatch.setattr(chart_worker, "_trim", lambda: trimmed.append)
+    _assert_png(chart_worker.render_chart("rps_chart", (rps_odds.check_odds(12),), {"actual_sl": 4}))
+    assert trimmed == [0]  # after the chart, its buffers freed: malloc_trim(0)
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_the_chart_worker_finds_malloc_trim_in_glibc() -> None:
+    trim = chart_worker._trim()
+    assert trim is not None and trim(0) in (0, 1)

@@ -7,7 +7,11 @@ process never imports matplotlib.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 CHARTS = "bot.ui.charts"
@@ -17,4 +21,20 @@ def render_chart(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> by
     """Run ``bot.ui.charts.<name>(*args, **kwargs)`` and return its PNG bytes."""
     function = getattr(importlib.import_module(CHARTS), name)
     png: bytes = function(*args, **kwargs)
+    give_back = _trim()
+    if give_back is not None:
+        # A chart's pixel buffers (MBs) are freed by now, but the C allocator keeps the memory for reuse:
+        # hand it back to the system (0.3 ms against a chart's ~70; bench/memory.py: ~3 MB less).
+        give_back(0)
     return png
+
+
+@functools.cache
+def _trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl)."""
+    name = ctypes.util.find_library("c")
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return trim

@@ -53,7 +53,6 @@ from bot.core.blackjack import (
     start_voluntary,
 )
 from bot.core.cards import Shoe
-from bot.core.odds.cards import HandDecision
 from bot.store import AppliedModifier, Conflict, HandRecord, NotFound, RollRecord, Store
 from bot.ui.cards import (
     KIND,
@@ -68,7 +67,7 @@ from bot.ui.cards import (
     shoe_embed,
 )
 from bot.ui.clicks import ACTION_ROW, raw_components
-from bot.ui.odds import add_odds, hand_decision, hand_decision_line, involuntary_line
+from bot.ui.odds import add_odds, card_codes, hand_decision_text, involuntary_line
 from bot.ui.permissions import NOT_GM, gm_only, is_gm, owner_or_gm
 from bot.ui.reply import (
     ID_PATTERN,
@@ -377,12 +376,14 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     else:
         await refuse(interaction, BUSY)
         return
-    decision: asyncio.Future[HandDecision] | None = None
+    decision: asyncio.Future[str] | None = None
     if moved.is_over:
         # the chance each move had just before the last one (the player knew the face-down card): worked
         # out in the worker while the result goes out, so the result never waits for it
         decision = asyncio.ensure_future(
-            interaction.client.workers.run(hand_decision, hand, shoe.remaining, shoe.discards)
+            interaction.client.workers.run(
+                hand_decision_text, hand, card_codes(shoe.remaining), card_codes(shoe.discards)
+            )
         )
     try:
         await _show(interaction, updated, moved, decision, log_id)
@@ -397,15 +398,15 @@ async def _show(
     interaction: discord.Interaction[Any],
     record: HandRecord,
     hand: Hand,
-    decision: Awaitable[HandDecision] | None = None,
+    decision: Awaitable[str] | None = None,
     log_id: int | None = None,
 ) -> None:
     """Edit the hand's message to the new state; at the end (logged as ``log_id`` with the move), tell the
     GMs when asked to.
 
-    At the end, ``decision`` (the chance of each move before the last one, on its way from the worker)
-    becomes an Odds line: edited onto the owner's message once the result is there, unless the hand is
-    blind, and on the GMs' copy.
+    At the end, ``decision`` (the chance of each move before the last one, a line on its way from the
+    worker) becomes an Odds line: edited onto the owner's message once the result is there, unless the
+    hand is blind, and on the GMs' copy.
     """
     if not hand.is_over:
         embed = _owner_embed(record, hand)
@@ -442,12 +443,12 @@ async def _show(
             await reply(interaction, " ".join(problems), ephemeral=True)
 
 
-async def _last_move_line(decision: Awaitable[HandDecision] | None) -> str | None:
+async def _last_move_line(decision: Awaitable[str] | None) -> str | None:
     """ "Before the last move: Hit 62% ..." once the worker has it; None without one (or if it failed)."""
     if decision is None:
         return None
     try:
-        return f"Before the last move: {hand_decision_line(await decision)}"
+        return f"Before the last move: {await decision}"
     except Exception:  # the result is already shown; a missing odds line must not turn it into an error
         log.exception("Working out the odds of a hand's last move failed")
         return None
@@ -582,8 +583,10 @@ async def _decision_line(interaction: discord.Interaction[Any], record: HandReco
         interaction.user.id,
         gm=await is_gm(interaction, store),
     )
-    decision = await interaction.client.workers.run(hand_decision, hand, unseen, discards)
-    return hand_decision_line(decision)
+    text: str = await interaction.client.workers.run(
+        hand_decision_text, hand, card_codes(unseen), card_codes(discards)
+    )
+    return text
 
 
 class OddsButton(

@@ -15,7 +15,14 @@ import pytest
 from bot.core.blackjack import deal, hit, start_voluntary
 from bot.core.cards import Card, full_deck
 from bot.core.odds.cards import voluntary_decision
-from bot.ui.odds import _decision, hand_decision, resisted_cached
+from bot.ui.odds import (
+    _decision,
+    card_codes,
+    hand_decision,
+    hand_decision_line,
+    hand_decision_text,
+    resisted_cached,
+)
 from bot.ui.workers import BATCH_POLICY, NICENESS, Workers
 
 
@@ -127,3 +134,14 @@ def test_a_hands_decision_is_cached_on_its_cards_not_their_order() -> None:
     assert first == voluntary_decision(hand, shoe)
     fewer = hand_decision(hand, shoe[1:])  # another shoe: another question
     assert fewer is not first and fewer == voluntary_decision(hand, shoe[1:])
+
+
+async def test_a_hands_odds_line_is_worked_out_from_card_codes_in_the_worker(workers: Workers) -> None:
+    # BJ-4: the cards cog sends the shoe and its discards as codes and gets the Odds line back as text
+    hand = hit(deal(start_voluntary(3, 2), Card.parse("9S")), Card.parse("5H"))
+    rest = [c for c in full_deck() if c not in (Card.parse("9S"), Card.parse("5H"))]
+    shoe, discards = rest[:30], rest[30:]
+    assert card_codes(shoe[:3]) == " ".join(c.code for c in shoe[:3])
+    expected = hand_decision_line(voluntary_decision(hand, shoe, discards))
+    assert await workers.run(hand_decision_text, hand, card_codes(shoe), card_codes(discards)) == expected
+    assert hand_decision_text(hand, card_codes(shoe)) == hand_decision_line(voluntary_decision(hand, shoe))

@@ -25,7 +25,7 @@ import discord
 from bot.core import decision as dd_rules
 from bot.core import rps as rps_rules
 from bot.core.blackjack import Hand
-from bot.core.cards import Card
+from bot.core.cards import Card, parse_cards
 from bot.core.decision import DiceMode, SupplyDie
 from bot.core.dn import SuccessLevel
 from bot.core.odds import (
@@ -346,6 +346,19 @@ def _in_order(cards: Sequence[Card]) -> tuple[Card, ...]:
 def hand_decision_line(decision: HandDecision) -> str:
     """ "Hit 62% (TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"."""
     return hand_decision_summary(decision)
+
+
+def hand_decision_text(hand: Hand, shoe: str, discards: str = "") -> str:
+    """`hand_decision_line` of `hand_decision`, from the codes of the shoe's cards and of its discards
+    (`card_codes`): what the cards cog sends its worker. The call pickles in a third of the time of one
+    with the Cards (7 against 21 µs for 40 cards), and the answer is the line: the event loop neither
+    unpickles the decision's Fractions (10 µs) nor formats them (41 µs)."""
+    return hand_decision_line(hand_decision(hand, parse_cards(shoe.split()), parse_cards(discards.split())))
+
+
+def card_codes(cards: Sequence[Card]) -> str:
+    """The cards' codes, space-separated: ``AS 10H QD`` (read back by `hand_decision_text`)."""
+    return " ".join([card.code for card in cards])
 
 
 # ---------------------------------------------------------------------------------------------------

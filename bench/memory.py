@@ -44,7 +44,7 @@ def worker_load(round_: int) -> tuple[tuple[str, dict[str, int]], ...]:
 
 async def odds_through_the_workers(fake: FakeDiscord, world: World, round_: int) -> None:
     """`worker_load` at once: the odds workers compute, the chart worker loads matplotlib and draws; and a
-    voluntary hand is dealt and stood on, so the idle worker works out its last move's odds."""
+    voluntary hand is dealt and stood on, so the odds worker works out its last move's odds."""
     deal = fake.build_command_data(world.guild, "cards task", {"difficulty": 2, "level": 3})
     dealt = fake.interaction_payload(2, deal, user=world.alice, channel=world.general)
     await fake.dispatch("INTERACTION_CREATE", dealt.payload)
@@ -72,9 +72,10 @@ async def odds_through_the_workers(fake: FakeDiscord, world: World, round_: int)
 async def resident(
     kind: str, database: Path, guilds: int, commands: int, rounds: int
 ) -> tuple[float, float, int, list[float], int]:
-    """(VmRSS MB, VmHWM MB, answers, PSS MB with workers after each round, workers) of ``kind`` after the
-    guilds arrived and ``commands`` were answered; the real bot then answers `worker_load` in its worker
-    processes ``rounds`` times, ``commands`` more answered after each (a worker's memory grows with use)."""
+    """(VmRSS MB, VmHWM MB, answers before reading them, PSS MB with workers after each round, workers) of
+    ``kind`` after the guilds arrived and ``commands`` were answered; the real bot then answers
+    `worker_load` in its worker processes ``rounds`` times, ``commands`` more answered after each (a
+    worker's memory grows with use)."""
     fake, world = await open_fake(guilds - 1)
     try:
         bot = await launch(kind, fake, database)
@@ -95,6 +96,7 @@ async def resident(
             await answer_commands()
             await asyncio.sleep(0.5)
             rss, hwm = bot.status_kb("VmRSS") / 1024, bot.status_kb("VmHWM") / 1024
+            answered_before = answered  # the rounds' commands are not part of the resident reading
             pss = []
             for round_ in range(rounds if kind == "tabletop" else 0):
                 if round_:
@@ -108,7 +110,7 @@ async def resident(
         errors = bot.error_lines()
         if errors:
             raise RuntimeError("the bot logged errors:\n" + "\n".join(errors))
-        return rss, hwm, answered, pss, workers
+        return rss, hwm, answered_before, pss, workers
     finally:
         await fake.stop()
 

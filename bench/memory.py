@@ -83,20 +83,20 @@ async def resident(
             await asyncio.sleep(SETTLE_S)
             command, options = ("help", {"system": "cards"}) if kind == "tabletop" else ("ok", {})
             data = fake.build_command_data(world.guild, command, options)
-            answered = 0
 
-            async def answer_commands() -> None:
-                nonlocal answered
+            async def answer_commands() -> int:
+                """Send ``commands`` one after another; how many were answered."""
+                answered = 0
                 for _ in range(commands):
                     record = fake.interaction_payload(2, data, user=world.alice, channel=world.general)
                     await fake.dispatch("INTERACTION_CREATE", record.payload)
                     await asyncio.wait_for(record.answered.wait(), WAIT)
                     answered += record.callback is not None
+                return answered
 
-            await answer_commands()
+            answered = await answer_commands()
             await asyncio.sleep(0.5)
             rss, hwm = bot.status_kb("VmRSS") / 1024, bot.status_kb("VmHWM") / 1024
-            answered_before = answered  # the rounds' commands are not part of the resident reading
             pss = []
             for round_ in range(rounds if kind == "tabletop" else 0):
                 if round_:
@@ -110,7 +110,7 @@ async def resident(
         errors = bot.error_lines()
         if errors:
             raise RuntimeError("the bot logged errors:\n" + "\n".join(errors))
-        return rss, hwm, answered_before, pss, workers
+        return rss, hwm, answered, pss, workers
     finally:
         await fake.stop()
 

@@ -122,9 +122,9 @@ def _close_upload(file: discord.File) -> None:
     the buffer's own bound ``close`` back in the buffer's ``__dict__``: the buffer then refers to itself,
     and with it its bytes (a chart: ~27 KB), which only the cycle collector frees. The bot's young
     collections run every 10,000 new objects (`bot.client.YOUNG_THRESHOLD`), so those bytes piled up for
-    hundreds of charts (bench/memory.py: ~75 KB a round). Closed here, the buffer frees them at once.
+    hundreds of charts (bench/memory.py: ~75 KB a round). With discord.py's swapped-in ``close`` taken
+    out, the buffer's own closes it (a file discord.py opened from a path too) and frees its bytes at once.
     """
-    file.close()
     getattr(file.fp, "__dict__", {}).pop("close", None)
     file.fp.close()
 

@@ -79,6 +79,7 @@ from bot.ui.reply import (
     release_when_handled,
     reply,
     respond,
+    run_reported,
 )
 from bot.ui.rolls import publish, take_modifiers
 from bot.ui.visibility import Mode, default_notice, resolve_mode
@@ -478,6 +479,20 @@ class _HandItem(ErrorReportingItem):
     ) -> _HandItem:
         return cls(int(match["hand_id"]))  # type: ignore[call-arg]  # each subclass takes the id alone
 
+    @classmethod
+    async def run_click(cls, interaction: discord.Interaction[Any], match: Any, /) -> None:
+        """A click without the item built (`bot.ui.clicks`): ``act`` needs only the hand id."""
+        hand_id = int(match["hand_id"])
+        await run_reported(interaction, lambda clicked: cls.act(clicked, hand_id))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await self.act(interaction, self.hand_id)
+
+    @classmethod
+    async def act(cls, interaction: discord.Interaction[Any], hand_id: int) -> None:
+        """What a click on this item does to hand ``hand_id``."""
+        raise NotImplementedError
+
 
 def _button(
     hand_id: int, action: str, label: str, style: discord.ButtonStyle, emoji: str | None = None
@@ -495,8 +510,9 @@ class HitButton(
     def __init__(self, hand_id: int) -> None:
         super().__init__(hand_id, _button(hand_id, "hit", "Hit", discord.ButtonStyle.primary))
 
-    async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await _play(interaction, self.hand_id, _hit)
+    @classmethod
+    async def act(cls, interaction: discord.Interaction[Any], hand_id: int) -> None:
+        await _play(interaction, hand_id, _hit)
 
 
 class StandButton(
@@ -509,8 +525,9 @@ class StandButton(
     def __init__(self, hand_id: int) -> None:
         super().__init__(hand_id, _button(hand_id, "stand", "Stand", discord.ButtonStyle.secondary))
 
-    async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await _play(interaction, self.hand_id, _stand)
+    @classmethod
+    async def act(cls, interaction: discord.Interaction[Any], hand_id: int) -> None:
+        await _play(interaction, hand_id, _stand)
 
 
 class AddSkillSelect(
@@ -531,7 +548,8 @@ class AddSkillSelect(
         )
         super().__init__(hand_id, select)
 
-    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+    @classmethod
+    async def act(cls, interaction: discord.Interaction[Any], hand_id: int) -> None:
         data: dict[str, Any] = dict(interaction.data or {})
         values = list(data.get("values") or [])
         # the option values the select offers are ASCII numbers; str.isdigit would also pass "٣" (read as
@@ -543,7 +561,7 @@ class AddSkillSelect(
         def move(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
             return add_skill(hand, value), shoe
 
-        await _play(interaction, self.hand_id, move)
+        await _play(interaction, hand_id, move)
 
 
 class PeekButton(
@@ -556,8 +574,9 @@ class PeekButton(
     def __init__(self, hand_id: int) -> None:
         super().__init__(hand_id, _button(hand_id, "peek", "Peek", discord.ButtonStyle.secondary, "👁"))
 
-    async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        record = await _open_hand(interaction, self.hand_id)
+    @classmethod
+    async def act(cls, interaction: discord.Interaction[Any], hand_id: int) -> None:
+        record = await _open_hand(interaction, hand_id)
         if record is None:
             return
         hand = Hand.from_dict(record.data)
@@ -603,8 +622,9 @@ class OddsButton(
     def __init__(self, hand_id: int) -> None:
         super().__init__(hand_id, _button(hand_id, "odds", "Odds", discord.ButtonStyle.secondary, "🎯"))
 
-    async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        record = await _open_hand(interaction, self.hand_id)
+    @classmethod
+    async def act(cls, interaction: discord.Interaction[Any], hand_id: int) -> None:
+        record = await _open_hand(interaction, hand_id)
         if record is None:
             return
         store = _store(interaction)

@@ -71,6 +71,22 @@ class Lean(Probe, template=r"lean:(?P<n>[0-9]+)"):
         self.n = n
 
 
+class Direct(Lean, template=r"direct:(?P<n>[0-9]+)"):
+    """An item that runs its clicks itself, never built (as a hand's buttons, `cogs.cards._HandItem`)."""
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> Direct:
+        raise AssertionError("a class with run_click is never built for a click")
+
+    @classmethod
+    async def run_click(cls, interaction: discord.Interaction[Any], match: Any, /) -> None:
+        if match["n"] == "666":
+            raise ValueError("the click failed")
+        SEEN.append(("run_click", (int(match["n"]), interaction)))
+
+
 class Greedy(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"probe:(?P<n>[0-9]{1,3})"):
     """A second template matching what Probe matches: discord.py would run both."""
 
@@ -155,7 +171,7 @@ async def client() -> Any:
     state.user = discord.ClientUser(
         state=state, data={**_user(), "id": "6006", "username": "bot", "bot": True}
     )
-    bot.add_dynamic_items(Probe, Pick, Lean)
+    bot.add_dynamic_items(Probe, Pick, Lean, Direct)
     yield bot
     await bot.close()
 
@@ -190,6 +206,28 @@ async def test_an_item_that_reads_only_its_custom_id_gets_no_rebuilt_component(
     [(first, base), (second, (n, interaction))] = SEEN
     assert (first, base, second, n) == ("base", None, "click", 3)
     assert isinstance(interaction, ClickInteraction) and interaction._parsed_message is MISSING
+
+
+async def test_an_item_with_run_click_runs_the_click_without_being_built(client: discord.Client) -> None:
+    row = {"type": 1, "components": [{"type": 2, "style": 1, "label": "Go", "custom_id": "direct:4"}]}
+    assert dispatch_click(client, payload("direct:4", components=[row]))
+    await settle()
+    [(kind, (n, interaction))] = SEEN
+    assert (kind, n) == ("run_click", 4) and isinstance(interaction, ClickInteraction)
+    assert interaction._parsed_message is MISSING
+
+
+async def test_the_payload_is_left_as_it_came(client: discord.Client) -> None:
+    data = payload()
+    before = copy.deepcopy(data)
+    assert dispatch_click(client, data)
+    await settle()
+    assert data == before  # the message taken out while discord.py read the rest is back
+    [_, (_, (_, interaction))] = SEEN
+    assert interaction._raw_message is data["message"]
+    del before["message"]
+    bare = ClickInteraction(data=before, state=client._connection)  # type: ignore[arg-type]
+    assert bare.message is None and "message" not in before
 
 
 async def test_the_message_read_late_is_the_one_discord_py_builds(client: discord.Client) -> None:
@@ -229,15 +267,21 @@ async def test_an_item_whose_check_fails_is_not_run(client: discord.Client, n: i
     assert [kind for kind, _ in SEEN] == ["base"]
 
 
-async def test_an_item_that_cannot_be_made_is_logged_as_discord_py_logs_it(
-    client: discord.Client, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("custom_id", "reached", "logged"),
+    [
+        ("probe:666", ["base"], "Ignoring exception in dynamic item creation"),  # from_custom_id raised
+        ("direct:666", [], "Ignoring exception in dynamic item callback"),  # run_click raised
+    ],
+)
+async def test_an_item_that_fails_is_logged_as_discord_py_logs_it(
+    client: discord.Client, caplog: pytest.LogCaptureFixture, custom_id: str, reached: list[str], logged: str
 ) -> None:
-    row = {"type": 1, "components": [{"type": 2, "style": 1, "label": "Go", "custom_id": "probe:666"}]}
+    row = {"type": 1, "components": [{"type": 2, "style": 1, "label": "Go", "custom_id": custom_id}]}
     with caplog.at_level(logging.ERROR, logger="bot.ui.clicks"):
-        assert dispatch_click(client, payload("probe:666", components=[row]))
+        assert dispatch_click(client, payload(custom_id, components=[row]))
         await settle()
-    assert [kind for kind, _ in SEEN] == ["base"]
-    assert "Ignoring exception in dynamic item creation" in caplog.text
+    assert [kind for kind, _ in SEEN] == reached and logged in caplog.text
 
 
 def _stored_view(client: discord.Client) -> None:

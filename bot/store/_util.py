@@ -95,6 +95,22 @@ def _plain_text(value: Any) -> str | None:
 
 def json_column(value: Any, what: str, max_chars: int) -> str:
     """Encode a plain-JSON value for a column, refusing what is not JSON, too big or too deep."""
+    return _json_column(value, what, max_chars)[0]
+
+
+def json_column_read_back(value: Any, what: str, max_chars: int) -> tuple[str, Any]:
+    """`json_column`'s text, and the value reading that text back gives (what ``json.loads`` gives).
+
+    Text orjson wrote (`_plain_text`: no int beyond 64 bits, no lone surrogate) is read back by orjson,
+    exactly as json reads it and about five times faster (a hand's object: 0.8 against 4.8 µs); other
+    text by json.
+    """
+    text, plain = _json_column(value, what, max_chars)
+    return text, orjson.loads(text) if plain else json.loads(text)
+
+
+def _json_column(value: Any, what: str, max_chars: int) -> tuple[str, bool]:
+    """`json_column`'s text, and whether orjson wrote it."""
     if isinstance(value, str):
         value = loads_limited(value, what, max_chars)
     text = _plain_text(value)
@@ -108,7 +124,7 @@ def json_column(value: Any, what: str, max_chars: int) -> str:
         raise InvalidData(f"The {what} is too big ({len(text)} characters; at most {max_chars}).")
     if not plain and depth(value) > MAX_DEPTH:
         raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.")
-    return text
+    return text, plain
 
 
 def loads_limited(text: str, what: str, max_chars: int) -> Any:

@@ -11,9 +11,11 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
+import orjson
+
 from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
-from bot.store._util import json_column, now_text, parse_time
+from bot.store._util import json_column_read_back, now_text, parse_time
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.log import RollLogRepository
@@ -48,6 +50,17 @@ def _codes_text(codes: builtins.list[str]) -> str:
     return '["' + '","'.join(codes) + '"]' if codes else "[]"
 
 
+def _code_list(text: str) -> Any:
+    """A card-code column (a JSON array of codes) decoded, by orjson: read on every click, 0.5 against
+    1.7 µs for a shoe of 40 codes. On an array of strings orjson gives what json gives; text it refuses
+    (a lone surrogate, NaN) goes to json. Numbers, which orjson may read differently (an int beyond 64
+    bits as a float), are not card codes either way: the caller refuses them."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
 def shoe_to_columns(shoe: Shoe) -> tuple[int, str, str]:
     """A shoe as (decks, remaining codes JSON, discard codes JSON)."""
     return shoe.decks, _codes_json(shoe.remaining), _codes_json(shoe.discards)
@@ -57,12 +70,16 @@ def shoe_from_columns(decks: int, remaining: str, discards: str) -> Shoe:
     """A shoe back from its columns."""
     return Shoe(
         decks=decks,
-        remaining=parse_cards(json.loads(remaining)),
-        discards=parse_cards(json.loads(discards)),
+        remaining=parse_cards(_code_list(remaining)),
+        discards=parse_cards(_code_list(discards)),
     )
 
 
-def _hand(row: sqlite3.Row | Mapping[str, Any]) -> HandRecord:
+def _hand(
+    row: sqlite3.Row | Mapping[str, Any], cards: tuple[str, ...] | None = None, data: Any = None
+) -> HandRecord:
+    """A hand's record from its row; ``cards`` and ``data``, when given, are what its columns read as
+    (a write that has them at hand spares decoding the text it just encoded)."""
     return HandRecord(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -70,8 +87,8 @@ def _hand(row: sqlite3.Row | Mapping[str, Any]) -> HandRecord:
         owner_id=row["owner_id"],
         state=row["state"],
         finished=bool(row["finished"]),
-        cards=tuple(json.loads(row["cards"])),
-        data=json.loads(row["data"]),
+        cards=tuple(_code_list(row["cards"])) if cards is None else cards,
+        data=json.loads(row["data"]) if data is None else data,
         version=row["version"],
         message_id=row["message_id"],
         created_at=parse_time(row["created_at"]),
@@ -115,12 +132,19 @@ def _codes(cards: Iterable[Card | str]) -> builtins.list[str]:
 
 
 def _hand_data(hand: Mapping[str, Any] | str) -> str:
+    return _hand_data_read_back(hand)[0]
+
+
+def _hand_data_read_back(hand: Mapping[str, Any] | str) -> tuple[str, Any]:
+    """A hand's data column, and the value it reads back as."""
     if not isinstance(hand, Mapping | str):
         raise InvalidData("A hand is stored as a JSON object (the core's Hand.to_dict()).")
-    text = json_column(dict(hand) if isinstance(hand, Mapping) else hand, "hand", MAX_HAND_JSON)
+    text, value = json_column_read_back(
+        dict(hand) if isinstance(hand, Mapping) else hand, "hand", MAX_HAND_JSON
+    )
     if not text.startswith("{"):
         raise InvalidData("A hand is stored as a JSON object (the core's Hand.to_dict()).")
-    return text
+    return text, value
 
 
 def _state(state: str) -> str:
@@ -381,7 +405,7 @@ class CardRepository:
         """
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
-        data, codes = _hand_data(hand), _codes(cards)
+        (data, data_value), codes = _hand_data_read_back(hand), _codes(cards)
         cards_text = _codes_text(codes)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
@@ -411,7 +435,7 @@ class CardRepository:
                 raise Conflict(_MOVED_ON)  # not reached: the update found no row that could move
             if shoe_columns is not None and shoe_version is not None:
                 self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version, stamp)
-            record = _hand({**dict(row), **written, "finished": finished})
+            record = _hand({**dict(row), **written, "finished": finished}, tuple(codes), data_value)
             log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 
@@ -446,7 +470,7 @@ class CardRepository:
             return rows, tx.one("SELECT decks, version FROM shoes WHERE channel_id = ?", (channel_id,))
 
         rows, current = await self._db.run(read, write=False)
-        in_play = [Card.parse(code) for row in rows for code in json.loads(row["cards"])]
+        in_play = [Card.parse(code) for row in rows for code in _code_list(row["cards"])]
         try:
             count = check_decks(decks if decks is not None else (current["decks"] if current else 1))
             shoe = Shoe(decks=count, remaining=()).reshuffle(rng, in_play)

@@ -61,8 +61,14 @@ class ClickInteraction(discord.Interaction):  # type: ignore[type-arg]
     __slots__ = ("_parsed_message", "_raw_message")
 
     def _from_data(self, data: Any) -> None:
-        raw = data.get("message")
-        super()._from_data({key: value for key, value in data.items() if key != "message"})
+        # taken out of the payload while discord.py reads it, then put back (copying it was 1.8 µs)
+        raw = data.pop("message", MISSING)
+        try:
+            super()._from_data(data)
+        finally:
+            if raw is not MISSING:
+                data["message"] = raw
+        raw = raw if raw is not MISSING else None
         self._raw_message: dict[str, Any] | None = raw
         self._parsed_message: discord.Message | None = MISSING if raw is not None else None
 
@@ -188,7 +194,19 @@ def dispatch_click(client: discord.Client, payload: dict[str, Any]) -> bool:
 
 
 async def _run(factory: Any, interaction: ClickInteraction, base: Any, match: Any) -> None:
-    """discord.py's ``schedule_dynamic_item_call``, without the rebuilt view: same steps, same logging."""
+    """discord.py's ``schedule_dynamic_item_call``, without the rebuilt view: same steps, same logging.
+
+    A class with a ``run_click(interaction, match)`` classmethod (`bot.ui.reply.ErrorReportingItem`) runs
+    the click itself, without the item being built: a button whose ``from_custom_id`` only reads the
+    match, whose state nothing refreshes and whose ``interaction_check`` is the default (True).
+    """
+    run_click = getattr(factory, "run_click", None)
+    if run_click is not None and base is None:
+        try:
+            await run_click(interaction, match)
+        except Exception:
+            log.exception("Ignoring exception in dynamic item callback for %r", factory)
+        return
     try:
         item = await factory.from_custom_id(interaction, base, match)
     except Exception:

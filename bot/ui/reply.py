@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar
 
 import discord
@@ -407,10 +407,28 @@ class TableView(discord.ui.View):
         await report_error(interaction, error)
 
 
+async def run_reported(
+    interaction: discord.Interaction[Any],
+    handle: Callable[[discord.Interaction[Any]], Awaitable[None]],
+    *views: discord.ui.View,
+) -> None:
+    """Run ``handle(interaction)`` as a click's handler: its cycles cut once the task ends
+    (`release_when_handled`, with ``views``), and an error answered with `report_error` (discord.py only
+    logs a DynamicItem's)."""
+    release_when_handled(interaction, *views)
+    try:
+        await handle(interaction)
+    except Exception as error:
+        await report_error(interaction, error)
+
+
 class ErrorReportingItem:
     """Mixin for `DynamicItem`s (put it first in the bases): discord.py only logs their errors, so wrap them.
 
-    Subclasses implement ``handle(interaction)`` instead of ``callback``.
+    Subclasses implement ``handle(interaction)`` instead of ``callback``. A class whose clicks need nothing
+    of the item but its custom_id's match may also define ``run_click(interaction, match)``, a classmethod
+    doing what ``from_custom_id`` and then ``callback`` would: `bot.ui.clicks` calls it instead of building
+    the item (for a hand's button, a `discord.ui.Button` and two Item initialisers: 8 µs of a Hit).
     """
 
     #: Their ``from_custom_id`` reads only the custom_id's match, never ``item`` (the clicked component as
@@ -419,11 +437,7 @@ class ErrorReportingItem:
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         view = self.view  # type: ignore[attr-defined]  # the DynamicItem's: rebuilt from the clicked message
-        release_when_handled(interaction, *([view] if isinstance(view, discord.ui.View) else []))
-        try:
-            await self.handle(interaction)
-        except Exception as error:
-            await report_error(interaction, error)
+        await run_reported(interaction, self.handle, *([view] if isinstance(view, discord.ui.View) else []))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         raise NotImplementedError

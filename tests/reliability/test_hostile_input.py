@@ -762,6 +762,9 @@ HOSTILE_SHEETS = [
     ("name of 10,000 characters", json.dumps({"name": "A" * 10_000, "system": "rps"}).encode()),
     ("unknown fields", b'{"name": "A", "system": "rps", "owner_id": 1, "guild_id": 2, "id": 3}'),
     ("NaN", b'{"name": "A", "system": "rps", "attributes": {"Strength": NaN}}'),
+    # valid JSON, but the text it escapes is no Unicode text: SQLite cannot store it
+    ("a lone surrogate", b'{"name": "A\\ud800", "system": "rps"}'),
+    ("a lone surrogate in the notes", b'{"name": "A", "system": "rps", "notes": "\\udfff x"}'),
 ]
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.store._util import MAX_DEPTH, depth, dumps, json_column
+from bot.store._util import MAX_DEPTH, depth, dumps, json_column, json_column_read_back
 from bot.store.errors import InvalidData
 
 plain = st.recursive(
@@ -67,3 +67,37 @@ def test_too_deep_and_too_big_are_refused_on_either_path() -> None:
         json_column({"x": "y" * 100}, "test value", 50)
     with pytest.raises(InvalidData, match="too big"):
         json_column([2**70, "y" * 100], "test value", 50)  # the slow path
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, with the same types all the way down (1 == 1.0 == True would hide an int read as a float)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b) or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    plain.filter(lambda v: not isinstance(v, str))
+    | st.lists(st.integers(min_value=-(2**80), max_value=2**80))
+)
+def test_read_back_gives_what_json_reads_from_the_text(value: Any) -> None:
+    try:
+        text, read = json_column_read_back(value, "test value", 10_000)
+    except InvalidData:
+        assert _outcome(value) is InvalidData
+        return
+    assert text == json_column(value, "test value", 10_000) and _same(read, json.loads(text))
+
+
+@pytest.mark.parametrize(
+    "value", [{"a": "\ud800"}, [2**64, -(2**63) - 1, 2**64 - 1], {"a": ("x", 1)}, "[1, 2]", {"n": 10**30}]
+)
+def test_read_back_off_the_fast_path_is_json_s_reading(value: Any) -> None:
+    # ints beyond 64 bits: orjson would read them back as floats, json as ints
+    text, read = json_column_read_back(value, "test value", 1000)
+    assert _same(read, json.loads(text))

@@ -19,7 +19,8 @@ outcome, without the view: ``from_custom_id``, ``_refresh_state`` (a select's va
 ``interaction_check``, then its ``callback``, in a task named as discord.py names it. An item class whose
 ``reads_clicked_item`` is False (`bot.ui.reply.ErrorReportingItem`: ours take everything from the
 custom_id) gets None for ``from_custom_id``'s ``item``, the clicked component rebuilt as a `discord.ui`
-item, and is spared building it (5 µs a click). The clicked
+item, and is spared building it (5 µs a click); one that also has a ``run_click(interaction, match)``
+classmethod (a hand's buttons and select) is not built at all: that method runs the click. The clicked
 component must be on the clicked message, as discord.py requires (a forged custom_id that is not is
 ignored the same way). The interaction is a `ClickInteraction`, which parses its message only when
 something reads ``interaction.message``. Everything else (a custom_id that no DynamicItem or several
@@ -197,8 +198,9 @@ async def _run(factory: Any, interaction: ClickInteraction, base: Any, match: An
     """discord.py's ``schedule_dynamic_item_call``, without the rebuilt view: same steps, same logging.
 
     A class with a ``run_click(interaction, match)`` classmethod (`bot.ui.reply.ErrorReportingItem`) runs
-    the click itself, without the item being built: a button whose ``from_custom_id`` only reads the
-    match, whose state nothing refreshes and whose ``interaction_check`` is the default (True).
+    the click itself, without the item being built: it promises to do what those steps would, for an
+    item whose ``from_custom_id`` reads only the match, whose ``interaction_check`` is the default (True)
+    and which reads a select's values from ``interaction.data`` rather than from a refreshed item.
     """
     run_click = getattr(factory, "run_click", None)
     if run_click is not None and base is None:

@@ -118,7 +118,8 @@ def _json_column(value: Any, what: str, max_chars: int) -> tuple[str, bool]:
     if text is None:
         try:
             text = dumps(value)
-        except (TypeError, ValueError):
+            text.encode("utf-8")  # a lone surrogate is no Unicode character: SQLite would refuse the text
+        except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
             raise InvalidData(f"The {what} must be plain JSON (objects, lists, text, numbers).") from None
     if len(text) > max_chars:
         raise InvalidData(f"The {what} is too big ({len(text)} characters; at most {max_chars}).")

@@ -134,6 +134,8 @@ async def test_bad_hand_data_is_refused(store: Store) -> None:
         await store.cards.create_hand(G, C, P, {}, state="playing", cards=["ZZ"])
     with pytest.raises(InvalidData, match="too big"):
         await store.cards.create_hand(G, C, P, {"x": "y" * 70_000}, state="playing", cards=[])
+    with pytest.raises(InvalidData, match="plain JSON"):  # a lone surrogate: SQLite has no text for it
+        await store.cards.create_hand(G, C, P, {"x": "\udc00"}, state="playing", cards=[])
     with pytest.raises(InvalidData, match="shoe version"):
         await store.cards.create_hand(G, C, P, {}, state="p", cards=[], shoe=Shoe(decks=1, remaining=()))
     assert await store.cards.open_hands(G, C) == []

@@ -40,7 +40,6 @@ def test_a_plain_value_reads_back_as_the_same_json_as_before(value: Any) -> None
 @pytest.mark.parametrize(
     ("value", "stored"),
     [
-        ({"a": "\ud800"}, '{"a":"\ud800"}'),  # a lone surrogate: orjson refuses it, json writes it as before
         ([2**70], "[1180591620717411303424]"),  # beyond 64 bits: json writes it
         ({1: 2, None: 3}, '{"1":2,"null":3}'),  # keys that are not text: json's spelling
         ({"a": ("x", 1)}, '{"a":["x",1]}'),
@@ -51,7 +50,17 @@ def test_values_outside_the_fast_path_are_written_as_json_writes_them(value: Any
     assert json_column(value, "test value", 100) == stored
 
 
-@pytest.mark.parametrize("value", [[math.nan], {"x": math.inf}, [object()], {"when": {1, 2}}])
+@pytest.mark.parametrize(
+    "value",
+    [
+        [math.nan],
+        {"x": math.inf},
+        [object()],
+        {"when": {1, 2}},
+        {"a": "\ud800"},  # a lone surrogate: no Unicode character, so no SQLite text (it raised there)
+        '["\\udfff"]',  # the same, as JSON text
+    ],
+)
 def test_what_is_not_plain_json_is_refused(value: Any) -> None:
     with pytest.raises(InvalidData, match="must be plain JSON"):
         json_column(value, "test value", 1000)
@@ -95,7 +104,7 @@ def test_read_back_gives_what_json_reads_from_the_text(value: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [{"a": "\ud800"}, [2**64, -(2**63) - 1, 2**64 - 1], {"a": ("x", 1)}, "[1, 2]", {"n": 10**30}]
+    "value", [[2**64, -(2**63) - 1, 2**64 - 1], {"a": ("x", 1)}, "[1, 2]", {"n": 10**30}]
 )
 def test_read_back_off_the_fast_path_is_json_s_reading(value: Any) -> None:
     # ints beyond 64 bits: orjson would read them back as floats, json as ints

@@ -131,11 +131,7 @@ def _codes(cards: Iterable[Card | str]) -> builtins.list[str]:
     return codes
 
 
-def _hand_data(hand: Mapping[str, Any] | str) -> str:
-    return _hand_data_read_back(hand)[0]
-
-
-def _hand_data_read_back(hand: Mapping[str, Any] | str) -> tuple[str, Any]:
+def _hand_data(hand: Mapping[str, Any] | str) -> tuple[str, Any]:
     """A hand's data column, and the value it reads back as."""
     if not isinstance(hand, Mapping | str):
         raise InvalidData("A hand is stored as a JSON object (the core's Hand.to_dict()).")
@@ -282,7 +278,7 @@ class CardRepository:
         """
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
-        data, codes, stamp = _hand_data(hand), _codes(cards), now_text()
+        (data, _), codes, stamp = _hand_data(hand), _codes(cards), now_text()
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         take = self._modifiers.taker(modifiers)
 
@@ -405,7 +401,7 @@ class CardRepository:
         """
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
-        (data, data_value), codes = _hand_data_read_back(hand), _codes(cards)
+        (data, data_value), codes = _hand_data(hand), _codes(cards)
         cards_text = _codes_text(codes)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()

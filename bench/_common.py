@@ -341,8 +341,9 @@ async def fire(
     async def worker() -> None:
         for record in order:
             await fake.dispatch("INTERACTION_CREATE", record.payload)
-            try:
-                await asyncio.wait_for(record.answered.wait(), WAIT)
+            try:  # (not wait_for: its task per interaction was the load generator's CPU, not the bot's)
+                async with asyncio.timeout(WAIT):
+                    await record.answered.wait()
             except TimeoutError:
                 run.errors.append(f"unanswered: {record.payload['data']}")
                 continue

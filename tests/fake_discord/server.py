@@ -122,6 +122,7 @@ class FakeDiscord:
     """The server. ``await fake.start()`` then point the bot at ``fake.api_base``."""
 
     def __init__(self) -> None:
+        self._route_table: list[tuple[str, re.Pattern[str], Callable[..., Awaitable[Any]]]] | None = None
         self.app_id = snowflake()
         self.bot_user = FakeUser(self.app_id, "tabletop", bot=True)
         self.users: dict[int, FakeUser] = {}
@@ -455,7 +456,9 @@ class FakeDiscord:
         return out
 
     def _route(self, method: str, path: str) -> tuple[Callable[..., Awaitable[Any]], tuple[str, ...]]:
-        for route_method, regex, handler in self._routes():
+        if self._route_table is None:  # once: rebuilt per request it was the load generator's CPU
+            self._route_table = self._routes()
+        for route_method, regex, handler in self._route_table:
             if route_method == method and (m := regex.fullmatch(path)):
                 return handler, m.groups()
         self.violations.append(Violation(method, path, "the fake does not implement this route"))
@@ -612,17 +615,22 @@ class FakeDiscord:
         record.callback = body
         kind = body["type"]
         data = body.get("data") or {}
+        # the message goes back only when asked for (discord.py asks, the bot's own callbacks do not): built
+        # only then, as a load generator must not spend on an answer nobody reads
+        record.asked_for_message = asked = _flag(_r.query.get("with_response"))
         resource: dict[str, Any] | None = None
         if kind in (MESSAGE, DEFERRED_MESSAGE):
             flags = LOADING if kind == DEFERRED_MESSAGE else 0
             record.original = self._new_message(record.channel, data, files, record=record, flags=flags)
-            resource = {"type": kind, "message": record.original.payload()}
+            if asked:
+                resource = {"type": kind, "message": record.original.payload()}
         elif kind == UPDATE_MESSAGE:
             target = self._component_message(record)
             self._apply(target, data, files)
             target.edits += 1
             record.original = target
-            resource = {"type": kind, "message": target.payload()}
+            if asked:
+                resource = {"type": kind, "message": target.payload()}
         elif kind == DEFERRED_UPDATE:
             record.original = self._component_message(record)
         elif kind == AUTOCOMPLETE_RESULT:
@@ -630,6 +638,8 @@ class FakeDiscord:
         elif kind == MODAL:
             record.modal = data
         record.answered.set()
+        if not asked:
+            return None  # Discord: 204 No Content unless asked for the callback object
         answer: dict[str, Any] = {
             "interaction": {
                 "id": str(record.id),
@@ -642,9 +652,6 @@ class FakeDiscord:
         }
         if resource is not None:
             answer["resource"] = resource
-        record.asked_for_message = _flag(_r.query.get("with_response"))
-        if not record.asked_for_message:
-            return None  # Discord: 204 No Content unless asked for the callback object
         return answer
 
     def _component_message(self, record: InteractionRecord) -> FakeMessage:

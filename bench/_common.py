@@ -353,6 +353,8 @@ async def fire(
             if record.dispatched_at is not None and record.callback_at is not None:
                 run.latencies.append(record.callback_at - record.dispatched_at)
 
+    for record in records:
+        record.encode_ahead()
     bot_cpu, worker_cpu = bot.cpu_split() if bot else (0.0, 0.0)
     waited = _run_delay_ns(bot.pid) if bot else 0
     # The fake times every interaction in this process: its own collector's full passes (over every

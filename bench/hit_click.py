@@ -83,6 +83,10 @@ async def _measure(clicks: int, rounds: int) -> list[float]:
                         shoe=after, shoe_version=version,
                     )  # fmt: skip
                     hands.append((record.id, channel, _shown(cc, record, dealt)))
+                # clicked as bench/latency.py clicks them: the hands in flight at once are each of its
+                # own channel (the first hand of every channel, then the second, ...)
+                order = sorted(range(clicks), key=lambda i: (i % HANDS_PER_CHANNEL, hands[i][1]))
+                hands = [hands[i] for i in order]
 
                 async def click(hand_id: int, channel: int, message: Any) -> None:
                     interaction = types.SimpleNamespace(

@@ -53,7 +53,7 @@ from bot.core.blackjack import (
     start_voluntary,
 )
 from bot.core.cards import Shoe
-from bot.store import AppliedModifier, Conflict, HandRecord, NotFound, RollRecord, Store
+from bot.store import AppliedModifier, Conflict, HandRecord, NotFound, RollRecord, ShoeRead, Store
 from bot.ui.cards import (
     KIND,
     adder_options,
@@ -312,33 +312,55 @@ def _record_for_log(record: HandRecord, hand: Hand, command: str) -> RollRecord:
 
 async def _load(interaction: discord.Interaction[Any], hand_id: int) -> HandRecord | None:
     """The hand, if it is in this guild and channel and the clicker is its owner or a GM (GM-4)."""
+    loaded = await _load_with_shoe(interaction, hand_id, with_shoe=False)
+    return None if loaded is None else loaded[0]
+
+
+async def _load_with_shoe(
+    interaction: discord.Interaction[Any], hand_id: int, *, with_shoe: bool
+) -> tuple[HandRecord, ShoeRead | None] | None:
+    """`_load`, and ``with_shoe`` the channel's shoe read in the same statement (`hand_with_shoe`)."""
     guild_id, channel_id = _where(interaction)
     store = _store(interaction)
     try:
-        record = await store.cards.hand_in(hand_id, guild_id, channel_id)
+        if with_shoe:
+            record, shoe = await store.cards.hand_with_shoe(hand_id, guild_id, channel_id)
+        else:
+            record, shoe = await store.cards.hand_in(hand_id, guild_id, channel_id), None
     except NotFound:  # no such hand, or one dealt elsewhere: the same sentence, so ids cannot be probed
         await refuse(interaction, NOT_HERE.format(id=hand_id))
         return None
     if not await owner_or_gm(interaction, store, record.owner_id):
         return None
-    return record
+    return record, shoe
 
 
 async def _open_hand(interaction: discord.Interaction[Any], hand_id: int) -> HandRecord | None:
     """`_load`, and a hand that has ended is refused too: what every hand button needs first."""
-    record = await _load(interaction, hand_id)
-    if record is not None and record.finished:
-        await refuse(interaction, f"Hand #{record.id} is over; start a new one with /cards task.")
+    opened = await _open_with_shoe(interaction, hand_id, with_shoe=False)
+    return None if opened is None else opened[0]
+
+
+async def _open_with_shoe(
+    interaction: discord.Interaction[Any], hand_id: int, *, with_shoe: bool
+) -> tuple[HandRecord, ShoeRead | None] | None:
+    """`_open_hand`, and ``with_shoe`` the channel's shoe read with the hand (`_load_with_shoe`)."""
+    loaded = await _load_with_shoe(interaction, hand_id, with_shoe=with_shoe)
+    if loaded is not None and loaded[0].finished:
+        await refuse(interaction, f"Hand #{loaded[0].id} is over; start a new one with /cards task.")
         return None
-    return record
+    return loaded
 
 
 async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move) -> None:
     """Apply one player move to the stored hand, drawing what it needs, written atomically with the shoe."""
-    record = await _open_hand(interaction, hand_id)
-    if record is None:
-        return
     store = _store(interaction)
+    # the shoe is read with the hand unless another move in the channel is under way (it will change it)
+    busy = store.cards.shoe_busy(_where(interaction)[1])
+    opened = await _open_with_shoe(interaction, hand_id, with_shoe=not busy)
+    if opened is None:
+        return
+    record, read = opened
     rng = interaction.client.rng
     seen_version = record.version
     settings = await store.settings.get(record.guild_id or 0)
@@ -346,9 +368,13 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
         hand = Hand.from_dict(record.data)
         try:
             async with store.cards.shoe_lock(record.channel_id):  # bug 5: no in-process shoe conflicts
-                shoe, shoe_version = await store.cards.get_shoe(
-                    record.guild_id, record.channel_id, settings.decks_per_shoe, rng
-                )
+                if read is not None and store.cards.shoe_read_current(read):
+                    shoe, shoe_version = read.shoe, read.version  # read with the hand, still the shoe
+                else:
+                    shoe, shoe_version = await store.cards.get_shoe(
+                        record.guild_id, record.channel_id, settings.decks_per_shoe, rng
+                    )
+                read = None  # a retry reads the shoe again
                 moved, moved_shoe = move(hand, shoe, rng)
                 moved, moved_shoe = _play_out(moved, moved_shoe, rng)
                 # a move that draws or discards makes a new Shoe; comparing 50 cards was 1 µs a click

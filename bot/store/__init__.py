@@ -1,5 +1,6 @@
 """The store: aiosqlite + pydantic; all SQL lives in this package."""
 
+from bot.store.cards import ShoeRead
 from bot.store.db import latest_version
 from bot.store.errors import Conflict, DatabaseTooNew, InvalidData, NotFound, StoreError
 from bot.store.models import (
@@ -44,6 +45,7 @@ __all__ = [
     "RollRecord",
     "Sheet",
     "SheetDocument",
+    "ShoeRead",
     "Skill",
     "Store",
     "StoreError",

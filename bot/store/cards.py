@@ -9,7 +9,7 @@ import random
 import sqlite3
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
@@ -26,11 +26,28 @@ _HAND_COLUMNS = (
     "id, guild_id, channel_id, owner_id, state, finished, cards, data, version, message_id, "
     "created_at, updated_at"
 )
+_HAND_WITH_SHOE = (
+    "SELECT "
+    + ", ".join(f"h.{column.strip()}" for column in _HAND_COLUMNS.split(","))
+    + ", s.decks AS shoe_decks, s.remaining AS shoe_remaining, s.discards AS shoe_discards, "
+    "s.version AS shoe_version FROM hands AS h LEFT JOIN shoes AS s ON s.channel_id = h.channel_id "
+    "WHERE h.id = ? AND h.channel_id = ? AND h.guild_id IS ?"
+)
 MAX_STATE = 40
 _MOVED_ON = "This hand has already moved on (a double click?); nothing was drawn."
 _SHOE_MOVED = "The shoe changed while you were playing (another draw came first); try again."
+_T = TypeVar("_T")
 # the log row of a hand that has ended, from the hand as written (its id included)
 LogFor = Callable[[HandRecord], RollRecord]
+
+
+class ShoeRead(NamedTuple):
+    """A channel's shoe as `CardRepository.hand_with_shoe` read it beside a hand: the shoe, its version, and
+    the repository's shoe-write count when it was read (`CardRepository.shoe_read_current`)."""
+
+    shoe: Shoe
+    version: int
+    writes: int
 
 
 class Written(NamedTuple):
@@ -157,6 +174,9 @@ class CardRepository:
         self._modifiers = modifiers if modifiers is not None else ModifierRepository(db)
         # Weak values: a channel's lock lives while some coroutine holds or waits on it, then goes away.
         self._shoe_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        # every write of a shoe counts one when it is sent and one when it has settled (`_shoe_write`): a
+        # shoe read while the count stood still is the shoe as this process last wrote it
+        self._shoe_writes = 0
 
     def shoe_lock(self, channel_id: int) -> asyncio.Lock:
         """The in-process lock for a channel's shoe: hold it around read shoe, compute, write (bug 5).
@@ -168,6 +188,28 @@ class CardRepository:
             lock = asyncio.Lock()
             self._shoe_locks[channel_id] = lock
         return lock
+
+    def shoe_busy(self, channel_id: int) -> bool:
+        """True while a move in this process holds the channel's `shoe_lock`: its write will move the shoe."""
+        lock = self._shoe_locks.get(channel_id)
+        return lock is not None and lock.locked()
+
+    def shoe_read_current(self, read: ShoeRead) -> bool:
+        """True when no write of any shoe was sent or settled in this process since ``read`` was taken.
+
+        Held with the channel's `shoe_lock`, that makes ``read`` what `get_shoe` would read now (writers in
+        this process hold the lock while theirs is in flight); another process's write is still caught by
+        the version checks of the write that follows.
+        """
+        return read.writes == self._shoe_writes
+
+    async def _shoe_write(self, work: Callable[[Tx], _T]) -> _T:
+        """Run a unit that writes a shoe, counted before it is sent and after it settles."""
+        self._shoe_writes += 1
+        try:
+            return await self._db.run(work)
+        finally:
+            self._shoe_writes += 1
 
     async def get_shoe(
         self, guild_id: int | None, channel_id: int, decks: int = 1, rng: random.Random | None = None
@@ -195,13 +237,13 @@ class CardRepository:
                 assert created is not None
                 return created
 
-            row = await self._db.run(create)
+            row = await self._shoe_write(create)
         return shoe_from_columns(row["decks"], row["remaining"], row["discards"]), int(row["version"])
 
     async def put_shoe(self, channel_id: int, shoe: Shoe, shoe_version: int) -> int:
         """Replace the channel's shoe if it is still at ``shoe_version`` (else Conflict); the new version."""
         columns = shoe_to_columns(shoe)
-        return await self._db.run(lambda tx: self._write_columns(tx, channel_id, columns, shoe_version))
+        return await self._shoe_write(lambda tx: self._write_columns(tx, channel_id, columns, shoe_version))
 
     @staticmethod
     def _write_columns(
@@ -309,7 +351,7 @@ class CardRepository:
             return Written(record, log_id)
 
         async with self._modifiers.settling(modifiers):
-            return await self._db.run(work)
+            return await (self._db.run(work) if shoe_columns is None else self._shoe_write(work))
 
     async def get_hand(self, hand_id: int) -> HandRecord:
         """A hand by id (open or finished)."""
@@ -331,6 +373,25 @@ class CardRepository:
         if row is None:
             raise NotFound(f"There is no hand {hand_id} in this channel.")
         return _hand(row)
+
+    async def hand_with_shoe(
+        self, hand_id: int, guild_id: int | None, channel_id: int
+    ) -> tuple[HandRecord, ShoeRead | None]:
+        """`hand_in`, and the channel's shoe read in the same statement (None while it has none): a move
+        reads both (one statement is 2 µs less than two, and one Python call less).
+
+        Use the shoe only under the channel's `shoe_lock` and while `shoe_read_current` holds; read it with
+        `get_shoe` otherwise.
+        """
+        writes = self._shoe_writes  # before the read: a write settling while it runs makes it stale
+        row = await self._db.one(_HAND_WITH_SHOE, (hand_id, channel_id, guild_id))
+        if row is None:
+            raise NotFound(f"There is no hand {hand_id} in this channel.")
+        record = _hand(row)
+        if row["shoe_version"] is None:
+            return record, None
+        shoe = shoe_from_columns(row["shoe_decks"], row["shoe_remaining"], row["shoe_discards"])
+        return record, ShoeRead(shoe, int(row["shoe_version"]), writes)
 
     async def open_hands(self, guild_id: int | None, channel_id: int) -> builtins.list[HandRecord]:
         """The channel's hands still in play, oldest first."""
@@ -435,7 +496,7 @@ class CardRepository:
             log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 
-        return await self._db.run(work)
+        return await (self._db.run(work) if shoe_columns is None else self._shoe_write(work))
 
     async def set_message_id(self, hand_id: int, message_id: int) -> None:
         """Remember which message shows the hand (no version change: it is not a move)."""
@@ -486,4 +547,4 @@ class CardRepository:
                 return 1
             return self._write_columns(tx, channel_id, columns, int(current["version"]))
 
-        return shoe, await self._db.run(write)
+        return shoe, await self._shoe_write(write)

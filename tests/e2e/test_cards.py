@@ -401,6 +401,35 @@ async def test_fifty_concurrent_hits_draw_each_card_once(harness: Harness, world
     assert await conserved(store, world.general)
 
 
+async def test_concurrent_hits_on_a_channel_s_hands_each_draw_without_a_conflict(
+    harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:  # BJ-1: moves in one channel take turns with its shoe; none is computed from a shoe gone stale
+    store = harness.bot.store
+    codes = ["2S", "2H", "2C", "2D", "3S", "3H", "3C", "3D", "4S", "4H", "4C", "4D"]
+    await stack_shoe(store, world.general, codes)
+    messages = [(await deal_voluntary(harness, world)).original for _ in range(6)]
+    conflicts = []
+    apply_logged = store.cards.apply_logged
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await apply_logged(*args, **kwargs)
+        except Conflict:
+            conflicts.append(args[0])
+            raise
+
+    monkeypatch.setattr(store.cards, "apply_logged", counted)
+    answers = await asyncio.gather(*(harness.click(m, "Hit", world.alice) for m in messages))
+    assert all(a.callback_type == UPDATE_MESSAGE for a in answers) and conflicts == []
+    drawn = []
+    for message in messages:
+        hand = Hand.from_dict((await store.cards.get_hand(hand_id_of(message))).data)
+        assert len(hand.cards) == 2
+        drawn.append(hand.cards[1].code)
+    assert sorted(drawn) == sorted(codes[6:])  # each of the next six cards, once
+    assert await conserved(store, world.general)
+
+
 async def test_forged_custom_id_for_another_channels_hand_is_refused(harness: Harness, world: World) -> None:
     store = harness.bot.store
     other = await harness.slash(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections import Counter
 
@@ -319,3 +320,61 @@ async def test_bj1_a_hand_dealt_over_is_logged_with_its_deal(store: Store) -> No
     [logged] = await store.log.last(G, C)
     assert logged.id == log_id and logged.inputs == {"hand_id": record.id} and record.finished
     assert await store.modifiers.list(G, C) == []
+
+
+async def test_bj1_a_hand_is_read_with_its_channel_s_shoe(store: Store) -> None:  # BJ-1
+    rng = random.Random(11)
+    hand_id = await _deal(store, rng)
+    record, read = await store.cards.hand_with_shoe(hand_id, G, C)
+    assert record == await store.cards.hand_in(hand_id, G, C)
+    assert read is not None and (read.shoe, read.version) == await store.cards.get_shoe(G, C)
+    # scoped as hand_in: another channel or guild reads as no hand at all
+    for guild, channel in ((G, C + 1), (G + 1, C), (None, C)):
+        with pytest.raises(NotFound, match=f"no hand {hand_id} in this channel"):
+            await store.cards.hand_with_shoe(hand_id, guild, channel)
+    # a hand whose channel has no shoe (stored without one) reads with none
+    bare = await store.cards.create_hand(G, C + 5, P, {"mode": "voluntary"}, state="playing", cards=[])
+    assert await store.cards.hand_with_shoe(bare.id, G, C + 5) == (bare, None)
+
+
+async def test_bj1_a_shoe_read_with_a_hand_is_current_until_a_shoe_is_written(store: Store) -> None:
+    # BJ-1: a move may draw from the shoe it read with its hand only while no shoe write came in between
+    rng = random.Random(12)
+    first, second = await _deal(store, rng), await _deal(store, rng)
+    _, read = await store.cards.hand_with_shoe(first, G, C)
+    assert read is not None and store.cards.shoe_read_current(read)
+    await store.cards.hand_in(second, G, C)  # reads change nothing
+    assert store.cards.shoe_read_current(read)
+    shoe, version = await store.cards.get_shoe(G, C + 3, 1, rng)  # creating another channel's shoe
+    assert not store.cards.shoe_read_current(read)
+    _, read = await store.cards.hand_with_shoe(first, G, C)
+    assert read is not None
+    await store.cards.put_shoe(C + 3, shoe.draw(rng)[1], version)  # any channel's: the count is global
+    assert not store.cards.shoe_read_current(read)
+    _, read = await store.cards.hand_with_shoe(first, G, C)
+    assert read is not None
+    # a write counts as soon as it is sent: a read taken before it is stale while it is in flight
+    hand = await store.cards.get_hand(second)
+    card, moved = read.shoe.draw(rng)
+    writing = asyncio.ensure_future(
+        store.cards.apply(
+            second, hand.version, {"cards": [*hand.cards, card.code]}, state="playing",
+            cards=[*hand.card_objects, card], shoe=moved, shoe_version=read.version,
+        )
+    )  # fmt: skip
+    await asyncio.sleep(0)
+    assert not writing.done() and not store.cards.shoe_read_current(read)
+    await writing
+    _, after = await store.cards.hand_with_shoe(first, G, C)
+    assert after is not None and (after.shoe, after.version) == (moved, read.version + 1)
+    assert store.cards.shoe_read_current(after)
+    with pytest.raises(Conflict):  # a move from a stale read is refused by its version check anyway
+        await store.cards.put_shoe(C, read.shoe, read.version)
+    assert store.cards.shoe_read_current(after) is False  # a refused write counted too
+
+
+async def test_bj1_a_channel_s_shoe_is_busy_while_its_lock_is_held(store: Store) -> None:  # BJ-1
+    assert not store.cards.shoe_busy(C)
+    async with store.cards.shoe_lock(C):
+        assert store.cards.shoe_busy(C) and not store.cards.shoe_busy(C + 1)
+    assert not store.cards.shoe_busy(C)

@@ -392,6 +392,7 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
                     log=functools.partial(_record_for_log, hand=moved, command="cards task")
                     if moved.is_over
                     else None,
+                    base=record,
                 )
             break
         except Conflict:

@@ -123,6 +123,14 @@ _MOVE_WHERE = (
 )
 _MOVE = _MOVE_SET + _MOVE_WHERE
 _MOVE_ENDING = _MOVE_SET + "finished = 1, " + _MOVE_WHERE
+# The same move from a record the caller read (`apply_logged`'s ``base``): what RETURNING would give back is
+# the record's, as long as its message_id is still the row's (the only column that changes without a move).
+# RETURNING cost SQLite 3 µs a move, and validating the record built from it 3 µs more.
+_KNOWN_WHERE = (
+    "message_id = COALESCE(?, message_id) WHERE id = ? AND version = ? AND finished = 0 AND message_id IS ?"
+)
+_MOVE_KNOWN = _MOVE_SET + _KNOWN_WHERE
+_MOVE_KNOWN_ENDING = _MOVE_SET + "finished = 1, " + _KNOWN_WHERE
 
 
 def _movable(tx: Tx, hand_id: int, expected_version: int) -> int:
@@ -453,15 +461,20 @@ class CardRepository:
         finished: bool = False,
         message_id: int | None = None,
         log: LogFor | None = None,
+        base: HandRecord | None = None,
     ) -> Written:
         """Write a hand's move (and the shoe it drew from) if neither moved on; a Conflict changes nothing.
 
         ``expected_version`` is the hand version the move was computed from; ``shoe_version`` the shoe's
         (required when ``shoe`` is given). Both checks and both writes happen in one transaction, and
         ``log``'s row for a move that ends the hand too: never a finished hand without its roll logged.
+        ``base``: the hand's record as read at ``expected_version``, when the caller has it; the returned
+        record is then built from it, not read back (the same record either way).
         """
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
+        if base is not None and (base.id != hand_id or base.version != expected_version):
+            raise InvalidData("A move's base record is the hand at the version the move was computed from.")
         (data, data_value), codes = _hand_data(hand), _codes(cards)
         cards_text = _codes_text(codes)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
@@ -482,17 +495,35 @@ class CardRepository:
                 "version": expected_version + 1,
                 "updated_at": stamp,
             }
-            # checked and written in one statement; the columns it kept come back (no read before it)
-            row = tx.one(
-                _MOVE_ENDING if finished else _MOVE,
-                (*written.values(), message_id, hand_id, expected_version),
-            )
-            if row is None:
-                _movable(tx, hand_id, expected_version)
-                raise Conflict(_MOVED_ON)  # not reached: the update found no row that could move
+            record: HandRecord | None = None
+            if base is not None:
+                moved = tx.execute(
+                    _MOVE_KNOWN_ENDING if finished else _MOVE_KNOWN,
+                    (*written.values(), message_id, hand_id, expected_version, base.message_id),
+                )
+                if moved.rowcount == 1:
+                    record = base.model_copy(
+                        update={
+                            **written,
+                            "cards": tuple(codes),
+                            "data": data_value,
+                            "updated_at": parse_time(stamp),
+                            "finished": finished,
+                            "message_id": base.message_id if message_id is None else message_id,
+                        }
+                    )
+            if record is None:  # no base, or its message_id is not the row's: as the row comes back
+                # checked and written in one statement; the columns it kept come back (no read before it)
+                row = tx.one(
+                    _MOVE_ENDING if finished else _MOVE,
+                    (*written.values(), message_id, hand_id, expected_version),
+                )
+                if row is None:
+                    _movable(tx, hand_id, expected_version)
+                    raise Conflict(_MOVED_ON)  # not reached: the update found no row that could move
+                record = _hand({**dict(row), **written, "finished": finished}, tuple(codes), data_value)
             if shoe_columns is not None and shoe_version is not None:
-                self._write_columns(tx, row["channel_id"], shoe_columns, shoe_version, stamp)
-            record = _hand({**dict(row), **written, "finished": finished}, tuple(codes), data_value)
+                self._write_columns(tx, record.channel_id, shoe_columns, shoe_version, stamp)
             log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 

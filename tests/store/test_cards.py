@@ -211,6 +211,44 @@ async def test_a_move_s_record_is_the_hand_as_read_back(store: Store) -> None:
         assert type(written.record.data.get("big", 0)) is int and written.record.cards == ("AS", "10H")
 
 
+async def test_a_move_from_a_record_read_returns_the_hand_as_read_back(store: Store) -> None:  # BJ-1
+    # with the record the move was computed from, the returned record is built from it (no RETURNING)
+    rng = random.Random(13)
+    hand_id = await _deal(store, rng)
+    base = await store.cards.hand_in(hand_id, G, C)
+    written = await store.cards.apply_logged(
+        hand_id, base.version, {"n": 1}, state="playing", cards=["AS", "10H"], base=base
+    )
+    assert written.record == await store.cards.get_hand(hand_id) and written.record.message_id is None
+    # the message the hand is shown on, set after the record was read: the move keeps it, and says so
+    base = written.record
+    await store.cards.set_message_id(hand_id, 42)
+    shoe, version = await store.cards.get_shoe(G, C)
+    card, drawn = shoe.draw(rng)
+    written = await store.cards.apply_logged(
+        hand_id, base.version, {"n": 2}, state="over", cards=["AS", "10H", card], shoe=drawn,
+        shoe_version=version, finished=True, base=base,
+    )  # fmt: skip
+    record = await store.cards.get_hand(hand_id)
+    assert written.record == record and (record.message_id, record.finished, record.version) == (42, True, 3)
+    assert await store.cards.get_shoe(G, C) == (drawn, version + 1)
+    # a base from another version is refused before anything is written; a stale one is a Conflict
+    other = await _deal(store, rng)
+    first = await store.cards.hand_in(other, G, C)
+    with pytest.raises(InvalidData, match="base record"):
+        await store.cards.apply_logged(other, first.version + 1, {}, state="x", cards=[], base=first)
+    with pytest.raises(InvalidData, match="base record"):
+        await store.cards.apply_logged(hand_id, first.version, {}, state="x", cards=[], base=first)
+    moved = await store.cards.apply(other, first.version, {"n": 3}, state="playing", cards=[])
+    shoe, version = await store.cards.get_shoe(G, C)
+    with pytest.raises(Conflict, match="moved on"):
+        await store.cards.apply_logged(
+            other, first.version, {}, state="x", cards=[], shoe=shoe.draw(rng)[1], shoe_version=version,
+            base=first,
+        )  # fmt: skip
+    assert await store.cards.get_hand(other) == moved and await store.cards.get_shoe(G, C) == (shoe, version)
+
+
 async def test_a_hands_cards_column_is_its_codes_as_compact_json(store: Store) -> None:  # BJ-1
     # written without a JSON encoder, as the shoe's columns are: the same text `dumps` gives
     from bot.store._util import dumps

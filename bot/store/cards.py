@@ -205,9 +205,9 @@ class CardRepository:
     def shoe_read_current(self, read: ShoeRead) -> bool:
         """True when no write of any shoe was sent or settled in this process since ``read`` was taken.
 
-        Held with the channel's `shoe_lock`, that makes ``read`` what `get_shoe` would read now (writers in
-        this process hold the lock while theirs is in flight); another process's write is still caught by
-        the version checks of the write that follows.
+        Checked while holding the channel's `shoe_lock`, that makes ``read`` what `get_shoe` would read now:
+        a move or a deal holds the lock while its write is in flight. Any other write (a reshuffle, another
+        process) is still caught by the version check of the write that follows: a Conflict, read again.
         """
         return read.writes == self._shoe_writes
 

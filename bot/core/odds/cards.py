@@ -54,6 +54,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from itertools import chain, repeat
 from math import lcm
 from operator import add, mul
@@ -151,17 +152,12 @@ class _Solver:
         self.exact = self.track and self.suit_rule  # keep counting that suit after it shows (BJ-6)
         self.root_seen = self.track and root_seen
         self.trl = {
-            seen: [
-                rules.task_resolution_level(
-                    total, probe.skill, probe.difficulty, probe.characteristic_bonus if seen else 0
-                )
-                for total in range(0, 2 * BLACKJACK + 21)
-            ]
+            seen: _trl_row(probe.skill, probe.difficulty, probe.characteristic_bonus if seen else 0)
             for seen in (False, True)
         }
         if not plan:
             return
-        self.counts0: Counts = tuple(sum(1 for c in remaining if c.pip_value == v) for v in VALUES)
+        self.counts0: Counts = _counts_by_value(remaining)
         self.size = len(remaining)
         by_suit = Counter((c.pip_value, c.suit) for c in remaining)
         suit = self.suit
@@ -174,7 +170,7 @@ class _Solver:
         table = self._match_table(by_suit, suits)
         denominators = [f.denominator for row in table for f in row]
         self.scale = lcm(*denominators) * extra_scale  # extra: what a plan's discards need (VoluntaryPlan)
-        self.match = [[int(f * self.scale) for f in row] for row in table]
+        self.match = _scaled(table, self.scale)
         # depth_scale[k] = prod_{i=k}^{deepest-1} max(size - i, 1): the common denominator at depth k.
         deepest = self._deepest(start_hard)
         self.depth_scale = [1] * (deepest + 3)
@@ -220,18 +216,47 @@ class _Solver:
     def _match_table(by_suit: Counter[tuple[int, Suit]], suits: list[Suit]) -> list[list[Fraction]]:
         """P(two distinct cards of values x and w share a suit), each uniform among the shoe's cards of
         its value in ``suits``."""
-        table = [[Fraction(0)] * 11 for _ in range(11)]
+        # counts by value and suit as plain lists: a Counter keyed by (value, Suit) hashes the Suit in
+        # Python (enum's __hash__), 1,200 times a table (a fifth of a last-move decision's set-up)
+        rows = [[by_suit[(v, s)] for s in suits] for v in range(11)]
+        totals = [sum(row) for row in rows]
+        zero = Fraction(0)
+        table = [[zero] * 11 for _ in range(11)]
         for x in VALUES:
-            nx = sum(by_suit[(x, s)] for s in suits)
+            nx, row_x = totals[x], rows[x]
+            if not nx:
+                continue
             for w in VALUES:
-                nw = sum(by_suit[(w, s)] for s in suits)
                 if x != w:
-                    if nx and nw:
-                        table[x][w] = Fraction(sum(by_suit[(x, s)] * by_suit[(w, s)] for s in suits), nx * nw)
+                    nw = totals[w]
+                    if nw:
+                        table[x][w] = Fraction(sum(map(mul, row_x, rows[w])), nx * nw)
                 elif nx >= 2:
-                    pairs = sum(by_suit[(x, s)] * (by_suit[(x, s)] - 1) for s in suits)
-                    table[x][w] = Fraction(pairs, nx * (nx - 1))
+                    table[x][w] = Fraction(sum(n * (n - 1) for n in row_x), nx * (nx - 1))
         return table
+
+
+@lru_cache(maxsize=256)
+def _trl_row(skill: int, difficulty: int, bonus: int) -> tuple[int, ...]:
+    """BJ-8 from the rule function for every total a hand can reach, bonus cards included (a task's
+    table, the same for every question about it: 126 calls of a set-up)."""
+    return tuple(
+        rules.task_resolution_level(total, skill, difficulty, bonus) for total in range(0, 2 * BLACKJACK + 21)
+    )
+
+
+def _counts_by_value(cards: Iterable[Card]) -> Counts:
+    """How many of ``cards`` have each value 1..10 (an ace 1, a face card 10)."""
+    counts = [0] * 11
+    for card in cards:
+        counts[card.pip_value] += 1
+    return tuple(counts[1:])
+
+
+def _scaled(table: list[list[Fraction]], scale: int) -> list[list[int]]:
+    """``int(f * scale)`` of each chance, for a ``scale`` its denominators divide: without a Fraction
+    multiplication each (121 of them a table)."""
+    return [[f.numerator * (scale // f.denominator) for f in row] for row in table]
 
 
 def _distribution(numerators: dict[int, int]) -> Distribution[int]:
@@ -294,9 +319,7 @@ class _Piles:
         self.sizes = (len(remaining), len(discards))
         self.total = len(remaining) + len(discards)
         by_suit = [Counter((c.pip_value, c.suit) for c in pile) for pile in (remaining, discards)]
-        self.counts0: list[Counts] = [
-            tuple(sum(1 for c in pile if c.pip_value == v) for v in VALUES) for pile in (remaining, discards)
-        ]
+        self.counts0: list[Counts] = [_counts_by_value(pile) for pile in (remaining, discards)]
         suit = solver.suit
         self.char0: list[Counts] = [
             tuple(b[(v, suit)] if solver.track and suit is not None else 0 for v in VALUES) for b in by_suit
@@ -313,8 +336,8 @@ class _Piles:
             f.denominator for t in fractions.values() for table in t for row in table for f in row
         ]
         self.scale = scale = lcm(*denominators) if denominators else 1
-        self.match_all = {k: [[int(f * scale) for f in row] for row in t[0]] for k, t in fractions.items()}
-        self.match = {k: [[int(f * scale) for f in row] for row in t[1]] for k, t in fractions.items()}
+        self.match_all = {k: _scaled(t[0], scale) for k, t in fractions.items()}
+        self.match = {k: _scaled(t[1], scale) for k, t in fractions.items()}
         # the most cards a hand can draw: the smallest values first (pile by pile) until past 20, + 2 bonus
         hard = drawn = 0
         for pile in (remaining, discards):
@@ -344,13 +367,17 @@ def _pile_match_table(
     among its pile's cards of its value in ``suits``; ``same``: one pile, two distinct cards."""
     if same:
         return _Solver._match_table(a, suits)
-    table = [[Fraction(0)] * 11 for _ in range(11)]
+    rows_a = [[a[(v, s)] for s in suits] for v in range(11)]  # as `_Solver._match_table`: no Suit hashing
+    rows_b = [[b[(v, s)] for s in suits] for v in range(11)]
+    totals_a, totals_b = [sum(row) for row in rows_a], [sum(row) for row in rows_b]
+    zero = Fraction(0)
+    table = [[zero] * 11 for _ in range(11)]
     for x in VALUES:
-        nx = sum(a[(x, s)] for s in suits)
+        nx = totals_a[x]
         for w in VALUES:
-            nw = sum(b[(w, s)] for s in suits)
+            nw = totals_b[w]
             if nx and nw:
-                table[x][w] = Fraction(sum(a[(x, s)] * b[(w, s)] for s in suits), nx * nw)
+                table[x][w] = Fraction(sum(map(mul, rows_a[x], rows_b[w])), nx * nw)
     return table
 
 

@@ -310,16 +310,11 @@ def _record_for_log(record: HandRecord, hand: Hand, command: str) -> RollRecord:
 # Buttons: ids only in the custom_id; every click reloads the hand and the shoe from the store.
 
 
-async def _load(interaction: discord.Interaction[Any], hand_id: int) -> HandRecord | None:
-    """The hand, if it is in this guild and channel and the clicker is its owner or a GM (GM-4)."""
-    loaded = await _load_with_shoe(interaction, hand_id, with_shoe=False)
-    return None if loaded is None else loaded[0]
-
-
-async def _load_with_shoe(
-    interaction: discord.Interaction[Any], hand_id: int, *, with_shoe: bool
+async def _load(
+    interaction: discord.Interaction[Any], hand_id: int, *, with_shoe: bool = False
 ) -> tuple[HandRecord, ShoeRead | None] | None:
-    """`_load`, and ``with_shoe`` the channel's shoe read in the same statement (`hand_with_shoe`)."""
+    """The hand, if it is in this guild and channel and the clicker is its owner or a GM (GM-4); and
+    ``with_shoe``, the channel's shoe read in the same statement (`hand_with_shoe`), else None."""
     guild_id, channel_id = _where(interaction)
     store = _store(interaction)
     try:
@@ -335,17 +330,11 @@ async def _load_with_shoe(
     return record, shoe
 
 
-async def _open_hand(interaction: discord.Interaction[Any], hand_id: int) -> HandRecord | None:
-    """`_load`, and a hand that has ended is refused too: what every hand button needs first."""
-    opened = await _open_with_shoe(interaction, hand_id, with_shoe=False)
-    return None if opened is None else opened[0]
-
-
-async def _open_with_shoe(
-    interaction: discord.Interaction[Any], hand_id: int, *, with_shoe: bool
+async def _open_hand(
+    interaction: discord.Interaction[Any], hand_id: int, *, with_shoe: bool = False
 ) -> tuple[HandRecord, ShoeRead | None] | None:
-    """`_open_hand`, and ``with_shoe`` the channel's shoe read with the hand (`_load_with_shoe`)."""
-    loaded = await _load_with_shoe(interaction, hand_id, with_shoe=with_shoe)
+    """`_load`, and a hand that has ended is refused too: what every hand button needs first."""
+    loaded = await _load(interaction, hand_id, with_shoe=with_shoe)
     if loaded is not None and loaded[0].finished:
         await refuse(interaction, f"Hand #{loaded[0].id} is over; start a new one with /cards task.")
         return None
@@ -357,7 +346,7 @@ async def _play(interaction: discord.Interaction[Any], hand_id: int, move: Move)
     store = _store(interaction)
     # the shoe is read with the hand unless another move in the channel is under way (it will change it)
     busy = store.cards.shoe_busy(_where(interaction)[1])
-    opened = await _open_with_shoe(interaction, hand_id, with_shoe=not busy)
+    opened = await _open_hand(interaction, hand_id, with_shoe=not busy)
     if opened is None:
         return
     record, read = opened
@@ -603,9 +592,10 @@ class PeekButton(
 
     @classmethod
     async def act(cls, interaction: discord.Interaction[Any], hand_id: int) -> None:
-        record = await _open_hand(interaction, hand_id)
-        if record is None:
+        opened = await _open_hand(interaction, hand_id)
+        if opened is None:
             return
+        record = opened[0]
         hand = Hand.from_dict(record.data)
         text = peek_text(hand)
         if _mode(hand_meta(record.data)) != "blind" or await is_gm(interaction, _store(interaction)):
@@ -651,9 +641,10 @@ class OddsButton(
 
     @classmethod
     async def act(cls, interaction: discord.Interaction[Any], hand_id: int) -> None:
-        record = await _open_hand(interaction, hand_id)
-        if record is None:
+        opened = await _open_hand(interaction, hand_id)
+        if opened is None:
             return
+        record = opened[0]
         store = _store(interaction)
         if _mode(hand_meta(record.data)) == "blind" and not await is_gm(interaction, store):
             await refuse(interaction, f"A blind hand's odds are for the GM only. {NOT_GM}")

@@ -129,7 +129,6 @@ class FakeDiscord:
     """The server. ``await fake.start()`` then point the bot at ``fake.api_base``."""
 
     def __init__(self) -> None:
-        self._route_table: list[tuple[str, re.Pattern[str], Callable[..., Awaitable[Any]]]] | None = None
         self.app_id = snowflake()
         self.bot_user = FakeUser(self.app_id, "tabletop", bot=True)
         self.users: dict[int, FakeUser] = {}
@@ -152,6 +151,7 @@ class FakeDiscord:
         self.port = 0
         self.connected = asyncio.Event()
         self.request_hooks: list[Callable[[str, str, Any], Awaitable[None]]] = []
+        self._route_table = self._routes()  # once: rebuilt per request it was the load generator's CPU
 
     # -- lifecycle --------------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -467,8 +467,6 @@ class FakeDiscord:
         return out
 
     def _route(self, method: str, path: str) -> tuple[Callable[..., Awaitable[Any]], tuple[str, ...]]:
-        if self._route_table is None:  # once: rebuilt per request it was the load generator's CPU
-            self._route_table = self._routes()
         for route_method, regex, handler in self._route_table:
             if route_method == method and (m := regex.fullmatch(path)):
                 return handler, m.groups()

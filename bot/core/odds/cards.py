@@ -216,10 +216,7 @@ class _Solver:
     def _match_table(by_suit: Counter[tuple[int, Suit]], suits: list[Suit]) -> list[list[Fraction]]:
         """P(two distinct cards of values x and w share a suit), each uniform among the shoe's cards of
         its value in ``suits``."""
-        # counts by value and suit as plain lists: a Counter keyed by (value, Suit) hashes the Suit in
-        # Python (enum's __hash__), 1,200 times a table (a fifth of a last-move decision's set-up)
-        rows = [[by_suit[(v, s)] for s in suits] for v in range(11)]
-        totals = [sum(row) for row in rows]
+        rows, totals = _suit_rows(by_suit, suits)
         zero = Fraction(0)
         table = [[zero] * 11 for _ in range(11)]
         for x in VALUES:
@@ -234,6 +231,14 @@ class _Solver:
                 elif nx >= 2:
                     table[x][w] = Fraction(sum(n * (n - 1) for n in row_x), nx * (nx - 1))
         return table
+
+
+def _suit_rows(by_suit: Counter[tuple[int, Suit]], suits: list[Suit]) -> tuple[list[list[int]], list[int]]:
+    """Per value 0..10, the counts of ``by_suit`` in each of ``suits``, and their total: plain lists for the
+    match tables, which looked a (value, Suit) key up 1,200 times a table (enum's ``__hash__`` runs in Python:
+    a fifth of a last-move decision's set-up)."""
+    rows = [[by_suit[(v, s)] for s in suits] for v in range(11)]
+    return rows, [sum(row) for row in rows]
 
 
 @lru_cache(maxsize=256)
@@ -367,9 +372,7 @@ def _pile_match_table(
     among its pile's cards of its value in ``suits``; ``same``: one pile, two distinct cards."""
     if same:
         return _Solver._match_table(a, suits)
-    rows_a = [[a[(v, s)] for s in suits] for v in range(11)]  # as `_Solver._match_table`: no Suit hashing
-    rows_b = [[b[(v, s)] for s in suits] for v in range(11)]
-    totals_a, totals_b = [sum(row) for row in rows_a], [sum(row) for row in rows_b]
+    (rows_a, totals_a), (rows_b, totals_b) = _suit_rows(a, suits), _suit_rows(b, suits)
     zero = Fraction(0)
     table = [[zero] * 11 for _ in range(11)]
     for x in VALUES:

@@ -34,6 +34,8 @@ _HAND_WITH_SHOE = (
     "WHERE h.id = ? AND h.channel_id = ? AND h.guild_id IS ?"
 )
 MAX_STATE = 40
+# a hand that does not exist and one dealt elsewhere read the same: ids cannot be probed
+_NOT_IN_CHANNEL = "There is no hand {hand_id} in this channel."
 _MOVED_ON = "This hand has already moved on (a double click?); nothing was drawn."
 _SHOE_MOVED = "The shoe changed while you were playing (another draw came first); try again."
 _T = TypeVar("_T")
@@ -379,7 +381,7 @@ class CardRepository:
             (hand_id, channel_id, guild_id),
         )
         if row is None:
-            raise NotFound(f"There is no hand {hand_id} in this channel.")
+            raise NotFound(_NOT_IN_CHANNEL.format(hand_id=hand_id))
         return _hand(row)
 
     async def hand_with_shoe(
@@ -394,7 +396,7 @@ class CardRepository:
         writes = self._shoe_writes  # before the read: a write settling while it runs makes it stale
         row = await self._db.one(_HAND_WITH_SHOE, (hand_id, channel_id, guild_id))
         if row is None:
-            raise NotFound(f"There is no hand {hand_id} in this channel.")
+            raise NotFound(_NOT_IN_CHANNEL.format(hand_id=hand_id))
         record = _hand(row)
         if row["shoe_version"] is None:
             return record, None

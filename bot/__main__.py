@@ -1,7 +1,9 @@
-"""`python -m bot`: read the settings, refuse clearly without a token, run the bot."""
+"""`python -m bot`: read the settings and run the bot; without a token (or with --local) run the local
+table instead: the bot against a Discord stand-in, played in the browser."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -13,8 +15,9 @@ from pydantic import ValidationError
 from bot.settings import TOKEN_HELP, Settings, install_redaction
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run the bot until it is stopped; the exit status says why it stopped."""
+    args = _arguments(argv)
     try:
         settings = Settings()
     except ValidationError as err:
@@ -23,9 +26,12 @@ def main() -> int:
         print(f"Bad setting {field}: {first['msg']}.", file=sys.stderr)
         return 2
     token = settings.token()
-    if token is None:
-        print(TOKEN_HELP, file=sys.stderr)
-        return 2
+    if token is None or args.local or args.fresh:
+        from bot.local.table import run_local
+
+        if token is None and not args.local:
+            print(TOKEN_HELP, file=sys.stderr)
+        return run_local(settings, fresh=args.fresh, port=args.port)
     install_redaction(token)
     logging.basicConfig(
         level=settings.log_level,
@@ -42,6 +48,18 @@ def main() -> int:
         logging.getLogger("bot").error("The bot stopped: %s", err)
         return 1
     return 0
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bot", description=__doc__)
+    parser.add_argument(
+        "--local", action="store_true", help="run the local table even when DISCORD_TOKEN is set"
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="start the local table over (its data in data/local.db too)"
+    )
+    parser.add_argument("--port", type=int, default=8765, help="the local table's port (default 8765)")
+    return parser.parse_args(argv)
 
 
 async def _run(settings: Settings, token: str) -> None:

@@ -54,9 +54,9 @@ class Table:
         """Run ``/path`` with the page's raw option values (ids for members, roles and channels)."""
         guild, channel = self._where(person, channel_id)
         declared = self._declared(guild, path)
-        values = {
-            name: self._value(declared, name, raw, guild, uploads or {}) for name, raw in options.items()
-        }
+        files = uploads or {}
+        given = {**options, **{name: None for name in files}}  # a file option's value is its upload
+        values = {name: self._value(declared, name, raw, guild, files) for name, raw in given.items()}
         data = self._data(guild, path, values)
         record = self.fake.interaction_payload(APPLICATION_COMMAND, data, user=person, channel=channel)
         self.world.labels[record.id] = Label(person.id, "/" + " ".join(path.split()))

@@ -98,3 +98,10 @@ class TablePage:
 
     def click(self, message: Locator, label: str) -> None:
         message.get_by_role("button", name=label, exact=True).click()
+
+    def say(self, text: str) -> None:
+        """Post a plain message in the open channel."""
+        self.page.click("#input")
+        self.page.keyboard.type(text)
+        self.page.keyboard.press("Enter")
+        expect(self.last(text[:40])).to_be_visible()

@@ -208,3 +208,32 @@ async def test_the_table_is_kept_between_runs_and_fresh_starts_over(tmp_path: Pa
             await client.command(alice, "sheet list", {})
             listed = await alice.message(lambda m: (m["used"] or {}).get("command") == "/sheet list")
             assert "Ayla" not in text(listed)
+
+
+async def test_a_gm_copy_sent_by_dm_is_in_the_gms_dm_pane_only(client: PageClient) -> None:
+    owner, gm = await client.open("sam"), await client.open("robin")
+    alice, bob = await client.open("alice"), await client.open("bob")
+    assert await client.command(owner, "gm settings", {"no_gm_channel": True}) == (200, {"ok": True})
+    assert await client.command(owner, "gm channel add", {"member": gm.state["me"]}) == (200, {"ok": True})
+    await client.command(alice, "sysx check", {"sv": 12, "visibility": "gm"})
+    copy = await gm.message(lambda m: m["channel"] == gm.state["dm"] and bool(m["embeds"]))
+    assert "GM roll by" in copy["content"]
+    await asyncio.gather(alice.quiet(), bob.quiet(), owner.quiet())
+    assert all(copy["id"] not in live.messages for live in (alice, bob, owner))
+    # the GM reveals it from the DM: the result goes to the table, where everyone sees it
+    assert await client.click(gm, copy, custom_id(copy, "Reveal")) == (200, {"ok": True})
+    await bob.message(lambda m: m["channel"] == bob.channel("table") and "Revealed" in text(m))
+
+
+async def test_commands_work_in_the_bots_dm(client: PageClient) -> None:
+    alice, bob = await client.open("alice"), await client.open("bob")
+    dm_commands = {c["name"] for c in alice.state["commands"]["dm"]}
+    assert "help" in dm_commands and "cards" not in dm_commands  # /cards is for server channels only
+    assert await client.command(alice, "help", {}, channel="dm") == (200, {"ok": True})
+    answer = await alice.message(lambda m: m["channel"] == alice.state["dm"] and bool(m["embeds"]))
+    await bob.quiet()
+    assert answer["id"] not in bob.messages
+    assert await client.command(alice, "cards shoe", {}, channel="dm") == (
+        400,
+        {"error": "There is no command /cards shoe here."},
+    )

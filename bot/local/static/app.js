@@ -116,8 +116,9 @@ function displayName(id, fallback) {
 function avatar(id, size) {
   const bot = app.state && id === app.state.bot.id;
   const name = displayName(id);
-  let hash = 0;
-  for (const ch of id) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+  let hash = 0; // by username, so a person keeps their colour across tables and renames
+  const key = (person(id) || {}).username || id;
+  for (const ch of key) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
   const node = el("div", { class: `avatar ${size || ""}`, "aria-hidden": "true" }, bot ? "🎲" : name.slice(0, 1).toUpperCase());
   node.style.background = bot ? "#5865f2" : AVATAR_COLOURS[hash % AVATAR_COLOURS.length];
   return node;

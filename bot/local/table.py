@@ -20,7 +20,7 @@ from pydantic import SecretStr
 
 from bot.local.play import PlayError, Table
 from bot.local.stand_in import FakeDiscord
-from bot.local.web import TablePage
+from bot.local.web import TablePage, listen
 from bot.local.world import TableWorld, forget
 from bot.settings import Settings
 
@@ -55,10 +55,7 @@ def run_local(settings: Settings, *, fresh: bool = False, port: int = DEFAULT_PO
         asyncio.run(serve(settings, fresh=fresh, port=port, data=data))
     except KeyboardInterrupt:
         return 0
-    except OSError as err:
-        print(f"The local table could not start: {err}. Is the port in use? Try --port.", file=sys.stderr)
-        return 1
-    except LocalTableError as err:
+    except (LocalTableError, OSError) as err:
         print(f"The local table stopped: {err}", file=sys.stderr)
         return 1
     return 0
@@ -74,18 +71,21 @@ async def serve(
     fresh: bool,
     port: int,
     data: Path,
-    stop: asyncio.Event | None = None,
 ) -> None:
-    """Start the stand-in, the page and the bot; stop them all when ``stop`` is set (or on a signal)."""
+    """Start the stand-in, the page and the bot; stop them all on Ctrl+C or SIGTERM."""
     from bot.client import TabletopBot  # imported late, like `python -m bot` does
 
     database, folder = data / DATABASE, data / WORLD
+    try:
+        listener = listen(port)
+    except OSError as err:
+        raise LocalTableError(f"port {port} is taken ({err.strerror}); choose another with --port") from None
     if fresh:
         for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
             path.unlink(missing_ok=True)
         forget(folder)
     data.mkdir(parents=True, exist_ok=True)
-    stop = stop or asyncio.Event()
+    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not on every platform or thread
@@ -98,7 +98,7 @@ async def serve(
     page = TablePage(fake, world, on_change=saver.soon)
     bot: TabletopBot | None = None
     try:
-        url = await page.start(port)
+        url = await page.start(listener)
         local = settings.model_copy(
             update={
                 "discord_token": SecretStr(TOKEN),
@@ -118,7 +118,8 @@ async def serve(
         await asyncio.wait({stopped, running}, return_when=asyncio.FIRST_COMPLETED)
         stopped.cancel()
         if running.done() and not stop.is_set():
-            raise LocalTableError(repr(running.exception()) if running.exception() else "the bot stopped")
+            failure = None if running.cancelled() else running.exception()
+            raise LocalTableError(f"the bot stopped: {failure!r}" if failure else "the bot stopped")
     finally:
         saver.cancel()
         world.save()

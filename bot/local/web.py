@@ -26,6 +26,19 @@ FALLBACK_LOOK = 0.5  # how often changes are looked for when no REST call announ
 MAX_UPLOAD = 25 * 1024 * 1024  # Discord's upload limit for a server without boosts
 
 
+def listen(port: int, host: str = "127.0.0.1") -> socket.socket:
+    """A listening socket on ``host:port`` (0: any free port); OSError when the port is taken. Taken
+    first, so a second table started by mistake stops before it touches the first one's files."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.bind((host, port))
+        listener.listen(128)
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
 class Viewer:
     """One open page: who it shows the table as, and which messages it has drawn."""
 
@@ -67,19 +80,13 @@ class TablePage:
         app.router.add_post("/api/rename", self._rename)
         return app
 
-    async def start(self, port: int, host: str = "127.0.0.1") -> str:
-        """Serve on ``host:port`` (0: any free port); OSError when the port is taken."""
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            listener.bind((host, port))
-        except OSError:
-            listener.close()
-            raise
-        listener.listen(128)
+    async def start(self, listener: socket.socket) -> str:
+        """Serve on ``listener`` (from `listen`); the page's address."""
         self._runner = web.AppRunner(self.application(), access_log=None)
         await self._runner.setup()
         await web.SockSite(self._runner, listener).start()
-        self.url = f"http://{host}:{listener.getsockname()[1]}"
+        host, port = listener.getsockname()[:2]
+        self.url = f"http://{host}:{port}"
         self._watcher.changed()  # what the world brought from before is drawn from snapshots, not pushed
         self.fake.request_hooks.append(self._on_request)
         self._watch = asyncio.create_task(self._watch_changes(), name="local-table-watch")

@@ -105,3 +105,12 @@ class TablePage:
         self.page.keyboard.type(text)
         self.page.keyboard.press("Enter")
         expect(self.last(text[:40])).to_be_visible()
+
+    def rename(self, username: str, name: str) -> None:
+        """The pencil beside a person, a new name, Enter."""
+        row = self.page.locator(f'.person[data-person="{username}"]')
+        row.hover()
+        row.locator(".edit").click()
+        row.locator("input").fill(name)
+        row.locator("input").press("Enter")
+        expect(self.page.locator(f'.person[data-person="{username}"] .pname')).to_have_text(name)

@@ -131,6 +131,16 @@ def test_a_private_roll_is_shown_to_its_roller_only(page: TablePage) -> None:
     expect(page.page.locator(".embed")).to_have_count(0)
 
 
+def test_a_person_renamed_with_the_pencil_is_named_so_by_the_page_and_the_bot(page: TablePage) -> None:
+    page.rename("alice", "Ayla the Bold")
+    page.play_as("alice")
+    expect(page.page.locator("#playing-as")).to_have_text("Playing as Ayla the Bold")
+    page.command("sysx check", {"sv": 12})
+    rolled = page.last("used /sysx check")
+    expect(rolled.locator(".reply")).to_contain_text("Ayla the Bold used /sysx check")
+    expect(rolled.locator(".embed")).to_contain_text("@Ayla the Bold")
+
+
 def test_screenshot_of_a_scene(page: TablePage, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     """The README's picture: a roll, a hand with its buttons and an /odds chart, on one screen."""
     page.page.set_viewport_size({"width": 1400, "height": 1560})

@@ -412,13 +412,15 @@ function when(ms) {
   return `${date.toLocaleDateString()} ${time}`;
 }
 
+const webUrl = (url) => (typeof url === "string" && /^https?:\/\//.test(url) ? url : null);
+
 function fileUrl(url, m) {
   if (!url) return null;
   if (url.startsWith("attachment://")) {
     const found = (m.attachments || []).find((a) => a.filename === url.slice(13));
     return found ? found.url : null;
   }
-  return /^https?:\/\//.test(url) ? url : null;
+  return webUrl(url);
 }
 
 function image(url, alt) {
@@ -439,7 +441,7 @@ function renderEmbed(e, m) {
   if (e.author && e.author.name) box.append(el("div", { class: "e-author" }, e.author.name));
   if (e.title) {
     const title = el("div", { class: "e-title md", html: markdown(e.title) });
-    box.append(e.url ? el("a", { href: e.url, target: "_blank", rel: "noopener" }, title) : title);
+    box.append(webUrl(e.url) ? el("a", { href: e.url, target: "_blank", rel: "noopener" }, title) : title);
   }
   if (e.description) box.append(el("div", { class: "e-desc md", html: markdown(e.description) }));
   if (e.fields && e.fields.length) {
@@ -538,7 +540,7 @@ function renderComponent(c, m) {
 function button(c, m) {
   const emoji = c.emoji ? (c.emoji.id ? `:${c.emoji.name}:` : c.emoji.name) : null;
   if (c.style === 5) {
-    return el("a", { class: "btn s5", href: c.url, target: "_blank", rel: "noopener" }, emoji, c.label, " ↗");
+    return el("a", { class: "btn s5", href: webUrl(c.url) || "#", target: "_blank", rel: "noopener" }, emoji, c.label, " ↗");
   }
   const node = el(
     "button",
@@ -696,7 +698,7 @@ function drawPicker(wanted) {
       },
       el("span", { class: "path" }, `/${leaf.path}`),
       el("span", { class: "desc" }, leaf.description),
-      leaf.locked ? el("span", { class: "lock", title: `Discord hides this from you: it needs ${leaf.locked}.` }, `🔒 needs ${leaf.locked} on Discord`) : null,
+      leaf.locked ? el("span", { class: "lock", title: `Discord hides this from you: it needs ${leaf.locked}.` }, `🔒 ${leaf.locked} on Discord`) : null,
     ),
   );
   box.replaceChildren(
@@ -732,10 +734,12 @@ function openForm(leaf) {
       "div",
       { class: "form-head" },
       el("span", { class: "path" }, `/${leaf.path}`),
-      el("span", { class: "desc", id: "form-help" }, leaf.description),
-      leaf.locked ? el("span", { class: "lock" }, `🔒 on Discord only members with ${leaf.locked} see this`) : null,
+      leaf.locked
+        ? el("span", { class: "lock", title: `Discord shows this command only to members with ${leaf.locked}; here you can try how the bot answers anyone else.` }, `🔒 ${leaf.locked} on Discord`)
+        : null,
       el("button", { class: "close", type: "button", title: "Cancel (Esc)", "aria-label": "Cancel", onclick: closeForm }, "×"),
     ),
+    el("div", { class: "form-help", id: "form-help" }, leaf.description),
     el("div", { class: "fields", id: "fields" }, required.map((o) => optionField(o, false))),
     optional.length
       ? el(

@@ -58,7 +58,7 @@ class Table:
         given = {**options, **{name: None for name in files}}  # a file option's value is its upload
         values = {name: self._value(declared, name, raw, guild, files) for name, raw in given.items()}
         data = self._data(guild, path, values)
-        record = self.fake.interaction_payload(APPLICATION_COMMAND, data, user=person, channel=channel)
+        record = self._interaction(APPLICATION_COMMAND, data, person, channel)
         self.world.labels[record.id] = Label(person.id, "/" + " ".join(path.split()))
         await self._send(record)
 
@@ -81,7 +81,7 @@ class Table:
                 values.pop(name, None)
         values[focused] = str(options.get(focused, ""))
         data = self._data(guild, path, values, focused=focused)
-        record = self.fake.interaction_payload(AUTOCOMPLETE, data, user=person, channel=channel)
+        record = self._interaction(AUTOCOMPLETE, data, person, channel)
         await self._send(record)
         return list(record.choices or [])
 
@@ -109,9 +109,7 @@ class Table:
         elif component["type"] != BUTTON:
             raise PlayError("The local table does not draw that kind of select.")
         channel = self.fake.channels[message.channel_id]
-        record = self.fake.interaction_payload(
-            MESSAGE_COMPONENT, data, user=person, channel=channel, message=message
-        )
+        record = self._interaction(MESSAGE_COMPONENT, data, person, channel, message)
         await self._send(record)
 
     # -- talking ----------------------------------------------------------------------------------------
@@ -208,6 +206,19 @@ class Table:
         try:
             return self.fake.build_command_data(guild, path, values, focused=focused)
         except AssertionError as err:  # the stand-in refuses what Discord's client would not send
+            raise PlayError(str(err)) from None
+
+    def _interaction(
+        self,
+        kind: int,
+        data: dict[str, Any],
+        person: Person,
+        channel: FakeChannel,
+        message: FakeMessage | None = None,
+    ) -> InteractionRecord:
+        try:
+            return self.fake.interaction_payload(kind, data, user=person, channel=channel, message=message)
+        except AssertionError as err:  # what Discord would not send for this person (the stand-in says why)
             raise PlayError(str(err)) from None
 
     async def _send(self, record: InteractionRecord) -> None:

@@ -860,6 +860,7 @@ function suggestions(o, input) {
     list = null;
   };
   const ask = async () => {
+    if (!app.form || !input.isConnected) return; // the form was sent or closed meanwhile
     const ticket = ++asked;
     const answer = await post("/api/autocomplete", {
       as: app.me, channel: app.channel, path: app.form.leaf.path, options: { ...formValues(true), [o.name]: input.value }, focused: o.name,

@@ -8,7 +8,7 @@ import contextlib
 import logging
 import mimetypes
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from bot.local.view import ChangeWatcher, message_json, sees, state_json, visibl
 from bot.local.world import Person, TableWorld
 
 log = logging.getLogger(__name__)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 STATIC = Path(__file__).parent / "static"
 FALLBACK_LOOK = 0.5  # how often changes are looked for when no REST call announced one
@@ -68,7 +69,7 @@ class TablePage:
 
     # -- lifecycle --------------------------------------------------------------------------------------
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_UPLOAD + 1024 * 1024)
+        app = web.Application(client_max_size=MAX_UPLOAD + 1024 * 1024, middlewares=[self._same_site])
         app.router.add_get("/", self._index)
         app.router.add_static("/static/", STATIC)
         app.router.add_get("/files/{id}/{name}", self._file)
@@ -161,6 +162,19 @@ class TablePage:
         )
 
     # -- routes -----------------------------------------------------------------------------------------
+    @web.middleware
+    async def _same_site(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Only this page may act: another site open in the same browser could otherwise post commands
+        (a form needs no permission to post to 127.0.0.1) or read the table through the websocket, and a
+        name that resolves to 127.0.0.1 could stand in for it."""
+        port = self.url.rsplit(":", 1)[-1]
+        if request.host not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            raise web.HTTPForbidden(text="Open the local table at its printed address.")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin != f"http://{request.host}":
+            raise web.HTTPForbidden(text="Only the local table's own page can do that.")
+        return await handler(request)
+
     async def _index(self, _request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 

@@ -237,3 +237,17 @@ async def test_commands_work_in_the_bots_dm(client: PageClient) -> None:
         400,
         {"error": "There is no command /cards shoe here."},
     )
+
+
+async def test_only_the_tables_own_page_can_act(client: PageClient) -> None:
+    alice = await client.open("alice")
+    body = {"as": alice.state["me"], "channel": alice.channel("table"), "text": "hello"}
+    for headers in ({"Origin": "http://evil.test"}, {"Host": "evil.test"}):
+        async with client.session.post(f"{client.url}/api/say", json=body, headers=headers) as response:
+            assert response.status == 403
+    with pytest.raises(aiohttp.WSServerHandshakeError):
+        await client.session.ws_connect(f"{client.url}/api/live", origin="http://evil.test")
+    await alice.quiet(0.5)
+    assert not any(m["content"] == "hello" for m in alice.messages.values())
+    assert await client.post("say", body) == (200, {"ok": True})  # the page itself (same origin) may
+    await alice.message(lambda m: m["content"] == "hello")

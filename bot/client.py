@@ -14,6 +14,7 @@ import discord
 import yarl
 from discord.ext import commands
 
+from bot.invite import invite_url
 from bot.settings import Settings
 from bot.store import Store
 from bot.ui.callbacks import CallbackClient
@@ -125,6 +126,7 @@ class TabletopBot(commands.Bot):
         self.rng: random.Random = rng if rng is not None else make_rng(settings.dice_seed)
         self.cog_names: tuple[str, ...] = tuple(cogs)
         self.synced: str = "not yet"
+        self.invite_logged = False
         # `freeze_start_up` is for a process that runs this one bot (python -m bot): in a process that
         # starts many (the tests), what a frozen bot leaves behind would never be collected.
         self.freeze_gc = freeze_gc
@@ -152,6 +154,9 @@ class TabletopBot(commands.Bot):
         if self.freeze_gc:
             freeze_start_up()
         log.info("Ready as %s in %d guilds.", self.user, len(self.guilds))
+        if not self.invite_logged and self.application_id is not None:
+            self.invite_logged = True  # once: on_ready comes again after every reconnect
+            log.info("Invite link: %s", invite_url(self.application_id))
 
     async def sync_commands(self) -> str:
         """Sync to DEV_GUILD_ID at once when set; else globally, only when the tree changed since then."""

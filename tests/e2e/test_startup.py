@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import signal
@@ -10,8 +11,10 @@ import sys
 from pathlib import Path
 
 import discord
+import pytest
 
 from bot.client import COGS, YOUNG_THRESHOLD, point_at
+from bot.invite import invite_url
 from tests.e2e.conftest import running_bot
 from tests.fake_discord.harness import World
 from tests.fake_discord.server import FakeDiscord
@@ -51,6 +54,17 @@ async def test_global_sync_only_when_the_tree_changed(
     async with running_bot(fake, tmp_path, database=database, cogs=COGS[:1]) as changed:  # /help removed
         assert changed.bot.synced == "synced globally"
     assert len(fake.command_syncs) == 2 and fake.command_syncs[-1][1] == []
+
+
+async def test_the_ready_bot_logs_its_invite_link_once(
+    fake: FakeDiscord, world: World, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.client")
+    async with running_bot(fake, tmp_path) as running:
+        await running.bot.on_ready()  # as after a reconnect
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Invite link: ")]
+    assert lines == [f"Invite link: {invite_url(fake.app_id)}"]
+    assert f"client_id={fake.app_id}&" in lines[0]
 
 
 async def run_subprocess(fake: FakeDiscord, tmp_path: Path, **env: str) -> asyncio.subprocess.Process:

@@ -1,31 +1,68 @@
-"""`python -m bot`: read the settings, refuse clearly without a token, run the bot."""
+"""`python -m bot`: run the bot, or one of its housekeeping commands (`python -m bot --help` lists them).
+
+Each command is a subparser whose ``run`` default takes the parsed arguments and returns the exit status;
+a new one is added in `build_parser`. Settings problems end the process with their sentences, never a
+traceback.
+"""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
 import signal
 import sys
 
-from pydantic import ValidationError
+from bot.check import read_settings, summary
+from bot.settings import Settings, install_redaction
 
-from bot.settings import TOKEN_HELP, Settings, install_redaction
+BAD_SETTINGS = 2  # the exit status when the settings stop the bot (or `check` found a problem)
 
 
-def main() -> int:
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="The tabletop dice bot. Without a command, it runs the bot.",
+    )
+    parser.set_defaults(run=run_bot)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run the bot (the same as no command)")
+    run.set_defaults(run=run_bot)
+
+    check = commands.add_parser(
+        "check", help="check the settings (.env and the environment) and say what is missing or wrong"
+    )
+    check.set_defaults(run=check_settings)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command given on the command line; the exit status says how it ended."""
+    args = build_parser().parse_args(argv)
+    status: int = args.run(args)
+    return status
+
+
+def check_settings(args: argparse.Namespace) -> int:
+    """`python -m bot check`: every problem, one sentence a line; or one OK line."""
+    settings, found = read_settings()
+    if settings is None or found:
+        print("\n".join(found), file=sys.stderr)
+        return BAD_SETTINGS
+    print(summary(settings))
+    return 0
+
+
+def run_bot(args: argparse.Namespace) -> int:
     """Run the bot until it is stopped; the exit status says why it stopped."""
-    try:
-        settings = Settings()
-    except ValidationError as err:
-        first = err.errors(include_url=False)[0]
-        field = ".".join(str(p) for p in first["loc"]).upper()
-        print(f"Bad setting {field}: {first['msg']}.", file=sys.stderr)
-        return 2
+    settings, found = read_settings()
+    if settings is None or found:  # the same checks as `check`, and the same sentences
+        print("\n".join(found), file=sys.stderr)
+        return BAD_SETTINGS
     token = settings.token()
-    if token is None:
-        print(TOKEN_HELP, file=sys.stderr)
-        return 2
+    assert token is not None  # read_settings reports a missing token
     install_redaction(token)
     logging.basicConfig(
         level=settings.log_level,

@@ -17,6 +17,10 @@ import sys
 from bot.check import read_settings, summary
 from bot.settings import Settings, install_redaction
 
+SYNC_HELP = (
+    "send the slash commands to Discord at start even when the bot thinks they did not change "
+    "(the same as FORCE_SYNC=1)"
+)
 BAD_SETTINGS = 2  # the exit status when the settings stop the bot (or `check` found a problem)
 
 
@@ -25,10 +29,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m bot",
         description="The tabletop dice bot. Without a command, it runs the bot.",
     )
+    parser.add_argument("--sync", action="store_true", help=SYNC_HELP)
     parser.set_defaults(run=run_bot)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     run = commands.add_parser("run", help="run the bot (the same as no command)")
+    # SUPPRESS: `python -m bot --sync run` keeps the --sync given before the command
+    run.add_argument("--sync", action="store_true", default=argparse.SUPPRESS, help=SYNC_HELP)
     run.set_defaults(run=run_bot)
 
     check = commands.add_parser(
@@ -57,7 +64,7 @@ def check_settings(args: argparse.Namespace) -> int:
 
 def run_bot(args: argparse.Namespace) -> int:
     """Run the bot until it is stopped; the exit status says why it stopped."""
-    settings, found = read_settings()
+    settings, found = read_settings(**({"force_sync": True} if args.sync else {}))
     if settings is None or found:  # the same checks as `check`, and the same sentences
         print("\n".join(found), file=sys.stderr)
         return BAD_SETTINGS

@@ -49,11 +49,12 @@ def problems(settings: Settings) -> list[str]:
 
 def summary(settings: Settings) -> str:
     """The one line `python -m bot check` prints when nothing is wrong."""
-    where = (
-        f"commands sync to server {settings.dev_guild_id} at start"
-        if settings.dev_guild_id is not None
-        else "commands sync to every server when they changed"
-    )
+    if settings.dev_guild_id is not None:
+        where = f"commands sync to server {settings.dev_guild_id} at start"
+    elif settings.force_sync:
+        where = "commands sync to every server at start (FORCE_SYNC)"
+    else:
+        where = "commands sync to every server when they changed"
     return f"OK: a token is set, the database {settings.database_path} can be written, {where}."
 
 

@@ -159,19 +159,25 @@ class TabletopBot(commands.Bot):
             log.info("Invite link: %s", invite_url(self.application_id))
 
     async def sync_commands(self) -> str:
-        """Sync to DEV_GUILD_ID at once when set; else globally, only when the tree changed since then."""
+        """Sync to DEV_GUILD_ID at once when set; else globally, only when the tree changed since then.
+
+        The stored hash says what this database last sent Discord; it is wrong when the commands changed
+        on Discord's side (another copy of the bot, another tool): FORCE_SYNC (`--sync`) sends them anyway.
+        """
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(id=self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
             await self.tree.sync(guild=guild)
+            if self.settings.force_sync:
+                log.warning("FORCE_SYNC (--sync) is ignored: DEV_GUILD_ID is set, so commands sync there.")
             return f"synced to guild {self.settings.dev_guild_id}"
         digest = self.tree_hash()
         key = f"{COMMAND_HASH_KEY}:{self.application_id}"
-        if await self.store.meta.get(key) == digest:
+        if not self.settings.force_sync and await self.store.meta.get(key) == digest:
             return "unchanged, not synced"
         await self.tree.sync()
         await self.store.meta.set(key, digest)
-        return "synced globally"
+        return "synced globally (forced)" if self.settings.force_sync else "synced globally"
 
     def tree_hash(self) -> str:
         """A hash of the global command payload Discord would receive."""

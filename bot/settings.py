@@ -15,6 +15,7 @@ TOKEN_HELP = (
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 EXAMPLE_ID = 123456789012345678
+YES, NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 def _shown(value: object) -> str:
@@ -58,6 +59,11 @@ class Settings(BaseSettings):
         description="Seeds the dice for reproducible demos and tests. Empty: the system's secure random "
         "source.",
     )
+    force_sync: bool = Field(
+        default=False,
+        description="1: at start, send the slash commands to Discord for every server even when the bot "
+        "thinks they did not change (the same as `python -m bot --sync`). Ignored when DEV_GUILD_ID is set.",
+    )
     log_level: str = Field(
         default="INFO", description="How much the bot logs: DEBUG, INFO, WARNING or ERROR."
     )
@@ -83,6 +89,16 @@ class Settings(BaseSettings):
                 f"Discord itself; it is {_shown(value)}"
             )
         return base
+
+    @field_validator("force_sync", mode="before")
+    @classmethod
+    def _yes_or_no(cls, value: object) -> object:
+        if isinstance(value, str):
+            word = value.strip().lower()
+            if word not in YES + NO:
+                raise ValueError(f"FORCE_SYNC must be 1 or 0 (or true or false); it is {_shown(value)}")
+            return word in YES
+        return value
 
     @field_validator("dev_guild_id", mode="before")
     @classmethod

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import bot.__main__ as entry
 from bot.check import database_problems, looks_like_an_id, read_settings, token_problems
 from bot.settings import TOKEN_HELP
 from tests.test_settings import NAMES, run_bot
@@ -148,3 +149,11 @@ def test_check_and_start_name_every_problem_and_exit_non_zero(tmp_path: Path) ->
 def test_an_unknown_command_is_refused_with_the_usage(tmp_path: Path) -> None:
     result = run_bot(tmp_path, "frobnicate")
     assert result.returncode == 2 and "usage: python -m bot" in result.stderr and "check" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "sync"), [([], False), (["--sync"], True), (["run", "--sync"], True), (["--sync", "run"], True)]
+)
+def test_sync_is_read_before_or_after_run(argv: list[str], sync: bool) -> None:
+    args = entry.build_parser().parse_args(argv)
+    assert args.sync is sync and args.run is entry.run_bot

@@ -16,7 +16,15 @@ from bot.settings import TOKEN_HELP, RedactSecrets, Settings, install_redaction
 from tests.paths import ROOT
 
 SECRET = "MTIz.very-secret-token.abcdefghijklmnop"
-NAMES = ("DISCORD_TOKEN", "DATABASE_PATH", "DEV_GUILD_ID", "DISCORD_API_BASE", "DICE_SEED", "LOG_LEVEL")
+NAMES = (
+    "DISCORD_TOKEN",
+    "DATABASE_PATH",
+    "DEV_GUILD_ID",
+    "DISCORD_API_BASE",
+    "DICE_SEED",
+    "LOG_LEVEL",
+    "FORCE_SYNC",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -30,7 +38,7 @@ def test_defaults_without_anything() -> None:
     assert settings.token() is None
     assert settings.database_path == Path("data/bot.db")
     assert settings.dev_guild_id is None and settings.discord_api_base is None and settings.dice_seed is None
-    assert settings.log_level == "INFO"
+    assert settings.log_level == "INFO" and settings.force_sync is False
 
 
 def test_values_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,8 +69,15 @@ def test_blank_token_counts_as_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings(_env_file=None).token() is None  # type: ignore[call-arg]
 
 
+@pytest.mark.parametrize(("value", "expected"), [("1", True), ("true", True), ("0", False), ("off", False)])
+def test_force_sync_reads_one_or_zero(monkeypatch: pytest.MonkeyPatch, value: str, expected: bool) -> None:
+    monkeypatch.setenv("FORCE_SYNC", value)
+    assert Settings(_env_file=None).force_sync is expected  # type: ignore[call-arg]
+
+
 @pytest.mark.parametrize(
-    ("name", "value"), [("LOG_LEVEL", "LOUD"), ("DISCORD_API_BASE", "ftp://x"), ("DICE_SEED", "x")]
+    ("name", "value"),
+    [("LOG_LEVEL", "LOUD"), ("DISCORD_API_BASE", "ftp://x"), ("DICE_SEED", "x"), ("FORCE_SYNC", "maybe")],
 )
 def test_bad_values_are_refused(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(name, value)

@@ -42,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="check the settings (.env and the environment) and say what is missing or wrong"
     )
     check.set_defaults(run=check_settings)
+
+    docs = commands.add_parser(
+        "docs", help="write docs/commands.md and the README's tables from the code (no token needed)"
+    )
+    docs.add_argument("--check", action="store_true", help="only say whether they are up to date")
+    docs.set_defaults(run=write_docs)
     return parser
 
 
@@ -59,6 +65,19 @@ def check_settings(args: argparse.Namespace) -> int:
         print("\n".join(found), file=sys.stderr)
         return BAD_SETTINGS
     print(summary(settings))
+    return 0
+
+
+def write_docs(args: argparse.Namespace) -> int:
+    """`python -m bot docs [--check]`: the generated pages, rewritten (or only compared)."""
+    from bot.docs import REGENERATE, write  # imported late: it loads every cog
+
+    changed = write(check_only=args.check)
+    names = ", ".join(str(path) for path in changed)
+    if args.check and changed:
+        print(f"Out of date: {names}; run {REGENERATE}.", file=sys.stderr)
+        return 1
+    print(f"Rewrote {names}." if changed else "The generated pages are up to date.")
     return 0
 
 

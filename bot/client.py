@@ -141,13 +141,17 @@ class TabletopBot(commands.Bot):
         # (a worker that has drawn a chart holds matplotlib, ~45 MB: one such worker is enough)
         self.workers = Workers()
         self.chart_workers = Workers()
-        for name in self.cog_names:
-            await self.load_extension(name)
-        self.add_dynamic_items(*SHARED_DYNAMIC_ITEMS)
+        await self.load_cogs()
         self.synced = await self.sync_commands()
         log.info("Loaded %d cogs; commands: %s.", len(self.cog_names), self.synced)
         if self.freeze_gc:
             freeze_start_up()
+
+    async def load_cogs(self) -> None:
+        """The cogs and the shared buttons: the whole command tree (no connection or store needed)."""
+        for name in self.cog_names:
+            await self.load_extension(name)
+        self.add_dynamic_items(*SHARED_DYNAMIC_ITEMS)
 
     async def on_ready(self) -> None:
         """Guilds cached (again, after a reconnect): freeze them with the rest (see `freeze_start_up`)."""

@@ -46,6 +46,7 @@ COGS: tuple[str, ...] = (
 SHARED_DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (RevealButton,)
 
 COMMAND_HASH_KEY = "command_tree_hash"
+DEV_GUILD_KEY = "dev_guild_synced"  # the server the last DEV_GUILD_ID sync went to
 
 
 def point_at(api_base: str) -> None:
@@ -168,13 +169,16 @@ class TabletopBot(commands.Bot):
         The stored hash says what this database last sent Discord; it is wrong when the commands changed
         on Discord's side (another copy of the bot, another tool): FORCE_SYNC (`--sync`) sends them anyway.
         """
+        dev_key = f"{DEV_GUILD_KEY}:{self.application_id}"
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(id=self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
             await self.tree.sync(guild=guild)
+            await self.store.meta.set(dev_key, str(guild.id))
             if self.settings.force_sync:
                 log.warning("FORCE_SYNC (--sync) is ignored: DEV_GUILD_ID is set, so commands sync there.")
             return f"synced to guild {self.settings.dev_guild_id}"
+        await self.clear_dev_guild(dev_key)
         digest = self.tree_hash()
         key = f"{COMMAND_HASH_KEY}:{self.application_id}"
         if not self.settings.force_sync and await self.store.meta.get(key) == digest:
@@ -182,6 +186,20 @@ class TabletopBot(commands.Bot):
         await self.tree.sync()
         await self.store.meta.set(key, digest)
         return "synced globally (forced)" if self.settings.force_sync else "synced globally"
+
+    async def clear_dev_guild(self, dev_key: str) -> None:
+        """Remove the copy of the commands a former DEV_GUILD_ID got: its server would list each twice."""
+        left = await self.store.meta.get(dev_key)
+        if left is None:
+            return
+        guild = discord.Object(id=int(left))
+        try:
+            await self.tree.sync(guild=guild)  # no guild commands in this tree: Discord's list becomes empty
+        except discord.HTTPException as err:  # the bot left that server: nothing to remove
+            log.warning("Could not remove the commands of former DEV_GUILD_ID %s: %s", left, err)
+        else:
+            log.info("Removed the commands synced to former DEV_GUILD_ID %s.", left)
+        await self.store.meta.delete(dev_key)
 
     def tree_hash(self) -> str:
         """A hash of the global command payload Discord would receive."""

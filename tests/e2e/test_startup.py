@@ -42,6 +42,23 @@ async def test_dev_guild_syncs_there_only_and_commands_work(
         assert answer.embed["title"]
 
 
+async def test_emptying_dev_guild_id_removes_that_servers_copy_of_the_commands(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    database = tmp_path / "bot.db"
+    async with running_bot(fake, tmp_path, database=database, dev_guild_id=world.guild.id):
+        assert fake.guild_commands[world.guild.id]
+    async with running_bot(fake, tmp_path, database=database) as running:
+        assert running.bot.synced == "synced globally"
+        answer = await running.slash(world.guild, world.general, world.alice, "help")
+        assert answer.embed["title"]
+    assert fake.guild_commands[world.guild.id] == []  # listed once, from the global commands
+    assert [guild for guild, _ in fake.command_syncs] == [world.guild.id, world.guild.id, None]
+    async with running_bot(fake, tmp_path, database=database):
+        pass
+    assert len(fake.command_syncs) == 3  # done once: nothing more to remove
+
+
 async def test_global_sync_only_when_the_tree_changed(
     fake: FakeDiscord, world: World, tmp_path: Path
 ) -> None:

@@ -46,8 +46,8 @@ class Settings(BaseSettings):
     )
     dev_guild_id: int | None = Field(
         default=None,
-        description="A server id: slash commands sync to that server at once, and only there (for trying "
-        "changes). Empty: commands sync to every server, which Discord may take up to an hour to show.",
+        description="A test server's id: slash commands sync to that server only, at once, at every start "
+        "(for trying changes to them). Empty: commands sync to every server, when they changed.",
     )
     discord_api_base: str | None = Field(
         default=None,

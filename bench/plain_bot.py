@@ -117,6 +117,7 @@ def _now() -> str:
 
 
 def hand_embed(owner: str, cards: list[int]) -> discord.Embed:
+    """A hand's cards and total; over 21 is a bust."""
     total = sum(cards)
     embed = discord.Embed(title=f"{owner}'s hand", colour=FAILURE if total > 21 else SUCCESS)
     embed.add_field(name="Cards", value=", ".join(map(str, cards)))
@@ -124,7 +125,8 @@ def hand_embed(owner: str, cards: list[int]) -> discord.Embed:
     return embed
 
 
-def plain_bot(interaction: discord.Interaction[Any]) -> PlainBot:
+def bot_of(interaction: discord.Interaction[Any]) -> PlainBot:
+    """The bot that received ``interaction`` (its database and dice)."""
     client = interaction.client
     assert isinstance(client, PlainBot)
     return client
@@ -148,7 +150,7 @@ class HitButton(
         return cls(int(match["hand_id"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = plain_bot(interaction)
+        bot = bot_of(interaction)
         rows = await bot.db.execute_fetchall(
             "SELECT owner_id, cards, finished, version FROM hands WHERE id = ?", (self.hand_id,)
         )
@@ -213,7 +215,8 @@ class PlainBot(commands.Bot):
 @app_commands.describe(skill="A skill on your sheet.")
 @app_commands.guild_only()
 async def check(interaction: discord.Interaction[Any], skill: str) -> None:
-    bot = plain_bot(interaction)
+    """d20 <= attribute + rating succeeds; the margin is the difference."""
+    bot = bot_of(interaction)
     rows = await bot.db.execute_fetchall(
         "SELECT name, data FROM sheets WHERE guild_id = ? AND owner_id = ? AND active = 1",
         (interaction.guild_id, interaction.user.id),
@@ -259,7 +262,8 @@ async def check(interaction: discord.Interaction[Any], skill: str) -> None:
 @app_commands.command(name="deal", description="Deal a hand of two cards, with a Hit button.")
 @app_commands.guild_only()
 async def deal(interaction: discord.Interaction[Any]) -> None:
-    bot = plain_bot(interaction)
+    """Store the hand first: its button's custom_id carries the row id."""
+    bot = bot_of(interaction)
     cards = [bot.rng.randint(1, 10), bot.rng.randint(1, 10)]
     hand_id = await _insert(
         bot.db,

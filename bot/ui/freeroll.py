@@ -20,15 +20,21 @@ import discord
 from bot.ui.embeds import TITLE_MAX, clip, result_embed
 from bot.ui.reply import UserError
 
-MAX_LENGTH = 200  # characters of an expression
+# Characters of an expression. It also keeps every number far inside a float's range (no power
+# operator: a product of factors written in 200 characters stays below 10**200).
+MAX_LENGTH = 200
 MAX_DICE = 1000  # dice written in one expression (``1000d6`` or ``500d6+500d6``)
 MAX_SIDES = 10_000
 MAX_EXTRA = 100  # dice that rerolls and explosions may add to one roll
+# Rerolls and explosions that repeat until no die qualifies. d20 counts every die rolled against one cap,
+# so a group rolled early could take the cap meant for the dice after it, and each repeat looks at the
+# whole group again: an expression with them rolls at most MAX_OPERATED dice besides the extra ones.
+REPEATING = ("rr", "e")
 # Keep, drop, reroll, explode, min and max look at the whole group for each die they touch (d20's keep
 # sorts the group once per kept die), so their cost grows with the square of the group: the dice they
 # work on, summed over every such operation, are capped.
 MAX_OPERATED = 100
-# d20 evaluates, totals and prints a tree by recursion, about six frames a level: a cap on nesting keeps
+# d20 evaluates, totals and prints a tree by recursion, about three frames a level: a cap on nesting keeps
 # ``-----1`` or ``((((1))))`` well inside Python's recursion limit.
 MAX_DEPTH = 100
 LINE_MAX = 200  # characters of the dice line under the title
@@ -97,6 +103,7 @@ def read_dice(expression: str) -> DiceExpression:
     dice = 0
     operated = 0
     depth = 0
+    repeating = False
     for node, level in _walk_levels(tree):
         depth = max(depth, level)
         if isinstance(node, d20.ast.Dice):
@@ -107,15 +114,23 @@ def read_dice(expression: str) -> DiceExpression:
                     f"{MAX_SIDES:,} sides (or `d%`)."
                 )
         elif isinstance(node, d20.ast.OperatedSet):
-            operated += _group_size(node.value) * len(node.operations)
+            # d20 merges ``kh1kl1`` into one operation with two selectors: each selector counts
+            operated += _group_size(node.value) * sum(len(op.sels) for op in node.operations)
+            repeating = repeating or any(op.op in REPEATING for op in node.operations)
     if depth > MAX_DEPTH:
         raise UserError(f"{_echo(text)} nests {depth} levels deep; I read at most {MAX_DEPTH}.")
     if dice > MAX_DICE:
         raise UserError(f"{_echo(text)} rolls {dice:,} dice; I roll at most {MAX_DICE:,} in one expression.")
     if operated > MAX_OPERATED:
         raise UserError(
-            f"{_echo(text)} keeps, drops, rerolls or explodes among {operated:,} dice (counted once per "
-            f"operation); I do that for at most {MAX_OPERATED} in one roll, so use fewer dice."
+            f"{_echo(text)} keeps, drops, rerolls or explodes among {operated:,} dice (each operation "
+            f"counts the dice it looks at); I do that for at most {MAX_OPERATED} in one roll, "
+            "so use fewer dice."
+        )
+    if repeating and dice > MAX_OPERATED:
+        raise UserError(
+            f"{_echo(text)} rerolls or explodes, and then I roll at most {MAX_OPERATED} dice besides the "
+            f"extra ones; it has {dice:,}, so roll the rest separately."
         )
     return DiceExpression(text, tree, dice)
 
@@ -145,14 +160,14 @@ def _walk(node: Any) -> Iterator[Any]:
 
 
 def _group_size(node: Any) -> int:
-    """How many values an operation on ``node`` looks at (what d20 calls its set)."""
+    """How many dice an operation on ``node`` looks at: a group's dice, or else its values and every die
+    inside them (keeping from ``(2d6+1, 1d8)`` sorts the values by their totals, once per value kept)."""
     while isinstance(node, d20.ast.AnnotatedNumber | d20.ast.Parenthetical | d20.ast.OperatedSet):
         node = node.value
     if isinstance(node, d20.ast.Dice):
         return node.num
-    if isinstance(node, d20.ast.NumberSet):
-        return len(node.values)
-    return 1
+    values = len(node.values) if isinstance(node, d20.ast.NumberSet) else 1
+    return values + sum(n.num for n in _walk(node) if isinstance(n, d20.ast.Dice))
 
 
 @contextlib.contextmanager
@@ -187,8 +202,6 @@ def roll_dice(expression: DiceExpression, rng: random.Random) -> FreeRoll:
     except d20.RollValueError as error:
         reason = str(error).rstrip(".").lower()
         raise UserError(f"I can't roll {_echo(expression.text)}: {reason}.") from None
-    except (OverflowError, ValueError):  # a float result too large for a whole number
-        raise UserError(f"{_echo(expression.text)} comes to a number too large to show.") from None
     _escape_annotations(result.expr)
     return FreeRoll(
         expression=expression.text,

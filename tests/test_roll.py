@@ -240,6 +240,11 @@ def test_the_dice_come_from_the_given_source_not_the_shared_generator() -> None:
     random.setstate(before)
 
 
+def test_production_dice_come_from_the_system_source() -> None:
+    result = roll_dice(read_dice("10d20"), random.SystemRandom())
+    assert len(result.faces) == 10 and all(1 <= f <= 20 for f in result.faces)
+
+
 @given(st.integers(0, 2**32), st.integers(1, 20), st.integers(2, 100))
 def test_keep_highest_keeps_the_highest(seed: int, count: int, sides: int) -> None:
     keep = max(1, count - 1)

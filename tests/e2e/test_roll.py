@@ -5,6 +5,8 @@ The first roll of a fresh bot draws the same dice every time: ``2d6+3`` shows 6 
 
 from __future__ import annotations
 
+import asyncio
+import re
 from typing import Any
 
 from bot.store import RollRecord
@@ -181,3 +183,20 @@ async def test_help_explains_free_dice(harness: Harness, world: World) -> None:
     assert answer.ephemeral and answer.embed["title"] == "Free dice (/roll)"
     limits = next(f["value"] for f in answer.embed["fields"] if f["name"] == "Limits")
     assert limits.startswith("200 characters, 1,000 dice of up to 10,000 sides")
+
+
+async def test_rolls_at_once_are_each_logged_once_with_their_own_dice(harness: Harness, world: World) -> None:
+    players = [world.alice, world.bob, world.carol] * 4
+    answers = await asyncio.gather(
+        *(roll(harness, world, user=p, expression="3d6", label=f"Roll {i}") for i, p in enumerate(players))
+    )
+    records = {
+        r.summary.split(":")[0]: r
+        for r in await harness.bot.store.log.last(world.guild.id, world.general.id, 25)
+    }
+    assert len(records) == len(players)
+    for i, answer in enumerate(answers):
+        record = records[f"Roll {i}"]
+        shown = [int(face) for face in re.findall(r"\d+", answer.embed["description"].split("(")[1])]
+        assert record.dice == shown[:3] and record.user_id == players[i].id
+        assert answer.embed["title"].endswith(f": {sum(record.dice)}")

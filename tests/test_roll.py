@@ -217,6 +217,19 @@ def test_hostile_expressions_are_answered_at_once(expression: str) -> None:
     assert time.perf_counter() - start < 0.5
 
 
+DICE_TEXT = st.text(alphabet="0123456789d%+-*/()<>=!,. khlpreoima[]", max_size=60) | st.text(max_size=60)
+
+
+@given(DICE_TEXT, st.integers(0, 2**32))
+def test_any_text_is_rolled_or_refused_in_a_sentence(text: str, seed: int) -> None:
+    try:
+        result = rolled(text, seed)
+    except UserError as refused:
+        assert str(refused).endswith(".") and "\n" not in str(refused)
+    else:
+        assert len(result.line) <= LINE_MAX and "\n" not in result.line
+
+
 # -- rolling -------------------------------------------------------------------------------------------------
 def test_a_seeded_roll_is_repeatable_and_shown_exactly() -> None:
     result = rolled("2d6+3")

@@ -1,5 +1,11 @@
-"""`python -m bot`: read the settings and run the bot; without a token (or with --local) run the local
-table instead: the bot against a Discord stand-in, played in the browser."""
+"""`python -m bot`: run the bot, or one of its housekeeping commands (`python -m bot --help` lists them).
+Without a token (or with --local) it runs the local table: the bot against a Discord stand-in, played in
+the browser.
+
+Each command is a subparser whose ``run`` default takes the parsed arguments and returns the exit status;
+a new one is added in `build_parser`. Settings problems end the process with their sentences, never a
+traceback.
+"""
 
 from __future__ import annotations
 
@@ -10,28 +16,94 @@ import logging
 import signal
 import sys
 
-from pydantic import ValidationError
-
+from bot.check import read_settings, summary
 from bot.settings import TOKEN_HELP, Settings, install_redaction
+
+SYNC_HELP = (
+    "send the slash commands to Discord at start even when the bot thinks they did not change "
+    "(the same as FORCE_SYNC=1)"
+)
+BAD_SETTINGS = 2  # the exit status when the settings stop the bot (or `check` found a problem)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="The tabletop dice bot. Without a command, it runs the bot.",
+    )
+    parser.add_argument("--sync", action="store_true", help=SYNC_HELP)
+    parser.add_argument(
+        "--local", action="store_true", help="run the local table even when DISCORD_TOKEN is set"
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="start the local table over (its data in data/local.db too)"
+    )
+    parser.add_argument("--port", type=int, default=8765, help="the local table's port (default 8765)")
+    parser.set_defaults(run=run_bot)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run the bot (the same as no command)")
+    # SUPPRESS: `python -m bot --sync run` keeps the --sync given before the command
+    run.add_argument("--sync", action="store_true", default=argparse.SUPPRESS, help=SYNC_HELP)
+    run.set_defaults(run=run_bot)
+
+    check = commands.add_parser(
+        "check", help="check the settings (.env and the environment) and say what is missing or wrong"
+    )
+    check.set_defaults(run=check_settings)
+
+    docs = commands.add_parser(
+        "docs", help="write docs/commands.md and the README's tables from the code (no token needed)"
+    )
+    docs.add_argument("--check", action="store_true", help="only say whether they are up to date")
+    docs.set_defaults(run=write_docs)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the bot until it is stopped; the exit status says why it stopped."""
-    args = _arguments(argv)
-    try:
-        settings = Settings()
-    except ValidationError as err:
-        first = err.errors(include_url=False)[0]
-        field = ".".join(str(p) for p in first["loc"]).upper()
-        print(f"Bad setting {field}: {first['msg']}.", file=sys.stderr)
-        return 2
-    token = settings.token()
-    if token is None or args.local or args.fresh:
-        from bot.local.table import run_local
+    """Run the command given on the command line; the exit status says how it ended."""
+    args = build_parser().parse_args(argv)
+    status: int = args.run(args)
+    return status
 
-        if token is None and not args.local:
+
+def check_settings(args: argparse.Namespace) -> int:
+    """`python -m bot check`: every problem, one sentence a line; or one OK line."""
+    settings, found = read_settings()
+    if settings is None or found:
+        print("\n".join(found), file=sys.stderr)
+        return BAD_SETTINGS
+    print(summary(settings))
+    return 0
+
+
+def write_docs(args: argparse.Namespace) -> int:
+    """`python -m bot docs [--check]`: the generated pages, rewritten (or only compared)."""
+    from bot.docs import REGENERATE, write  # imported late: it loads every cog
+
+    changed = write(check_only=args.check)
+    names = ", ".join(str(path) for path in changed)
+    if args.check and changed:
+        print(f"Out of date: {names}; run {REGENERATE}.", file=sys.stderr)
+        return 1
+    print(f"Rewrote {names}." if changed else "The generated pages are up to date.")
+    return 0
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    """Run the bot until it is stopped; the exit status says why it stopped."""
+    settings, found = read_settings(**({"force_sync": True} if args.sync else {}))
+    if settings is not None and (settings.token() is None or args.local or args.fresh):
+        from bot.local.table import run_local  # the local table uses neither the token nor DATABASE_PATH
+
+        if settings.token() is None and not args.local:
             print(TOKEN_HELP, file=sys.stderr)
         return run_local(settings, fresh=args.fresh, port=args.port)
+    if settings is None or found:  # the same checks as `check`, and the same sentences
+        print("\n".join(found), file=sys.stderr)
+        return BAD_SETTINGS
+    token = settings.token()
+    assert token is not None  # read_settings reports a missing token
     install_redaction(token)
     logging.basicConfig(
         level=settings.log_level,
@@ -48,18 +120,6 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger("bot").error("The bot stopped: %s", err)
         return 1
     return 0
-
-
-def _arguments(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bot", description=__doc__)
-    parser.add_argument(
-        "--local", action="store_true", help="run the local table even when DISCORD_TOKEN is set"
-    )
-    parser.add_argument(
-        "--fresh", action="store_true", help="start the local table over (its data in data/local.db too)"
-    )
-    parser.add_argument("--port", type=int, default=8765, help="the local table's port (default 8765)")
-    return parser.parse_args(argv)
 
 
 async def _run(settings: Settings, token: str) -> None:

@@ -14,6 +14,7 @@ import discord
 import yarl
 from discord.ext import commands
 
+from bot.invite import invite_url
 from bot.settings import Settings
 from bot.store import Store
 from bot.ui.callbacks import CallbackClient
@@ -39,12 +40,14 @@ COGS: tuple[str, ...] = (
     "cogs.gm",
     "cogs.log",
     "cogs.odds",
+    "cogs.roll",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).
 SHARED_DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (RevealButton,)
 
 COMMAND_HASH_KEY = "command_tree_hash"
+DEV_GUILD_KEY = "dev_guild_synced"  # the server the last DEV_GUILD_ID sync went to
 
 
 def point_at(api_base: str) -> None:
@@ -125,6 +128,7 @@ class TabletopBot(commands.Bot):
         self.rng: random.Random = rng if rng is not None else make_rng(settings.dice_seed)
         self.cog_names: tuple[str, ...] = tuple(cogs)
         self.synced: str = "not yet"
+        self.invite_logged = False
         # `freeze_start_up` is for a process that runs this one bot (python -m bot): in a process that
         # starts many (the tests), what a frozen bot leaves behind would never be collected.
         self.freeze_gc = freeze_gc
@@ -139,34 +143,64 @@ class TabletopBot(commands.Bot):
         # (a worker that has drawn a chart holds matplotlib, ~45 MB: one such worker is enough)
         self.workers = Workers()
         self.chart_workers = Workers()
-        for name in self.cog_names:
-            await self.load_extension(name)
-        self.add_dynamic_items(*SHARED_DYNAMIC_ITEMS)
+        await self.load_cogs()
         self.synced = await self.sync_commands()
         log.info("Loaded %d cogs; commands: %s.", len(self.cog_names), self.synced)
         if self.freeze_gc:
             freeze_start_up()
+
+    async def load_cogs(self) -> None:
+        """The cogs and the shared buttons: the whole command tree (no connection or store needed)."""
+        for name in self.cog_names:
+            await self.load_extension(name)
+        self.add_dynamic_items(*SHARED_DYNAMIC_ITEMS)
 
     async def on_ready(self) -> None:
         """Guilds cached (again, after a reconnect): freeze them with the rest (see `freeze_start_up`)."""
         if self.freeze_gc:
             freeze_start_up()
         log.info("Ready as %s in %d guilds.", self.user, len(self.guilds))
+        if not self.invite_logged and self.application_id is not None:
+            self.invite_logged = True  # once: on_ready comes again after every reconnect
+            log.info("Invite link: %s", invite_url(self.application_id))
 
     async def sync_commands(self) -> str:
-        """Sync to DEV_GUILD_ID at once when set; else globally, only when the tree changed since then."""
+        """Sync to DEV_GUILD_ID at once when set; else globally, only when the tree changed since then.
+
+        The stored hash says what this database last sent Discord; it is wrong when the commands changed
+        on Discord's side (another copy of the bot, another tool): FORCE_SYNC (`--sync`) sends them anyway.
+        """
+        dev_key = f"{DEV_GUILD_KEY}:{self.application_id}"
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(id=self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
             await self.tree.sync(guild=guild)
+            await self.store.meta.set(dev_key, str(guild.id))
+            if self.settings.force_sync:
+                log.warning("FORCE_SYNC (--sync) is ignored: DEV_GUILD_ID is set, so commands sync there.")
             return f"synced to guild {self.settings.dev_guild_id}"
+        await self.clear_dev_guild(dev_key)
         digest = self.tree_hash()
         key = f"{COMMAND_HASH_KEY}:{self.application_id}"
-        if await self.store.meta.get(key) == digest:
+        if not self.settings.force_sync and await self.store.meta.get(key) == digest:
             return "unchanged, not synced"
         await self.tree.sync()
         await self.store.meta.set(key, digest)
-        return "synced globally"
+        return "synced globally (forced)" if self.settings.force_sync else "synced globally"
+
+    async def clear_dev_guild(self, dev_key: str) -> None:
+        """Remove the copy of the commands a former DEV_GUILD_ID got: its server would list each twice."""
+        left = await self.store.meta.get(dev_key)
+        if left is None:
+            return
+        guild = discord.Object(id=int(left))
+        try:
+            await self.tree.sync(guild=guild)  # no guild commands in this tree: Discord's list becomes empty
+        except discord.HTTPException as err:  # the bot left that server: nothing to remove
+            log.warning("Could not remove the commands of former DEV_GUILD_ID %s: %s", left, err)
+        else:
+            log.info("Removed the commands synced to former DEV_GUILD_ID %s.", left)
+        await self.store.meta.delete(dev_key)
 
     def tree_hash(self) -> str:
         """A hash of the global command payload Discord would receive."""

@@ -13,38 +13,111 @@ TOKEN_HELP = (
     "and put the token in .env as DISCORD_TOKEN=... (or in the environment)."
 )
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+EXAMPLE_ID = 123456789012345678
+YES, NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _shown(value: object) -> str:
+    """A setting's value quoted for a sentence (never used for the token)."""
+    return repr(value.strip() if isinstance(value, str) else value)
+
 
 class Settings(BaseSettings):
-    """Everything `.env.example` documents; empty values count as unset."""
+    """Everything `.env.example` documents; empty values count as unset.
+
+    Each field's description is what docs/settings.md and the README say about it (`python -m bot docs`);
+    a value that cannot be read is refused with a sentence naming the setting (`bot.check`).
+    """
 
     model_config = SettingsConfigDict(
         env_file=".env", env_file_encoding="utf-8", env_ignore_empty=True, extra="ignore"
     )
 
-    discord_token: SecretStr | None = None
-    database_path: Path = Path("data/bot.db")
-    dev_guild_id: int | None = None
-    discord_api_base: str | None = None
-    dice_seed: int | None = None
-    log_level: str = Field(default="INFO")
+    discord_token: SecretStr | None = Field(
+        default=None,
+        description="The bot's token: Discord Developer Portal -> your application -> Bot -> Reset Token. "
+        "Required; never logged.",
+    )
+    database_path: Path = Field(
+        default=Path("data/bot.db"),
+        description="The SQLite file for sheets, hands, pools, supply dice, GM settings and the roll log; "
+        "created on first start, with its folder.",
+    )
+    dev_guild_id: int | None = Field(
+        default=None,
+        description="A test server's id: slash commands sync to that server only, at once, at every start "
+        "(for trying changes to them). Empty: commands sync to every server, when they changed.",
+    )
+    discord_api_base: str | None = Field(
+        default=None,
+        description="Where Discord's API lives; the tests point it at a fake Discord on 127.0.0.1. "
+        "Leave empty to use Discord.",
+    )
+    dice_seed: int | None = Field(
+        default=None,
+        description="Seeds the dice for reproducible demos and tests. Empty: the system's secure random "
+        "source.",
+    )
+    force_sync: bool = Field(
+        default=False,
+        description="1: at start, send the slash commands to Discord for every server even when the bot "
+        "thinks they did not change (the same as `python -m bot --sync`). Ignored when DEV_GUILD_ID is set.",
+    )
+    log_level: str = Field(
+        default="INFO", description="How much the bot logs: DEBUG, INFO, WARNING or ERROR."
+    )
 
-    @field_validator("log_level")
+    @field_validator("log_level", mode="before")
     @classmethod
-    def _known_level(cls, value: str) -> str:
-        level = value.strip().upper()
-        if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
-            raise ValueError("LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR")
+    def _known_level(cls, value: object) -> object:
+        level = value.strip().upper() if isinstance(value, str) else value
+        if level not in LOG_LEVELS:
+            raise ValueError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR; it is {_shown(value)}")
         return level
 
-    @field_validator("discord_api_base")
+    @field_validator("discord_api_base", mode="before")
     @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
+    def _http_url(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
         base = value.strip().rstrip("/")
-        if not base.startswith(("http://", "https://")):
-            raise ValueError("DISCORD_API_BASE must start with http:// or https://")
+        scheme, _, rest = base.partition("://")
+        if scheme not in ("http", "https") or not rest.split("/")[0]:
+            raise ValueError(
+                "DISCORD_API_BASE must be a web address starting with http:// or https://, or empty to use "
+                f"Discord itself; it is {_shown(value)}"
+            )
         return base
+
+    @field_validator("force_sync", mode="before")
+    @classmethod
+    def _yes_or_no(cls, value: object) -> object:
+        if isinstance(value, str):
+            word = value.strip().lower()
+            if word not in YES + NO:
+                raise ValueError(f"FORCE_SYNC must be 1 or 0 (or true or false); it is {_shown(value)}")
+            return word in YES
+        return value
+
+    @field_validator("dev_guild_id", mode="before")
+    @classmethod
+    def _server_id(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip().isdigit():
+            raise ValueError(
+                f"DEV_GUILD_ID must be a server id, a number such as {EXAMPLE_ID} (with Developer Mode on "
+                f"in Discord, right-click the server -> Copy Server ID), or empty; it is {_shown(value)}"
+            )
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("dice_seed", mode="before")
+    @classmethod
+    def _whole_number(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip().lstrip("+-").isdigit():
+            raise ValueError(
+                f"DICE_SEED must be a whole number, or empty for real random dice; it is {_shown(value)}"
+            )
+        return value.strip() if isinstance(value, str) else value
 
     def token(self) -> str | None:
         """The token in plain text, or None when it is missing or blank."""

@@ -51,6 +51,7 @@ def run_local(settings: Settings, *, fresh: bool = False, port: int = DEFAULT_PO
     if settings.log_level != "DEBUG":  # discord.py's connection chatter says nothing to someone playing
         logging.getLogger("discord").setLevel(logging.WARNING)
         logging.getLogger("discord.client").setLevel(logging.ERROR)  # "voice will NOT be supported"
+    logging.getLogger("bot.client").addFilter(NoInviteLink())
     try:
         asyncio.run(serve(settings, fresh=fresh, port=port, data=data))
     except KeyboardInterrupt:
@@ -59,6 +60,13 @@ def run_local(settings: Settings, *, fresh: bool = False, port: int = DEFAULT_PO
         print(f"The local table stopped: {err}", file=sys.stderr)
         return 1
     return 0
+
+
+class NoInviteLink(logging.Filter):
+    """The bot logs a link to invite it to a server; here it would name the stand-in's made-up application."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Invite link")
 
 
 class LocalTableError(Exception):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import signal
@@ -10,8 +11,10 @@ import sys
 from pathlib import Path
 
 import discord
+import pytest
 
 from bot.client import COGS, YOUNG_THRESHOLD, point_at
+from bot.invite import invite_url
 from tests.e2e.conftest import running_bot
 from tests.fake_discord.harness import World
 from tests.fake_discord.server import FakeDiscord
@@ -39,6 +42,23 @@ async def test_dev_guild_syncs_there_only_and_commands_work(
         assert answer.embed["title"]
 
 
+async def test_emptying_dev_guild_id_removes_that_servers_copy_of_the_commands(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    database = tmp_path / "bot.db"
+    async with running_bot(fake, tmp_path, database=database, dev_guild_id=world.guild.id):
+        assert fake.guild_commands[world.guild.id]
+    async with running_bot(fake, tmp_path, database=database) as running:
+        assert running.bot.synced == "synced globally"
+        answer = await running.slash(world.guild, world.general, world.alice, "help")
+        assert answer.embed["title"]
+    assert fake.guild_commands[world.guild.id] == []  # listed once, from the global commands
+    assert [guild for guild, _ in fake.command_syncs] == [world.guild.id, world.guild.id, None]
+    async with running_bot(fake, tmp_path, database=database):
+        pass
+    assert len(fake.command_syncs) == 3  # done once: nothing more to remove
+
+
 async def test_global_sync_only_when_the_tree_changed(
     fake: FakeDiscord, world: World, tmp_path: Path
 ) -> None:
@@ -53,7 +73,51 @@ async def test_global_sync_only_when_the_tree_changed(
     assert len(fake.command_syncs) == 2 and fake.command_syncs[-1][1] == []
 
 
-async def run_subprocess(fake: FakeDiscord, tmp_path: Path, **env: str) -> asyncio.subprocess.Process:
+async def test_force_sync_sends_the_commands_whatever_the_stored_hash_says(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    database = tmp_path / "bot.db"
+    async with running_bot(fake, tmp_path, database=database):
+        pass
+    synced = list(fake.global_commands)
+    assert synced
+    fake.global_commands = []  # the commands went on Discord's side (another copy of the bot, a tool)
+    async with running_bot(fake, tmp_path, database=database) as trusting:
+        assert trusting.bot.synced == "unchanged, not synced"  # the stored hash is wrong now
+    assert fake.global_commands == [] and len(fake.command_syncs) == 1
+    async with running_bot(fake, tmp_path, database=database, force_sync=True) as forced:
+        assert forced.bot.synced == "synced globally (forced)"
+        answer = await forced.slash(world.guild, world.general, world.alice, "help")
+        assert answer.embed["title"]
+    assert len(fake.command_syncs) == 2 and fake.command_syncs[-1][0] is None
+    assert [c["name"] for c in fake.global_commands] == [c["name"] for c in synced]
+    async with running_bot(fake, tmp_path, database=database) as after:
+        assert after.bot.synced == "unchanged, not synced"  # and the hash stored by the forced sync holds
+
+
+async def test_force_sync_with_a_dev_guild_syncs_there_only_and_says_so(
+    fake: FakeDiscord, world: World, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_bot(fake, tmp_path, dev_guild_id=world.guild.id, force_sync=True) as running:
+        assert running.bot.synced == f"synced to guild {world.guild.id}"
+    assert [guild for guild, _ in fake.command_syncs] == [world.guild.id]
+    assert "FORCE_SYNC (--sync) is ignored: DEV_GUILD_ID is set, so commands sync there." in caplog.text
+
+
+async def test_the_ready_bot_logs_its_invite_link_once(
+    fake: FakeDiscord, world: World, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.client")
+    async with running_bot(fake, tmp_path) as running:
+        await running.bot.on_ready()  # as after a reconnect
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Invite link: ")]
+    assert lines == [f"Invite link: {invite_url(fake.app_id)}"]
+    assert f"client_id={fake.app_id}&" in lines[0]
+
+
+async def run_subprocess(
+    fake: FakeDiscord, tmp_path: Path, *args: str, **env: str
+) -> asyncio.subprocess.Process:
     clean = {
         k: v
         for k, v in os.environ.items()
@@ -71,6 +135,7 @@ async def run_subprocess(fake: FakeDiscord, tmp_path: Path, **env: str) -> async
         sys.executable,
         "-c",
         BOOT,
+        *args,
         cwd=tmp_path,
         env=clean,
         stdout=asyncio.subprocess.PIPE,
@@ -99,6 +164,24 @@ async def test_python_m_bot_connects_and_never_logs_the_token(
     assert TOKEN not in log and TOKEN not in stdout.decode()
     assert process.returncode == 0
     assert fake.violations == []
+
+
+async def test_python_m_bot_sync_forces_a_global_sync(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    async with running_bot(fake, tmp_path, database=tmp_path / "bot.db"):
+        pass  # the hash of these commands is stored: a plain start would not sync
+    fake.global_commands = []
+    process = await run_subprocess(fake, tmp_path, "--sync")
+    try:
+        await asyncio.wait_for(fake.connected.wait(), 60)
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0
+    assert "commands: synced globally (forced)." in stderr.decode()
+    assert len(fake.command_syncs) == 2 and fake.global_commands
 
 
 async def test_a_refused_token_stops_the_bot_with_one_line_and_no_token(

@@ -271,6 +271,7 @@ async def start_bot(
     cogs: Sequence[str] = COGS,
     dev_guild_id: int | None = None,
     database: Path | None = None,
+    force_sync: bool = False,
 ) -> Harness:
     """Start the real bot class in-process against ``fake`` and wait until it is ready."""
     settings = Settings(
@@ -280,6 +281,7 @@ async def start_bot(
         discord_api_base=fake.api_base,
         dice_seed=seed,
         dev_guild_id=dev_guild_id,
+        force_sync=force_sync,
         log_level="DEBUG",
     )
     errors = ErrorCollector()

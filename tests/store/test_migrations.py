@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.store import DatabaseTooNew, RollRecord, Sheet, Store, latest_version
-from bot.store.db import _split_statements, migrations
+from bot.store.db import Tx, migrations, split_statements
 from bot.store.store import default_path
 
 
@@ -26,7 +26,7 @@ def _apply_first(path: Path, version: int) -> None:
     """Build a database as an older bot would have left it: migrations 1..version only."""
     conn = sqlite3.connect(path, isolation_level=None)
     for migration in migrations()[:version]:
-        for statement in _split_statements(migration.sql):
+        for statement in split_statements(migration.sql):
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {migration.version}")
     conn.close()
@@ -85,11 +85,22 @@ async def test_newer_database_is_refused_and_left_unchanged(db_path: Path) -> No
 
 async def test_pragmas_wal_foreign_keys_busy_timeout(store: Store) -> None:
     assert (await store.db.one("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
-    assert (await store.db.one("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
-    # the thread's connection waits for another writer; the inline one never waits (it hands over instead)
-    on_thread = await store.db.run(lambda tx: tx.one("PRAGMA busy_timeout"), background=True)
-    assert on_thread is not None and on_thread[0] >= 1000
-    assert (await store.db.one("PRAGMA busy_timeout"))[0] == 0  # type: ignore[index]
+
+    async def pragmas(tx: Tx) -> list[int]:
+        return [(await tx.one(f"PRAGMA {name}"))[0] for name in ("foreign_keys", "busy_timeout")]  # type: ignore[index]
+
+    foreign_keys, busy_timeout = await store.db.run(pragmas, write=False)
+    assert foreign_keys == 1 and busy_timeout >= 1000  # the writer waits for another process's write lock
+
+
+def test_every_migration_splits_into_whole_statements() -> None:
+    # the splitter's rule (a statement ends with ";" at the end of a line) must hold for every file
+    for migration in migrations():
+        statements = split_statements(migration.sql)
+        assert statements, migration.name
+        for statement in statements:
+            assert sqlite3.complete_statement(statement), (migration.name, statement)
+            assert statement.count(";") == 1 or "BEGIN" in statement.upper(), (migration.name, statement)
 
 
 async def test_reopening_twice_does_not_reapply(db_path: Path) -> None:

@@ -227,6 +227,13 @@ class Database:
             self._lock.release()
             self._lock = None
 
+    async def trace(self, callback: Callable[[str], object] | None) -> None:
+        """Call ``callback(statement)`` for every statement either connection runs, on that connection's
+        thread (None: stop). For diagnostics and tests."""
+        for conn in (self._writer, self._reader):
+            if conn is not None:
+                await conn.set_trace_callback(callback)
+
     async def user_version(self) -> int:
         """The schema version recorded in the file."""
         row = await self.one("PRAGMA user_version")

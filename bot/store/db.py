@@ -218,14 +218,21 @@ class Database:
     async def close(self) -> None:
         """Close the connections once every queued unit has run; later units are refused."""
         self._closed = True
-        while self._draining is not None:
-            await asyncio.shield(self._draining)
-        if self._reader is not None:
-            await self._reader.close()
-        await self._writer.close()
-        if self._lock is not None:
-            self._lock.release()
-            self._lock = None
+        open_ = [conn for conn in (self._reader, self._writer) if conn is not None]
+        try:
+            while self._draining is not None:
+                await asyncio.shield(self._draining)
+            while open_:
+                await open_[0].close()
+                open_.pop(0)
+        finally:
+            # cancelled part-way (the loop shutting down): a connection's thread left running would keep
+            # the process from exiting, so each still gets told to close and stop
+            for conn in open_:
+                conn.stop()
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
 
     async def trace(self, callback: Callable[[str], object] | None) -> None:
         """Call ``callback(statement)`` for every statement either connection runs, on that connection's

@@ -4,6 +4,7 @@ only see committed data, and nothing kept in memory that another process's write
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import sqlite3
 import threading
@@ -320,3 +321,25 @@ async def test_a_shoe_read_beside_a_hand_is_caught_when_another_process_moved_it
             shoe_version=read.version,
         )  # fmt: skip
     assert isinstance((await store.cards.get_shoe(G, C))[0], Shoe)
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3, 5, 8])
+async def test_a_close_cancelled_part_way_still_ends_the_connections_threads(
+    db_path: Path, turns: int
+) -> None:
+    # aiosqlite's threads are not daemons: one left running keeps the process alive after asyncio.run()
+    # has cancelled a shutdown that was still closing the store
+    before = set(threading.enumerate())
+    store = await Store.open(db_path)
+    closing = asyncio.ensure_future(store.close())
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    closing.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await closing
+    for _ in range(200):
+        left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        if not left:
+            break
+        await asyncio.sleep(0.01)
+    assert left == []

@@ -1,4 +1,8 @@
-"""`python -m bot`: read the settings, refuse clearly without a token, run the bot."""
+"""`python -m bot`: read the settings, refuse clearly without a token, run the bot.
+
+`python -m bot backup [PATH]` and `python -m bot restore PATH` copy the database out and back in
+(`bot.store.backup`).
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,10 @@ def main() -> int:
         field = ".".join(str(p) for p in first["loc"]).upper()
         print(f"Bad setting {field}: {first['msg']}.", file=sys.stderr)
         return 2
+    if sys.argv[1:2] in (["backup"], ["restore"]):
+        from bot.store.backup import main as store_command
+
+        return store_command(sys.argv[1:], settings.database_path)
     token = settings.token()
     if token is None:
         print(TOKEN_HELP, file=sys.stderr)

@@ -162,6 +162,12 @@ async def connect(path: str | Path, *, read_only: bool = False) -> aiosqlite.Con
     return conn
 
 
+def connect_read_only(path: Path) -> aiosqlite.Connection:
+    """A connection that can only read the file at ``path`` and never creates or changes it (``async
+    with connect_read_only(path) as conn``): for backup files, which may not be the bot's at all."""
+    return aiosqlite.connect(f"file:{path}?mode=ro", uri=True)
+
+
 def _on_disk(path: str) -> bool:
     return path != ":memory:" and not path.startswith("file:")
 
@@ -239,7 +245,7 @@ class Database:
         thread (None: stop). For diagnostics and tests."""
         for conn in (self._writer, self._reader):
             if conn is not None:
-                await conn.set_trace_callback(callback)
+                await conn.set_trace_callback(callback)  # type: ignore[arg-type]  # None stops it
 
     async def user_version(self) -> int:
         """The schema version recorded in the file."""

@@ -1,4 +1,4 @@
-"""Reserved GM modifier uses, a roll and its log row in one transaction, reads that see every write, the shoe lock."""
+"""GM modifier uses reserved then taken with the log row, reads that see every write, the shoe lock."""
 
 from __future__ import annotations
 

@@ -210,7 +210,7 @@ class Database:
         try:
             writer = await connect(text)
             db = cls(writer, text, lock=lock)
-            await db.migrate(keep_copy=on_disk)
+            await db._migrate(keep_copy=on_disk)
             if on_disk:
                 db._reader = await connect(text, read_only=True)
         except BaseException:
@@ -252,8 +252,9 @@ class Database:
         row = await self.one("PRAGMA user_version")
         return int(row[0]) if row else 0
 
-    async def migrate(self, *, keep_copy: bool = False) -> int:
-        """Apply every migration newer than the file's user_version, all in one transaction.
+    async def _migrate(self, *, keep_copy: bool = False) -> int:
+        """Apply every migration newer than the file's user_version, all in one transaction (at open, before
+        any unit can use the writing connection).
 
         ``keep_copy``: an existing database (version 1 or later) is first copied next to itself as
         ``<name>.before-v<latest>``. A migration that fails rolls everything back: `MigrationFailed`,

@@ -57,6 +57,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     docs.add_argument("--check", action="store_true", help="only say whether they are up to date")
     docs.set_defaults(run=write_docs)
+
+    backup = commands.add_parser(
+        "backup", help="write a consistent copy of the database, safe while the bot runs"
+    )
+    backup.add_argument("path", nargs="?", help="where to write it (default: data/backups/bot-<time>.db)")
+    backup.set_defaults(run=store_command, command="backup")
+    restore = commands.add_parser(
+        "restore", help="put a backup back in place of the database (refused while the bot runs)"
+    )
+    restore.add_argument("path", help="the backup to restore")
+    restore.set_defaults(run=store_command, command="restore")
     return parser
 
 
@@ -88,6 +99,18 @@ def write_docs(args: argparse.Namespace) -> int:
         return 1
     print(f"Rewrote {names}." if changed else "The generated pages are up to date.")
     return 0
+
+
+def store_command(args: argparse.Namespace) -> int:
+    """`python -m bot backup [PATH]` and `python -m bot restore PATH` on the configured database."""
+    from bot.store.backup import main as run_store_command
+
+    settings, found = read_settings()  # only the database path is used: token problems do not matter
+    if settings is None:
+        print("\n".join(found), file=sys.stderr)
+        return BAD_SETTINGS
+    words = [args.command, *([args.path] if args.path else [])]
+    return run_store_command(words, settings.database_path)
 
 
 def run_bot(args: argparse.Namespace) -> int:

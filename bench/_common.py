@@ -133,12 +133,17 @@ class BotProcess:
         raise KeyError(key)
 
     def children(self) -> list[int]:
-        """The pids of the process's live children (the bot's worker processes)."""
-        return [
-            int(child)
-            for listing in Path(f"/proc/{self.pid}/task").glob("*/children")
-            for child in listing.read_text().split()
-        ]
+        """The pids of the process's live descendants: its worker processes, the fork server they are
+        forked from, and multiprocessing's resource tracker."""
+        found, parents = [], [self.pid]
+        while parents:
+            pid = parents.pop()
+            for listing in Path(f"/proc/{pid}/task").glob("*/children"):
+                with contextlib.suppress(OSError):
+                    kids = [int(child) for child in listing.read_text().split()]
+                    found += kids
+                    parents += kids
+        return found
 
     def cpu_split(self) -> tuple[float, float]:
         """User + system CPU seconds so far of the process itself (its event loop and its SQLite thread),

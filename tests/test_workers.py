@@ -206,6 +206,10 @@ async def test_calls_arriving_together_share_one_process(workers: Workers) -> No
     assert len(set(pids)) == 1 and pids[0] != os.getpid()
 
 
+def _raise_timeout() -> None:
+    raise TimeoutError("the job's own")
+
+
 def _a_hand_and_shoe() -> tuple[object, str, str]:
     hand = hit(deal(start_voluntary(3, 2), Card.parse("9S")), Card.parse("5H"))
     rest = [c for c in full_deck() if c not in (Card.parse("9S"), Card.parse("5H"))]
@@ -237,3 +241,11 @@ async def test_a_hands_odds_line_is_worked_out_from_card_codes_in_the_worker(wor
     assert await workers.run(hand_decision_text, hand, card_codes(shoe), card_codes(discards)) == expected
     without = hand_decision_line(voluntary_decision(hand, shoe))
     assert hand_decision_text(hand, card_codes(shoe)) == without != expected
+
+
+async def test_a_jobs_own_timeout_error_is_its_own_not_an_overrun(workers: Workers) -> None:
+    pid = await workers.run(os.getpid)
+    with pytest.raises(TimeoutError) as raised:
+        await workers.run(_raise_timeout)
+    assert not isinstance(raised.value, JobTimedOut)
+    assert await workers.run(os.getpid) == pid  # its worker was not killed for it

@@ -72,8 +72,8 @@ class _Pool:
         self.executor = ProcessPoolExecutor(
             processes, mp_context=context, initializer=prepare_worker, initargs=(self.pids, theirs)
         )
-        # why the bot stopped it, if it did: "overran" (a job overran its time; the pool's other jobs did
-        # nothing wrong and go to the next pool) or "closed" (the bot is closing)
+        # why it was stopped: "overran" (a job overran its time; the pool's other jobs did nothing wrong
+        # and go to the next pool), "died" (a worker died by itself) or "closed" (the bot is closing)
         self.stopped: str | None = None
 
     def stop(self, why: str) -> None:
@@ -105,9 +105,12 @@ class Workers:
             self._pool = _Pool(self.processes)
         return self._pool
 
-    def _drop(self, pool: _Pool) -> None:
-        if self._pool is pool:  # the next job starts a new one
+    def _drop(self, pool: _Pool, why: str) -> None:
+        """Stop ``pool`` unless it was already; the next job starts a new one."""
+        if self._pool is pool:
             self._pool = None
+        if pool.stopped is None:
+            pool.stop(why)
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in a worker process, never on the event loop's thread.
@@ -118,20 +121,21 @@ class Workers:
         loop = asyncio.get_running_loop()
         self.jobs += 1
         pool: _Pool | None = None
+        limit = asyncio.timeout(self.timeout)
         try:
-            async with asyncio.timeout(self.timeout):
+            async with limit:
                 while True:
                     pool = self._current()
                     try:
                         future = loop.run_in_executor(pool.executor, function, *args)
                     except BrokenProcessPool:  # it broke while idle: this job never reached it
-                        self._drop(pool)
+                        self._drop(pool, "died")
                         continue
                     try:
                         value: T = await future
                         return value
                     except BrokenProcessPool:
-                        self._drop(pool)
+                        self._drop(pool, "died")
                         if pool.stopped == "overran":
                             continue  # another job's worker was killed under this one: try again
                         if pool.stopped == "closed":
@@ -139,18 +143,18 @@ class Workers:
                         log.warning("A worker process died running %s; starting a new one.", _name(function))
                         raise WorkerDied() from None
         except TimeoutError:
-            if pool is not None and pool.stopped is None:
+            if not limit.expired():  # the job's own exception
+                raise
+            if pool is not None:
                 log.warning("%s overran %s s; killing its worker process.", _name(function), self.timeout)
-                self._drop(pool)
-                pool.stop("overran")
+                self._drop(pool, "overran")
             raise JobTimedOut() from None
 
     def close(self) -> None:
         """Stop the pool (jobs still out are dropped: their answers have nobody to go to); a later `run`
         starts a new one."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.stop("closed")
+        if self._pool is not None:
+            self._drop(self._pool, "closed")
 
 
 def _name(function: Callable[..., Any]) -> str:

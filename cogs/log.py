@@ -19,7 +19,7 @@ from bot.store import RollRecord, Store
 from bot.store.log import ExportFormat
 from bot.ui.embeds import clip, info_embed
 from bot.ui.permissions import is_gm
-from bot.ui.reply import reply
+from bot.ui.reply import defer, reply
 from bot.ui.sheets import system_label
 
 LINE_MAX = 160
@@ -82,10 +82,10 @@ class Log(commands.Cog):
     ) -> None:
         guild_id = interaction.guild.id if interaction.guild is not None else None
         channel_id = interaction.channel_id or interaction.user.id
-        viewer_is_gm = await is_gm(interaction, self.store)
         if export is not None:
-            await self._export(interaction, guild_id, channel_id, export, viewer_is_gm)
+            await self._export(interaction, guild_id, channel_id, export)
             return
+        viewer_is_gm = await is_gm(interaction, self.store)
         records = await self.store.log.last(guild_id, channel_id, count)
         if not records:
             await reply(
@@ -102,8 +102,9 @@ class Log(commands.Cog):
         guild_id: int | None,
         channel_id: int,
         fmt: ExportFormat,
-        viewer_is_gm: bool,
     ) -> None:
+        await defer(interaction, ephemeral=True)  # a long log takes a while to read, build and upload
+        viewer_is_gm = await is_gm(interaction, self.store)
         text = await self.store.log.export(guild_id, channel_id, fmt, include_hidden=viewer_is_gm)
         data = text.encode("utf-8")
         if len(data) > MAX_EXPORT_BYTES:

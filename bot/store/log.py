@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -45,6 +46,24 @@ def _record(row: sqlite3.Row) -> RollRecord:
         revealed_by=row["revealed_by"],
         revealed_at=parse_time(row["revealed_at"]) if row["revealed_at"] else None,
     )
+
+
+def export_text(rows: list[sqlite3.Row], fmt: ExportFormat) -> str:
+    """Logged rows as JSON lines (one object per roll) or CSV with a header."""
+    records = [_record(row).model_dump(mode="json") for row in rows]
+    if fmt == "jsonl":
+        return "".join(dumps(record) + "\n" for record in records)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow(
+            {
+                k: dumps(v) if isinstance(v, dict | list) else ("" if v is None else v)
+                for k, v in record.items()
+            }
+        )
+    return out.getvalue()
 
 
 def _log_id(outcome: Outcome) -> int:
@@ -157,20 +176,8 @@ class RollLogRepository:
         if not include_hidden:
             sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
         rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id), background=True)
-        records = [_record(row).model_dump(mode="json") for row in rows]
-        if fmt == "jsonl":
-            return "".join(dumps(record) + "\n" for record in records)
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        for record in records:
-            writer.writerow(
-                {
-                    k: dumps(v) if isinstance(v, dict | list) else ("" if v is None else v)
-                    for k, v in record.items()
-                }
-            )
-        return out.getvalue()
+        # a long log takes a while to turn into text: not on the event loop
+        return await asyncio.to_thread(export_text, rows, fmt)
 
     async def mark_revealed(self, record_id: int, by_user_id: int) -> bool:
         """Reveal a hidden roll, once: True for the reveal that did it, False if it was already revealed."""

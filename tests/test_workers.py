@@ -18,6 +18,7 @@ import pytest
 from bot.core.blackjack import deal, hit, start_voluntary
 from bot.core.cards import Card, full_deck
 from bot.core.odds.cards import voluntary_decision
+from bot.ui import workers as workers_module
 from bot.ui.odds import card_codes, hand_decision, hand_decision_line, hand_decision_text, resisted_cached
 from bot.ui.odds_jobs import _decision
 from bot.ui.reply import UserError
@@ -88,6 +89,39 @@ async def test_no_job_ever_runs_on_the_event_loops_thread(workers: Workers) -> N
     assert places[-1][0] != first
     during = [t for t in ticks if t >= started]
     assert len(during) >= 10 and max(b - a for a, b in itertools.pairwise(during)) < 0.25
+
+
+async def test_a_pool_starts_on_a_thread_so_the_loop_never_waits_for_a_process_to_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # starting a worker waits for the fork server (which may have to start and import first)
+    opened_on: list[int] = []
+    real = workers_module._open
+
+    def slow_open(processes: int) -> object:
+        opened_on.append(threading.get_ident())
+        time.sleep(0.3)
+        return real(processes)
+
+    monkeypatch.setattr(workers_module, "_open", slow_open)
+    workers = Workers()
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    ticker = asyncio.ensure_future(tick())
+    try:
+        pids = await asyncio.gather(*(workers.run(os.getpid) for _ in range(3)))
+    finally:
+        ticker.cancel()
+        workers.close()
+    assert opened_on and threading.get_ident() not in opened_on
+    assert len(opened_on) == 1 and len(set(pids)) == 1  # jobs arriving together start one pool
+    assert ticks >= 10
 
 
 async def test_a_worker_imports_neither_discord_nor_the_store(workers: Workers) -> None:

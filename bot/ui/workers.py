@@ -72,8 +72,8 @@ class _Pool:
         self.executor = ProcessPoolExecutor(
             processes, mp_context=context, initializer=prepare_worker, initargs=(self.pids, theirs)
         )
-        # why it was stopped: "overran" (a job overran its time; the pool's other jobs did nothing wrong
-        # and go to the next pool), "died" (a worker died by itself) or "closed" (the bot is closing)
+        # why it was stopped (None while in use): "overran" (a job overran its time; the pool's other jobs
+        # did nothing wrong and go to the next pool), "died" (a worker died by itself) or "closed"
         self.stopped: str | None = None
 
     def stop(self, why: str) -> None:
@@ -98,11 +98,26 @@ class Workers:
         self.processes = processes
         self.timeout = timeout
         self._pool: _Pool | None = None  # started by its first job, replaced when it breaks
+        self._starting = asyncio.Lock()  # jobs arriving together start one pool, not one each
+        self._closes = 0  # how many times `close` ran
         self.jobs = 0  # jobs sent so far (tests read it)
 
-    def _current(self) -> _Pool:
-        if self._pool is None:
-            self._pool = _Pool(self.processes)
+    async def _current(self) -> _Pool:
+        """The pool in use, or a new one, started on a thread: starting it blocks (the fork server may
+        have to start first), and never on the event loop."""
+        async with self._starting:
+            if self._pool is None:
+                closes = self._closes
+                opening = asyncio.get_running_loop().run_in_executor(None, _open, self.processes)
+                try:
+                    pool = await asyncio.shield(opening)
+                except asyncio.CancelledError:  # (the job overran) the pool is stopped once it is open
+                    opening.add_done_callback(_stop_once_open)
+                    raise
+                if closes != self._closes:  # the bot closed meanwhile
+                    pool.stop("closed")
+                    raise asyncio.CancelledError()
+                self._pool = pool
         return self._pool
 
     def _drop(self, pool: _Pool, why: str) -> None:
@@ -125,7 +140,7 @@ class Workers:
         try:
             async with limit:
                 while True:
-                    pool = self._current()
+                    pool = await self._current()
                     try:
                         future = loop.run_in_executor(pool.executor, function, *args)
                     except BrokenProcessPool:  # it broke while idle: this job never reached it
@@ -153,8 +168,26 @@ class Workers:
     def close(self) -> None:
         """Stop the pool (jobs still out are dropped: their answers have nobody to go to); a later `run`
         starts a new one."""
+        self._closes += 1
         if self._pool is not None:
             self._drop(self._pool, "closed")
+
+
+def _open(processes: int) -> _Pool:
+    """A new pool with its workers ready (blocking: run on a thread); `WorkerDied` when they cannot start."""
+    pool = _Pool(processes)
+    try:
+        pool.executor.submit(int).result()
+    except BrokenProcessPool:
+        pool.stop("died")
+        log.warning("A worker process could not start.")
+        raise WorkerDied() from None
+    return pool
+
+
+def _stop_once_open(opening: asyncio.Future[_Pool]) -> None:
+    if not opening.cancelled() and opening.exception() is None:
+        opening.result().stop("closed")
 
 
 def _name(function: Callable[..., Any]) -> str:

@@ -326,9 +326,7 @@ async def main(args: argparse.Namespace) -> int:
         f"the monitor woke {lag.wakeups:,} times (every {INTERVAL_MS} ms when the loop is free)"
     )
     for late, for_core, on_core in sorted(lag.stalls, reverse=True)[:5]:
-        print(
-            f"  stall {late:6.1f} ms: waiting for a core {for_core:6.1f}, loop's thread on a core {on_core:6.1f}"
-        )
+        print(f"  stall {late:6.1f} ms: waiting for a core {for_core:6.1f}, on a core {on_core:6.1f}")
     clean = not errors and not any(s.errors for s in load)
     for what, worst in (("", lag.worst), (" less its wait for a core", lag.worst_own)):
         verdict = "PASS" if worst <= TARGET_MS and clean else "FAIL"

@@ -197,14 +197,19 @@ def largest_sheet() -> bytes:
     return json.dumps(sheet | {"notes": "n" * 2000}).encode()
 
 
-def streams(fake: FakeDiscord, world: World, hands: list[FakeMessage], scale: float) -> list[Stream]:
+def streams(
+    fake: FakeDiscord, world: World, hands: list[FakeMessage], scale: float, only: set[str]
+) -> list[Stream]:
     archive = next(c for c in fake.channels.values() if c.name == "archive")
     roll = fake.build_command_data(world.guild, "rps check", {"base": 13})
     decision = fake.build_command_data(
         world.guild, "decision roll", {"stat_name": "Strength", "target": 12, "visibility": "public"}
     )
     export = fake.build_command_data(world.guild, "log", {"export": "csv"})
-    split = round(len(hands) * RATES["hit"] / (RATES["hit"] + RATES["stand"]))
+    rate = {
+        name: per_second * scale if not only or name in only else 0.0 for name, per_second in RATES.items()
+    }
+    split = round(len(hands) * rate["hit"] / (rate["hit"] + rate["stand"])) if hands else 0
     hits, stands = hands[:split], hands[split:]
     big = fake.attachment("campaign.sheet.json", b" " * BIG_UPLOAD)
     sheet = largest_sheet()
@@ -230,8 +235,7 @@ def streams(fake: FakeDiscord, world: World, hands: list[FakeMessage], scale: fl
         data = fake.build_command_data(world.guild, "sheet import", {"file": upload, "replace": True})
         return fake.interaction_payload(2, data, user=world.carol, channel=world.general)
 
-    rate = {name: per_second * scale for name, per_second in RATES.items()}
-    return [
+    every = [
         Stream("rolls (/rps check, /decision roll)", rate["rolls"], rolls, answered_publicly, answered),
         Stream("Hit clicks", rate["hit"], hit, answered_by_updating, answered),
         Stream("Stand: a last move's odds", rate["stand"], stand, answered_by_updating, odds_line_followed),
@@ -239,6 +243,7 @@ def streams(fake: FakeDiscord, world: World, hands: list[FakeMessage], scale: fl
         Stream(f"/log export, {EXPORT_ROWS:,} rows", rate["export"], exports, answered_at_all, has_file),
         Stream("/sheet import (500 KB; largest)", rate["import"], imports, answered_privately, answered),
     ]
+    return [stream for stream in every if stream.rate > 0]
 
 
 # -- the monitor's file ----------------------------------------------------------------------------------
@@ -289,9 +294,12 @@ async def main(args: argparse.Namespace) -> int:
         bot = await launch("probed", fake, database)
         try:
             await store_sheet(bot, world, "decision", {"Strength": 3})
-            needed = math.ceil((RATES["hit"] + RATES["stand"]) * args.scale * args.seconds)
+            only = set(args.only.split(",")) if args.only else set()
+            needed = math.ceil(
+                sum(RATES[s] for s in ("hit", "stand") if not only or s in only) * args.scale * args.seconds
+            )
             hands = await deal_hands(fake, world, bot, needed)
-            load = streams(fake, world, hands, args.scale)
+            load = streams(fake, world, hands, args.scale, only)
             print(f"{len(hands)} hands dealt; load for {args.seconds:.0f} s:")
             cpu_before = sum(bot.cpu_split())
             start = time.monotonic()
@@ -334,7 +342,10 @@ async def main(args: argparse.Namespace) -> int:
             f"longest event-loop stall{what}: {worst:.1f} ms (target: none over {TARGET_MS:.0f} ms) {verdict}"
         )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
-    print(rerun("loop_lag.py", [f"--seconds {args.seconds:g}", f"--scale {args.scale:g}"]))
+    argv = [f"--seconds {args.seconds:g}", f"--scale {args.scale:g}"] + (
+        [f"--only {args.only}"] if args.only else []
+    )
+    print(rerun("loop_lag.py", argv))
     return 0 if lag.worst <= TARGET_MS and clean else 1
 
 
@@ -342,6 +353,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the load runs")
     parser.add_argument("--scale", type=float, default=1.0, help="every stream's rate times this")
+    parser.add_argument("--only", default="", help=f"some streams only, comma-separated: {', '.join(RATES)}")
     return parser.parse_args(argv)
 
 

@@ -10,11 +10,10 @@ import asyncio
 import csv
 import io
 import json
-import threading
+import sys
 
 import pytest
 
-import bot.store.log
 from bot.store import RollRecord
 from tests.fake_discord.harness import Answer, Harness, World
 
@@ -170,20 +169,17 @@ async def test_a_long_logs_export_defers_first_and_is_built_off_the_event_loop(
         for i in range(2_000)
     ]
     await asyncio.gather(*(harness.bot.store.log.add(row) for row in rows))
-    built_on: list[int] = []
-    export_text = bot.store.log.export_text
-
-    def watched(*args: object) -> str:
-        built_on.append(threading.get_ident())
-        return export_text(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(bot.store.log, "export_text", watched)
+    cog_module = sys.modules[type(harness.bot.get_cog("Log")).__module__]  # as the bot loaded it
+    monkeypatch.setattr(cog_module, "EXPORT_SLICE", 500)
+    jobs = harness.bot.chart_workers.jobs
     answer = await log(harness, world, world.gm, {"export": "csv"})
     assert answer.callback_type == 5  # deferred: the reading and building come after the acknowledgement
-    assert built_on and threading.get_ident() not in built_on
+    # built in the worker process, a slice of rows per job (so odds and charts never wait for a whole file)
+    assert harness.bot.chart_workers.jobs == jobs + 4
     [file] = answer.original.attachments
     table = list(csv.DictReader(io.StringIO(file.data.decode())))
     assert answer.ephemeral and [r["summary"] for r in table] == [f"roll {i}" for i in range(2_000)]
+    assert file.data.decode().count("id,guild_id,") == 1  # one header row
 
 
 async def test_log_in_a_dm(harness: Harness, world: World) -> None:

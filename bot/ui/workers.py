@@ -4,10 +4,11 @@ The event loop runs every interaction on one thread, so work that holds the GIL 
 voluntary hand's exact decision, a sustained pool's Markov chain, a chart) runs in another process:
 `concurrent.futures.ProcessPoolExecutor` on a fork server (``spawn`` where there is none), through
 ``loop.run_in_executor``. The bot makes two pools in ``setup_hook``, one process each: ``bot.workers``
-for the exact odds and ``bot.chart_workers`` for charts, so matplotlib is loaded in one process only and
-a chart never waits behind a hand's odds. A job that overruns its time, or whose worker dies, gets one
-clear sentence (`WorkerError`), and the next job runs on a fresh pool. What is sent must pickle:
-module-level functions of ``bot.core`` / ``bot.ui`` and frozen core values.
+for the exact odds and ``bot.chart_workers`` for charts and other files (a long log's export, a slice
+at a time), so matplotlib is loaded in one process only and a chart never waits behind a hand's odds.
+A job that overruns its time, or whose worker dies, gets one clear sentence (`WorkerError`), and the
+next job runs on a fresh pool. What is sent must pickle: module-level functions of ``bot.core`` /
+``bot.ui`` / ``bot.store`` and plain or frozen values.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ from bot.ui.cards import (
     shoe_as_seen,
     shoe_embed,
 )
-from bot.ui.clicks import ACTION_ROW, raw_components
+from bot.ui.embeds import NO_MENTIONS
 from bot.ui.odds import add_odds, card_codes, hand_decision_text, involuntary_line
 from bot.ui.permissions import NOT_GM, gm_only, is_gm, owner_or_gm
 from bot.ui.reply import (
@@ -74,12 +74,9 @@ from bot.ui.reply import (
     ErrorReportingItem,
     UserError,
     defer,
-    edit_original,
     refuse,
     release_when_handled,
     reply,
-    respond,
-    run_reported,
 )
 from bot.ui.rolls import publish, take_modifiers
 from bot.ui.visibility import Mode, default_notice, resolve_mode
@@ -93,7 +90,6 @@ MOVED_ON = (
     "This hand moved on before your click counted (a double click?); nothing was drawn. "
     "Look at the hand again and click if you still want to."
 )
-UPDATE = discord.InteractionResponseType.message_update
 BUSY = "The shoe is busy with other hands right now; click again."
 
 SKILL_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(SKILL_NAMES)]
@@ -204,78 +200,6 @@ def _view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
 
 def _shows_odds(record: HandRecord) -> bool:
     return _mode(hand_meta(record.data)) != "blind"
-
-
-_Look = tuple[Any, ...]
-
-
-def _looks(rows: Any, hand_id: int) -> tuple[_Look, ...]:
-    """What a player sees of each button and select in a message's rows (components as Discord sends
-    them: dicts; one not in a row stands for itself), custom_ids without the hand id."""
-    prefix = f"bj:{hand_id}:"
-    cut = len(prefix)
-    looks = []
-    for row in rows:
-        for component in row.get("components", ()) if row.get("type") == ACTION_ROW else (row,):
-            get = component.get
-            custom_id = get("custom_id") or ""  # none on a link button or a text block
-            emoji, options = get("emoji"), get("options")
-            looks.append(
-                (
-                    get("type"),
-                    custom_id[cut:] if custom_id.startswith(prefix) else None,
-                    get("label"),
-                    get("style"),
-                    _emoji(emoji) if emoji else None,
-                    get("placeholder"),
-                    bool(get("disabled", False)),
-                    tuple(
-                        (
-                            option["label"],
-                            option["value"],
-                            option.get("description"),
-                            _emoji(option.get("emoji")),
-                        )
-                        for option in options
-                    )
-                    if options
-                    else (),
-                )
-            )
-    return tuple(looks)
-
-
-def _emoji(emoji: Any) -> tuple[Any, str | None] | None:
-    """An emoji as (name, id): Discord sends ``"id": null`` back for one sent without an id."""
-    if not emoji:
-        return None
-    return emoji.get("name"), str(emoji["id"]) if emoji.get("id") else None
-
-
-@functools.lru_cache(maxsize=64)
-def _layout(odds: bool, adders: tuple[int, ...] | None) -> tuple[_Look, ...]:
-    """How `_build_view` looks for every hand (the id aside), read off what its view sends."""
-    return _looks(_build_view(1, odds, adders).to_components(), 1)
-
-
-def _shows_view(interaction: discord.Interaction[Any], record: HandRecord, hand: Hand) -> bool:
-    """True when the clicked message already shows exactly the buttons ``hand`` needs.
-
-    Then a move's edit leaves the components out (Discord keeps them): building a hand's view (five
-    dynamic items) and sending it was a tenth of a Hit click's CPU, and most moves leave the buttons as
-    they were. Compared with the message itself, not with what the hand showed before, so a message
-    whose buttons differ (laid out by an older version of the bot) gets the current ones. Read from the
-    components as Discord sent them, so the message is never parsed (`bot.ui.clicks`); components of a
-    shape we do not know count as different.
-    """
-    rows = raw_components(interaction)
-    if rows is None:
-        return False
-    try:
-        shown = _looks(rows, record.id)
-    except (AttributeError, KeyError, TypeError):
-        return False
-    return shown == _layout(_shows_odds(record), _adders(hand))
 
 
 def _record_for_log(record: HandRecord, hand: Hand, command: str) -> RollRecord:
@@ -426,23 +350,23 @@ async def _show(
     hand is blind, and on the GMs' copy.
     """
     if not hand.is_over:
-        embed = _owner_embed(record, hand)
-        if _shows_view(interaction, record, hand):
-            await respond(interaction, UPDATE, embed=embed)
-            return
         view = _view(record, hand)
         if view is not None:
-            release_when_handled(interaction, view)
-        await respond(interaction, UPDATE, embed=embed, view=view)
+            release_when_handled(view)
+        await interaction.response.edit_message(
+            embed=_owner_embed(record, hand), view=view, allowed_mentions=NO_MENTIONS
+        )
         return
     store = _store(interaction)
     mode = _mode(hand_meta(record.data))
     owner = _owner_embed(record, hand)
-    await respond(interaction, UPDATE, embed=owner, view=None)
+    await interaction.response.edit_message(embed=owner, view=None, allowed_mentions=NO_MENTIONS)
     odds_line = await _last_move_line(decision)
     if odds_line is not None and mode != "blind":
         try:
-            await edit_original(interaction, embed=add_odds(owner, odds_line))
+            await interaction.edit_original_response(
+                embed=add_odds(owner, odds_line), allowed_mentions=NO_MENTIONS
+            )
         except discord.HTTPException as error:  # the result stands; only its odds line is missing
             log.warning("Could not add the odds line to hand #%s: %s", record.id, error)
     if mode in ("gm", "blind") and record.guild_id is not None:
@@ -494,12 +418,6 @@ class _HandItem(ErrorReportingItem):
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any] | None, match: Any, /
     ) -> _HandItem:
         return cls(int(match["hand_id"]))  # type: ignore[call-arg]  # each subclass takes the id alone
-
-    @classmethod
-    async def run_click(cls, interaction: discord.Interaction[Any], match: Any, /) -> None:
-        """A click without the item built (`bot.ui.clicks`): ``act`` needs only the hand id."""
-        hand_id = int(match["hand_id"])
-        await run_reported(interaction, lambda clicked: cls.act(clicked, hand_id))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await self.act(interaction, self.hand_id)
@@ -883,13 +801,11 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     ) -> None:
         view = _view(record, hand)
         if view is not None:
-            release_when_handled(interaction, view)
+            release_when_handled(view)
         if shown == "public":
-            message = await reply(interaction, embed=_owner_embed(record, hand), view=view, want_message=True)
+            message = await reply(interaction, embed=_owner_embed(record, hand), view=view)
         else:
-            message = await reply(
-                interaction, embed=_owner_embed(record, hand), view=view, ephemeral=True, want_message=True
-            )
+            message = await reply(interaction, embed=_owner_embed(record, hand), view=view, ephemeral=True)
             if shown != "blind":
                 await reply(interaction, default_notice(interaction, shown, KIND))
         if message is not None:

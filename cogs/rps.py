@@ -224,7 +224,7 @@ async def refresh_pool_message(client: discord.Client, pool: Pool, *, hidden: bo
     message = channel.get_partial_message(pool.message_id)
     view = pool_view(pool)
     if view is not None:
-        release_when_handled(None, view)
+        release_when_handled(view)
     try:
         await message.edit(embed=pool_embed(pool, hidden=hidden), view=view, allowed_mentions=NO_MENTIONS)
     except discord.HTTPException as err:  # deleted, or no access any more: the pool itself is safe
@@ -893,8 +893,8 @@ class Rps(
         embed.add_field(name="Base built", value=clip(build.text(), 1024), inline=False)
         view = pool_view(pool)
         if view is not None:
-            release_when_handled(interaction, view)
-        message = await reply(interaction, embed=embed, view=view, want_message=True)
+            release_when_handled(view)
+        message = await reply(interaction, embed=embed, view=view)
         if message is not None:
             await store.pools.set_message_id(pool.id, message.id)
 

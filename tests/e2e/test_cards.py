@@ -29,7 +29,7 @@ from bot.core.blackjack import (
 )
 from bot.core.cards import Card, Shoe, full_deck
 from bot.store import Conflict, Store
-from cogs.cards import BUSY
+from bot.ui.hands import BUSY
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord
 from tests.fake_discord.world import FakeChannel, FakeMessage, FakeUser

@@ -344,16 +344,18 @@ async def test_peek_is_for_the_owner_and_gms_only(harness: Harness, world: World
 async def test_a_stranger_clicking_hit_changes_nothing(harness: Harness, world: World) -> None:  # GM-4
     store = harness.bot.store
     await stack_shoe(store, world.general, ["4S", "3S", "2S"])
-    dealt = await deal_voluntary(harness, world)
+    dealt = await deal_voluntary(harness, world, level=3)
     message = dealt.original
     hand_id = hand_id_of(message)
     before_hand = await store.cards.get_hand(hand_id)
     before_shoe = await shoe_of(store, world.general)
     embeds, edits = copy.deepcopy(message.embeds), message.edits
-    for button in ("Hit", "Stand"):
-        answer = await harness.click(message, button, world.bob)
+    [adder] = [option["value"] for option in message.component(f"bj:{hand_id}:add")["options"]][:1]
+    for button, values in [("Hit", None), ("Stand", None), ("Odds", None), (f"bj:{hand_id}:add", [adder])]:
+        answer = await harness.click(message, button, world.bob, values=values)
+        # one ephemeral sentence, from the item's own check, before anything is read or drawn
         assert answer.ephemeral and "Only the player who started this" in answer.content
-        assert answer.public() == []
+        assert answer.public() == [] and len(answer.messages) == 1
     assert (await store.cards.get_hand(hand_id)).version == before_hand.version
     assert await shoe_of(store, world.general) == before_shoe
     assert message.embeds == embeds and message.edits == edits

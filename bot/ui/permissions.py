@@ -55,6 +55,18 @@ async def is_gm(
     return await store.gm.is_channel_gm(guild.id, channel, member.id)
 
 
+async def is_gm_of(
+    interaction: discord.Interaction[Any], store: Store, guild_id: int | None, channel_id: int
+) -> bool:
+    """GM-1 for another message's channel (a roll's, clicked on its GM copy): in its guild, a GM there;
+    in a DM, one of that channel's GMs (the GMs its copies go to). Nobody's rights elsewhere count."""
+    if guild_id is None:
+        return False  # GM tools act on a guild's channels
+    if interaction.guild is not None:
+        return interaction.guild.id == guild_id and await is_gm(interaction, store, channel_id=channel_id)
+    return interaction.user.id in await store.gm.list_channel_gms(guild_id, channel_id)
+
+
 def has_manage_guild(interaction: discord.Interaction[Any]) -> bool:
     """Manage Server in this guild (roles and settings need it, not just GM)."""
     member = interaction.user

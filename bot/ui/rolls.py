@@ -14,7 +14,7 @@ interaction's ticket (``store.modifiers.ticket(interaction.id)``) to the write t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import discord
@@ -145,10 +145,12 @@ async def publish(
     kind: str | None = None,
     view: discord.ui.View | None = None,
     log_id: int | None = None,
+    gm_items: Callable[[int], Sequence[discord.ui.Item[Any]]] | None = None,
 ) -> tuple[int, Delivery]:
     """Log the roll (with its visibility and the GM modifier uses it reserved) and deliver its embed.
 
     ``log_id``: the roll was already logged together with its game write (supply, sustained pool).
+    ``gm_items``: a GM's buttons for the logged roll, given its log id (`deliver` says where they go).
     Returns the log id and the delivery.
     """
     if log_id is None:
@@ -167,5 +169,8 @@ async def publish(
             log_id = await store.log.add(record, modifiers=ticket)
         finally:
             store.modifiers.release(ticket)  # taken with the log row, or given back when it failed
-    delivery = await deliver(interaction, store, embed, mode=mode, log_id=log_id, kind=kind, view=view)
+    items = gm_items(log_id) if gm_items is not None else ()
+    delivery = await deliver(
+        interaction, store, embed, mode=mode, log_id=log_id, kind=kind, view=view, gm_items=items
+    )
     return log_id, delivery

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
-import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -17,7 +15,7 @@ from bot.core import rps
 from bot.core.dice import Dice
 from bot.store import AppliedModifier, Pool, RollRecord, Sheet, Store
 from bot.ui.embeds import clip
-from bot.ui.odds import add_odds, resisted_cached, rps_line, win_line
+from bot.ui.odds import add_odds, resisted_cached, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.pools import SYSTEM, roll_pool_check
 from bot.ui.reply import UserError, reply
@@ -27,8 +25,6 @@ from bot.ui.rps import (
     BaseBuild,
     BasePart,
     BaseSpec,
-    check_embed,
-    check_summary,
     difficulty_part,
     ended_sentence,
     gm_parts,
@@ -40,9 +36,10 @@ from bot.ui.rps import (
     resisted_summary,
     roll_check,
 )
-from bot.ui.visibility import Mode, resolve_mode
+from bot.ui.second_tries import grant_second_try, grant_text, logged_check, publish_check
+from bot.ui.visibility import resolve_mode
 
-from .buttons import pool_view, refresh_pool_message
+from .buttons import grant_items, pool_view, refresh_pool_message, try_view
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +48,7 @@ BaseRange = app_commands.Range[int, rps.BASE_MIN, rps.BASE_MAX]
 ModifierRange = app_commands.Range[int, rps.MODIFIER_MIN, rps.MODIFIER_MAX]
 NameText = app_commands.Range[str, 1, 64]
 MAX_PARTIES = 6
-LOG_LOOKBACK = 200  # how far back /rps retry looks for the roller's last check in the channel
-CHECK_KIND = "check"  # inputs["kind"] of a logged /rps check or retry (what /rps retry may retry)
+LOG_LOOKBACK = 200  # how far back /rps grant looks for the member's last check in the channel
 PARENT_SUFFIX = re.compile(r"^(?P<skill>.+?)\s*\((?P<parent>[^()]+)\)\s*$")
 
 
@@ -208,11 +204,6 @@ class Rps(
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
-        # one second try at a time per roller and channel: two at once would both find the same failed
-        # check last and both roll (RPS-9 grants one)
-        self._retrying: weakref.WeakValueDictionary[tuple[int | None, int, int], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
 
     @property
     def store(self) -> Store:
@@ -265,57 +256,15 @@ class Rps(
             result = rps.forgo(build.base, granted_by_gm=gm_user and build.base <= rps.FORGO_ABOVE)
         else:
             result = roll_check(self.bot.rng, build.base)  # type: ignore[attr-defined]
-        await self._publish_check(interaction, mode, build, result, applied, task_base=task.base)
-
-    async def _publish_check(
-        self,
-        interaction: discord.Interaction[Any],
-        mode: Mode,
-        build: BaseBuild,
-        result: rps.RpsCheck,
-        applied: Sequence[AppliedModifier],
-        *,
-        task_base: int,
-        roller: discord.abc.User | None = None,
-        retry_of: int | None = None,
-        extra_fields: Sequence[tuple[str, str]] = (),
-    ) -> None:
-        who = roller or interaction.user
-        title = f"RPS {'second try: ' if retry_of else ''}{build.what}: {result.name}"
-        embed = check_embed(
-            build,
-            result,
-            applied,
-            title=title,
-            extra_fields=extra_fields,
-            rules=["RPS-9"] if retry_of else [],
-            author=f"for {who.display_name}" if who.id != interaction.user.id else None,
-        )
-        if result.dice is not None:  # a forgone check (RPS-6) had no chance to take
-            add_odds(embed, rps_line(build.base, result.sl))
-        await publish(
+        await publish_check(
             interaction,
-            self.store,
-            embed,
+            store,
             mode=mode,
-            system=SYSTEM,
-            command="rps retry" if retry_of else "rps check",
-            inputs={
-                "kind": CHECK_KIND,
-                "roller_id": who.id,
-                "what": build.what,
-                "base": build.base,
-                "task_base": task_base,
-                "parts": [part.text() for part in build.parts],
-                "assumed": result.assumed,
-                "granted_by_gm": result.granted_by_gm,
-                "sl": result.sl,
-                "retry_of": retry_of,
-            },
-            dice=list(result.dice) if result.dice else [],
-            result=f"SL {result.sl}: {result.name}",
-            summary=check_summary(build, result),
-            kind="RPS check",
+            build=build,
+            result=result,
+            applied=applied,
+            task=task,
+            gm_items=grant_items,
         )
 
     @check.autocomplete("skill")
@@ -502,102 +451,36 @@ class Rps(
         names += list(sheet.attributes)
         return _matching(names, current)
 
-    # -- /rps retry -------------------------------------------------------------------------------------
+    # -- /rps grant -------------------------------------------------------------------------------------
     @app_commands.command(
-        name="retry", description="A second try of your last failed RPS check here (RPS-9)."
+        name="grant", description="GM: grant a player a second try of their last failed RPS check here."
     )
     @app_commands.describe(
-        modifier="The GM's extra modifier for the second try, -5..+5 (non-zero: GMs only)",
-        member="GMs: make the second try for this member's last failed check",
-        visibility="Who sees the result (default: the channel's setting)",
+        member="Whose last RPS check in this channel failed",
+        modifier="An extra modifier for the second try, -5..+5 (default 0)",
     )
-    async def retry(
+    @gm_only()
+    async def grant(
         self,
         interaction: discord.Interaction[Any],
+        member: discord.User,
         modifier: app_commands.Range[int, rps.SECOND_TRY_MIN, rps.SECOND_TRY_MAX] = 0,
-        member: discord.User | None = None,
-        visibility: Visibility | None = None,
     ) -> None:
-        store = self.store
-        mode = await resolve_mode(interaction, store, visibility)
-        roller: discord.abc.User = member or interaction.user
-        gm_user = await is_gm(interaction, store)
-        if roller.id != interaction.user.id and not gm_user:
-            raise UserError("Only a GM can make a second try for another player.")
-        if modifier and not gm_user:
-            raise UserError(
-                "Only a GM can grant a second try an extra modifier (RPS-9); "
-                "retry with modifier 0, or ask the GM."
-            )
-        key = (interaction.guild_id, log_channel(interaction), roller.id)
-        lock = self._retrying.get(key)
-        if lock is None:
-            lock = self._retrying[key] = asyncio.Lock()
-        async with lock:  # held until the second try is logged, so the next one finds it
-            await self._retry(interaction, mode, roller, modifier, gm_user)
-
-    async def _retry(
-        self,
-        interaction: discord.Interaction[Any],
-        mode: Mode,
-        roller: discord.abc.User,
-        modifier: int,
-        gm_user: bool,
-    ) -> None:
-        store = self.store
-        record = await self._last_check(interaction, roller.id)
+        # the same grant as the button on a failed check, for a check the GM did not see (a private one)
+        record = await self._last_check(interaction, member.id)
         if record is None:
-            whose = "You have" if roller.id == interaction.user.id else f"{roller.display_name} has"
-            raise UserError(f"{whose} made no RPS check in this channel to try again.")
-        if record.visibility == "blind" and record.hidden and not gm_user:
-            # either answer would tell a blind roller whether the check failed (issue 7: nothing leaks)
-            raise UserError("Your last check was a blind roll: ask the GM for a second try.")
-        if record.hidden and not gm_user and record.user_id != interaction.user.id:
-            # a GM's hidden second try for this player: the answer would tell how it went
-            raise UserError("Your last check was made hidden by a GM: ask the GM for a second try.")
-        inputs = record.inputs
-        previous = (
-            rps.forgo(inputs["base"], granted_by_gm=True)
-            if inputs.get("assumed")
-            else rps.check(inputs["base"], *record.dice)
-        )
-        extra = rps.second_try_modifier(previous, modifier)  # refuses a check that succeeded (RPS-9)
-        if inputs.get("retry_of") is not None and not gm_user:
-            raise UserError("That check was already a second try; only a GM can grant another.")
-        task_base = int(inputs["task_base"])
-        spec = raw_spec(task_base, str(inputs.get("what") or "Base"))
-        fixed = [BasePart("second try", extra, modifier=True)] if extra else []
-        spec.build(fixed)
-        applied = await take_modifiers(interaction, store, SYSTEM, user_id=roller.id)
-        build = spec.build(fixed + list(gm_parts(applied)))
-        result = roll_check(self.bot.rng, build.base)  # type: ignore[attr-defined]
-        # an unrevealed hidden check's SL stays out of a public second try
-        shown_sl = "" if record.hidden and mode == "public" else f" (SL {previous.sl})"
-        note = (
-            f"of the failed check #{record.id}{shown_sl}, Base {task_base} before GM modifiers; "
-            f"extra modifier {extra:+d}"
-        )
-        await self._publish_check(
-            interaction,
-            mode,
-            build,
-            result,
-            applied,
-            task_base=task_base,
-            roller=roller,
-            retry_of=record.id,
-            extra_fields=[("Second try", note)],
-        )
+            raise UserError(f"{member.display_name} has made no RPS check in this channel to try again.")
+        grant = await grant_second_try(interaction, self.store, record, modifier)
+        try:
+            await reply(interaction, grant_text(record, grant), view=try_view(grant.log_id))
+        except discord.HTTPException:
+            await self.store.second_tries.withdraw(grant.log_id)  # no button: the grant can be made again
+            raise
 
     async def _last_check(self, interaction: discord.Interaction[Any], user_id: int) -> RollRecord | None:
         guild_id = interaction.guild.id if interaction.guild is not None else None
         for record in await self.store.log.last(guild_id, log_channel(interaction), LOG_LOOKBACK):
-            inputs = record.inputs if isinstance(record.inputs, dict) else {}
-            if (
-                record.system == SYSTEM
-                and inputs.get("kind") == CHECK_KIND
-                and inputs.get("roller_id") == user_id
-            ):
+            if logged_check(record) is not None and record.inputs.get("roller_id") == user_id:
                 return record
         return None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -13,25 +12,22 @@ from discord.ext import commands
 
 from bot.core import rps
 from bot.core.dice import Dice
-from bot.store import AppliedModifier, Pool, RollRecord, Sheet, Store
+from bot.store import AppliedModifier, Pool, RollRecord, Store
 from bot.ui.embeds import clip
 from bot.ui.odds import add_odds, resisted_cached, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.pools import SYSTEM, roll_pool_check
 from bot.ui.reply import UserError, reply
+from bot.ui.roll_inputs import all_at_once, rps_fixed, rps_party, rps_spec
 from bot.ui.rolls import publish, sheet_of, take_modifiers
 from bot.ui.rps import (
     DIFFICULTY_CHOICES,
     BaseBuild,
-    BasePart,
-    BaseSpec,
-    difficulty_part,
     ended_sentence,
     gm_parts,
     hidden_pool_checks,
     pool_embed,
     pool_insider,
-    raw_spec,
     resisted_embed,
     resisted_summary,
     roll_check,
@@ -47,93 +43,7 @@ Visibility = Literal["public", "private", "gm", "blind"]
 BaseRange = app_commands.Range[int, rps.BASE_MIN, rps.BASE_MAX]
 ModifierRange = app_commands.Range[int, rps.MODIFIER_MIN, rps.MODIFIER_MAX]
 NameText = app_commands.Range[str, 1, 64]
-MAX_PARTIES = 6
 LOG_LOOKBACK = 200  # how far back /rps grant looks for the member's last check in the channel
-PARENT_SUFFIX = re.compile(r"^(?P<skill>.+?)\s*\((?P<parent>[^()]+)\)\s*$")
-
-
-# --------------------------------------------------------------------------------------------------
-# Where a Base comes from
-
-
-def sheet_spec(sheet: Sheet, skill: str | None, parent: str | None, attribute: str | None) -> BaseSpec:
-    """A skill (with its parent or a chosen alternate) or an attribute (x 2) of ``sheet`` (RPS-1)."""
-    if skill is not None:
-        found = sheet.skill(skill)
-        if found is None:
-            raise UserError(f"Your sheet {sheet.name} has no skill named {skill.strip()!r}.")
-        name, stored = found
-        if stored.attribute is None:
-            raise UserError(f"{name} on {sheet.name} has no parent attribute; set one with /sheet set-skill.")
-        core_skill = rps.Skill(name, stored.rating, stored.attribute, tuple(stored.alternates))
-        parent_name = core_skill.parent(parent)
-        attr = sheet.attribute(parent_name)
-        if attr is None:
-            raise UserError(f"Your sheet {sheet.name} has no attribute {parent_name!r} for {name}.")
-        attr_name, value = attr
-        rating = stored.rating
-        return BaseSpec(
-            f"{name} ({attr_name})",
-            (BasePart(name, rating), BasePart(attr_name, value)),
-            lambda mods: rps.skill_base(rating, value, mods),
-        )
-    if parent is not None:
-        raise UserError("A parent attribute goes with a skill; pick the skill too.")
-    assert attribute is not None
-    attr = sheet.attribute(attribute)
-    if attr is None:
-        raise UserError(f"Your sheet {sheet.name} has no attribute named {attribute.strip()!r}.")
-    attr_name, value = attr
-    return BaseSpec(
-        f"{attr_name} x 2",
-        (BasePart(attr_name, 2 * value, shown=f"2 x {attr_name} {value}"),),
-        lambda mods: rps.attribute_base(value, mods),
-    )
-
-
-async def active_sheet(store: Store, interaction: discord.Interaction[Any], user_id: int) -> Sheet:
-    """The RPS sheet ``user_id`` is using here (guild key 0 in DMs), or a sentence saying there is none."""
-    sheet = await sheet_of(store, interaction, user_id, SYSTEM)
-    if sheet is None:
-        who = "You have" if user_id == interaction.user.id else f"<@{user_id}> has"
-        raise UserError(
-            f"{who} no active RPS sheet here; create one with /sheet create or pick one with /sheet use."
-        )
-    return sheet
-
-
-async def choose_spec(
-    store: Store,
-    interaction: discord.Interaction[Any],
-    user_id: int,
-    skill: str | None,
-    parent: str | None,
-    attribute: str | None,
-    base: int | None,
-) -> BaseSpec:
-    """Exactly one of skill, attribute and base, turned into a BaseSpec."""
-    given = [
-        name
-        for name, value in (("skill", skill), ("attribute", attribute), ("base", base))
-        if value is not None
-    ]
-    if len(given) != 1:
-        raise UserError("Give exactly one of skill, attribute or base.")
-    if base is not None:
-        if parent is not None:
-            raise UserError("A parent attribute goes with a skill, not with a raw base.")
-        return raw_spec(base)
-    return sheet_spec(await active_sheet(store, interaction, user_id), skill, parent, attribute)
-
-
-def fixed_modifiers(difficulty: int | None, modifier: int) -> list[BasePart]:
-    """The named difficulty (RPS-1) and the extra modifier, as Base parts."""
-    parts: list[BasePart] = []
-    if difficulty is not None:
-        parts.append(difficulty_part(rps.difficulty(difficulty)))
-    if modifier:
-        parts.append(BasePart("modifier", modifier, modifier=True))
-    return parts
 
 
 def log_channel(interaction: discord.Interaction[Any]) -> int:
@@ -236,8 +146,16 @@ class Rps(
     ) -> None:
         store = self.store
         mode = await resolve_mode(interaction, store, visibility)
-        spec = await choose_spec(store, interaction, interaction.user.id, skill, parent, attribute, base)
-        fixed = fixed_modifiers(difficulty.value if difficulty else None, modifier)
+        spec = await rps_spec(
+            store,
+            interaction,
+            interaction.user.id,
+            skill=skill,
+            parent=parent,
+            attribute=attribute,
+            base=base,
+        )
+        fixed = rps_fixed(difficulty.value if difficulty else None, modifier)
         task = spec.build(fixed)  # validates ratings and range before any GM modifier is taken
         gm_user = forgo and await is_gm(interaction, store)  # only a forgone check asks (RPS-6)
         if forgo and interaction.channel_id is not None:
@@ -345,11 +263,12 @@ class Rps(
             (5, party5, member5, base5),
             (6, party6, member6, base6),
         ]
-        specs: list[tuple[str, BaseSpec, int | None]] = []
-        for number, text, member, base in given:
-            if text is None and member is None and base is None:
-                continue
-            specs.append(await self._party_spec(interaction, number, text, member, base))
+        parties = await all_at_once(
+            rps_party(store, interaction, number, text, member, base)
+            for number, text, member, base in given
+            if text is not None or member is not None or base is not None
+        )
+        specs = [(party.name, party.spec, party.member_id) for party in parties]
         if len(specs) < 2:
             raise UserError(
                 "A resisted action needs at least two parties: fill party1/member1/base1 and party2/..."
@@ -395,38 +314,6 @@ class Rps(
             summary=resisted_summary(result),
             kind="RPS resisted action",
         )
-
-    async def _party_spec(
-        self,
-        interaction: discord.Interaction[Any],
-        number: int,
-        text: str | None,
-        member: discord.User | None,
-        base: int | None,
-    ) -> tuple[str, BaseSpec, int | None]:
-        if member is None:
-            if text is None or base is None:
-                raise UserError(
-                    f"Party {number} needs a name (party{number}) and a Base (base{number}), or a member."
-                )
-            return text.strip(), raw_spec(base), None
-        name = member.display_name
-        if base is not None:
-            return name, raw_spec(base, text.strip() if text else "Base"), member.id
-        if text is None:
-            raise UserError(
-                f"Give member{number}'s skill or attribute in party{number}, or a raw base{number}."
-            )
-        sheet = await active_sheet(self.store, interaction, member.id)
-        skill, parent = text.strip(), None
-        matched = PARENT_SUFFIX.match(skill)
-        if sheet.skill(skill) is None and matched is not None:
-            skill, parent = matched["skill"], matched["parent"]
-        if sheet.skill(skill) is not None:
-            return name, sheet_spec(sheet, skill, parent, None), member.id
-        if sheet.attribute(skill) is not None:
-            return name, sheet_spec(sheet, None, None, skill), member.id
-        raise UserError(f"{sheet.name} has no skill or attribute named {text.strip()!r}.")
 
     @resisted.autocomplete("party1")
     @resisted.autocomplete("party2")
@@ -522,8 +409,10 @@ class Rps(
         store = self.store
         assert interaction.guild is not None and interaction.channel_id is not None
         owner = member or interaction.user
-        spec = await choose_spec(store, interaction, owner.id, skill, parent, attribute, base)
-        build = spec.build(fixed_modifiers(difficulty.value if difficulty else None, modifier))
+        spec = await rps_spec(
+            store, interaction, owner.id, skill=skill, parent=parent, attribute=attribute, base=base
+        )
+        build = spec.build(rps_fixed(difficulty.value if difficulty else None, modifier))
         rps.start_pool(goal, build.base, minutes, no_loss)  # the core's checks first
         pool = await store.pools.start(
             interaction.guild.id,

@@ -11,19 +11,27 @@ is a failed check like any other: the GM may grant another.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
 from typing import Any
 
 import discord
 from discord.utils import escape_markdown
 
 from bot.core import rps
-from bot.core.errors import require_range
 from bot.store import AppliedModifier, Conflict, RollRecord, SecondTry, Store
 from bot.ui.odds import add_odds, rps_line
 from bot.ui.reply import UserError
 from bot.ui.rolls import publish, roll_record, take_modifiers
-from bot.ui.rps import BaseBuild, BasePart, BaseSpec, check_embed, check_summary, gm_parts, roll_check
+from bot.ui.rps import (
+    BaseBuild,
+    BasePart,
+    BaseSpec,
+    check_embed,
+    check_summary,
+    gm_parts,
+    part_records,
+    roll_check,
+    stored_spec,
+)
 from bot.ui.visibility import Mode
 
 SYSTEM = "rps"
@@ -52,19 +60,8 @@ def task_spec(record: RollRecord) -> BaseSpec:
     """The logged check's Base before GM modifiers, with the parts it was built from (RPS-9: a second
     try is at the same Base as the failed check)."""
     inputs = record.inputs
-    task_base = int(inputs["task_base"])
-    what = str(inputs.get("what") or "Base")
-    try:
-        parts = tuple(BasePart(**part) for part in inputs.get("task_parts") or ())
-    except TypeError:  # written by another version of the bot: the Base as one number
-        parts = ()
-    if sum(part.value for part in parts) != task_base:
-        parts = (BasePart(what, task_base),)
-
-    def compute(mods: list[int]) -> int:
-        return require_range(task_base + rps.total_modifiers(mods), rps.BASE_MIN, rps.BASE_MAX, "An RPS Base")
-
-    return BaseSpec(what, parts, compute)
+    parts = inputs.get("task_parts") or ()
+    return stored_spec(int(inputs["task_base"]), str(inputs.get("what") or "Base"), parts)
 
 
 async def publish_check(
@@ -105,7 +102,7 @@ async def publish_check(
             "what": build.what,
             "base": build.base,
             "task_base": task.base,
-            "task_parts": [asdict(part) for part in task.parts],
+            "task_parts": part_records(task.parts),
             "parts": [part.text() for part in build.parts],
             "assumed": result.assumed,
             "granted_by_gm": result.granted_by_gm,

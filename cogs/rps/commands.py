@@ -12,7 +12,7 @@ from discord.ext import commands
 
 from bot.core import rps
 from bot.core.dice import Dice
-from bot.store import AppliedModifier, Pool, RollRecord, Store
+from bot.store import AppliedModifier, BaseTerm, Pool, RollRecord, Store
 from bot.ui.embeds import clip
 from bot.ui.odds import add_odds, resisted_cached, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
@@ -26,6 +26,7 @@ from bot.ui.rps import (
     ended_sentence,
     gm_parts,
     hidden_pool_checks,
+    part_records,
     pool_embed,
     pool_insider,
     resisted_embed,
@@ -425,6 +426,7 @@ class Rps(
             "minutes",
             no_loss=no_loss,
             skill=clip(build.what, 64) if base is None else None,
+            base_parts=[BaseTerm(**record) for record in part_records(build.parts)],
         )
         embed = pool_embed(pool)
         embed.add_field(name="Base built", value=clip(build.text(), 1024), inline=False)
@@ -459,10 +461,12 @@ class Rps(
     @app_commands.check(guild_channel_check)
     async def sustained_status(self, interaction: discord.Interaction[Any], name: NameText) -> None:
         pool = await self._pool(interaction, name)
-        # GMs (and the owner, unless a check they did not see is unrevealed) see everything; others what a
-        # hidden check would leave on the pool's message
-        insider = await pool_insider(interaction, self.store, pool)
-        await reply(interaction, embed=pool_embed(pool, hidden=not insider), ephemeral=True)
+        # what the pool's public message shows: all of it, unless a check of it is hidden and not revealed
+        # yet (its result would show in the pool); GMs, and the owner unless it was a check they did not
+        # see, see it whole all the same
+        hidden = await hidden_pool_checks(self.store, pool)
+        veiled = bool(hidden) and not await pool_insider(interaction, self.store, pool, hidden)
+        await reply(interaction, embed=pool_embed(pool, hidden=veiled), ephemeral=True)
 
     @sustained.command(name="stop", description="GM: stop a running sustained action.")
     @app_commands.describe(name="The sustained action")

@@ -585,6 +585,64 @@ async def test_sustained_pool_fails_below_minus_goal_and_no_loss_keeps_it(
     assert "0/1" in fields(safe.original.embed)["Progress"] and safe.original.components
 
 
+async def test_a_sustained_status_shows_players_what_the_pool_message_shows(
+    harness: Harness, world: World
+) -> None:  # RPS-8, with hidden checks kept hidden until revealed
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    started = await start_pool(harness, world, goal=12)
+
+    async def status(user: Any) -> dict[str, Any]:
+        answer = await harness.slash(
+            world.guild, world.general, user, "rps sustained status", {"name": "Pick the lock"}
+        )
+        assert answer.ephemeral
+        return answer.embed
+
+    dice(harness, 9, 9)  # SL -3: the pool loses 1
+    await harness.click(started.original, "Roll next check", world.alice)
+    assert "-1/12" in fields(started.original.embed)["Progress"]
+    for user in (world.bob, world.carol, world.alice, world.gm):
+        seen = await status(user)
+        assert fields(seen)["Progress"] == fields(started.original.embed)["Progress"], user.username
+        assert "SL -3" in fields(seen)["Last check"] and "Pool -1 of Goal 12" in seen["description"]
+    dice(harness, 1, 2)  # SL 12, made hidden by the GM: only the GM learns the pool
+    hidden = await harness.slash(
+        world.guild, world.general, world.gm, "rps sustained roll",
+        {"name": "Pick the lock", "visibility": "gm"},
+    )  # fmt: skip
+    for user in (world.bob, world.alice):
+        seen = await status(user)
+        assert "Progress" not in fields(seen) and "11" not in seen["description"], user.username
+    assert "11/12" in fields(await status(world.gm))["Progress"]
+    [gm_copy] = hidden.in_channel(world.gm_screen)
+    await harness.click(gm_copy, "Reveal", world.gm)
+    assert "11/12" in fields(await status(world.bob))["Progress"]  # revealed: the table knows it
+
+
+async def test_each_sustained_check_shows_how_its_base_was_built(harness: Harness, world: World) -> None:
+    # RPS-1, RPS-8: the Base the GM started the action with, part by part, plus a GM modifier (GM-3)
+    await alice_sheet(harness, world)
+    started = await harness.slash(
+        world.guild, world.general, world.gm, "rps sustained start",
+        {"name": "Sneak in", "goal": 20, "minutes": 5, "member": world.alice, "skill": "Stealth",
+         "difficulty": 2},
+    )  # fmt: skip
+    assert fields(started.embed)["Base built"] == "17 = Stealth 8 + Agility 7 + Moderately hard (+2)"
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -3, 1, world.gm.id
+    )
+    dice(harness, 2, 3, 2, 3)
+    first = await harness.click(started.original, "Roll next check", world.alice)
+    assert fields(first.embed)["Base"] == (
+        "14 = Stealth 8 + Agility 7 + Moderately hard (+2) + GM difficulty (-3)"
+    )
+    second = await harness.slash(
+        world.guild, world.general, world.alice, "rps sustained roll", {"name": "Sneak in"}
+    )
+    assert fields(second.embed)["Base"] == "17 = Stealth 8 + Agility 7 + Moderately hard (+2)"
+    assert fields(second.embed)["Success Level"] == "17 - 5 = 12"
+
+
 async def test_sustained_status_stop_and_names(harness: Harness, world: World) -> None:
     started = await start_pool(harness, world)
     names = await harness.autocomplete(
@@ -603,8 +661,9 @@ async def test_sustained_status_stop_and_names(harness: Harness, world: World) -
     assert "SL 11" in shown["Last check"]
     outsider = await harness.slash(
         world.guild, world.general, world.bob, "rps sustained status", {"name": "Pick the lock"}
-    )
-    assert "Progress" not in fields(outsider.embed)
+    )  # what the pool's public message shows, to anyone
+    assert fields(outsider.embed)["Progress"] == fields(started.original.embed)["Progress"]
+    assert "Pool 11 of Goal 12" in outsider.embed["description"]
     player = await harness.slash(
         world.guild, world.general, world.alice, "rps sustained stop", {"name": "Pick the lock"}
     )

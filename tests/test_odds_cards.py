@@ -307,7 +307,9 @@ def test_voluntary_decision_matches_playing_its_policy_on_every_order(
     assert full >= (decision.best.success, decision.best.expected_trl)
     if decision.exact:
         assert full == (decision.best.success, decision.best.expected_trl)
-    assert decision.exact == (setting is not BOTH_RULES)
+    # estimated only while the characteristic's suit is unseen with both suit rules on (once it shows,
+    # its bonus is settled and the search bounds what the other suits could change)
+    assert decision.exact == (setting is not BOTH_RULES or root.characteristic_counts)
 
 
 def test_voluntary_policy_against_monte_carlo_one_deck() -> None:
@@ -502,11 +504,13 @@ def test_voluntary_empty_shoe_offers_hit_from_the_discards() -> None:
 
 # Found by search: 8-card shoes where Hit's value comes through seen states whose play does not depend on
 # the suits, valued as polynomials in the counts of the characteristic's suit (``VoluntaryPlan._form``).
+# The face-down card is of another suit: one of the characteristic's settles its bonus, and the plan
+# then tracks no suit at all.
 FORM_SHOES = [
-    ("Speed", -3, "AH", ["KH", "AC", "7S", "6D", "2S", "QC", "2D", "KD"]),
-    ("Speed", -3, "AH", ["5C", "9H", "2C", "QD", "7S", "8C", "2S", "7H"]),
-    ("Strength", -2, "AS", ["KC", "6H", "2C", "3D", "9H", "3S", "9D", "3C"]),
-    ("Speed", 4, "AH", ["9H", "2S", "5D", "3S", "7C", "8H", "2H", "QD"]),
+    ("Speed", -3, "AD", ["KH", "AC", "7S", "6D", "2S", "QC", "2D", "KD"]),
+    ("Speed", -3, "AD", ["5C", "9H", "2C", "QD", "7S", "8C", "2S", "7H"]),
+    ("Strength", -2, "AD", ["KC", "6H", "2C", "3D", "9H", "3S", "9D", "3C"]),
+    ("Speed", 4, "AD", ["9H", "2S", "5D", "3S", "7C", "8H", "2H", "QD"]),
 ]
 
 
@@ -545,10 +549,14 @@ def test_voluntary_shortcuts_equal_the_search_by_suit_state(monkeypatch: pytest.
     deck = list(full_deck())
     cases = []
     for i in range(40):
-        face = rng.choice([c for c in deck if c.rank == 1]) if i % 2 else rng.choice(deck)
+        characteristic, bonus = rng.choice([("Speed", -3), ("Strength", -2), ("Speed", 4), ("Will", -1)])
+        # the face-down card not of the characteristic's suit: that suit is still to show (once shown, its
+        # bonus is settled and no suit is tracked)
+        suit = bj.characteristic_suit(characteristic)
+        faces = [c for c in deck if c.suit is not suit and (c.rank == 1 or not i % 2)]
+        face = rng.choice(faces)
         pool = [c for c in deck if c != face]
         shoe = rng.sample(pool, rng.randint(14, 30))
-        characteristic, bonus = rng.choice([("Speed", -3), ("Strength", -2), ("Speed", 4), ("Will", -1)])
         skill, difficulty = rng.randint(0, 8), rng.randint(0, 6)
         root = bj.hit(bj.start_voluntary(skill, difficulty, characteristic, bonus), face)
         later = []
@@ -570,8 +578,8 @@ def test_voluntary_shortcuts_equal_the_search_by_suit_state(monkeypatch: pytest.
         used += _forms_used(plan) > 0
         short += any(1 < len(f) < odds._FORM_SIZE for f in plan.form_memo.values() if f is not None)
         fast.append((plan.decision, [plan.decide(h) for h in later]))
-    assert used >= 10  # the forms were taken in many of these hands
-    assert short >= 10  # and forms cut short after their last row that can be nonzero (``_ROW_END``)
+    assert used >= 6  # the forms were taken in many of these hands
+    assert short >= 6  # and forms cut short after their last row that can be nonzero (``_ROW_END``)
     _without_shortcuts(monkeypatch)
     for (root, shoe, later), (decision, moves) in zip(cases, fast, strict=True):
         plan = odds.plan_voluntary(root, shoe)

@@ -145,20 +145,6 @@ def _cards(shoe: Shoe | Iterable[Card]) -> tuple[Card, ...]:
     return cards
 
 
-def _mask_of_cards(bit_of: dict[Suit, int], cards: Iterable[Card]) -> int:
-    """The mask of the tracked suits (``_Solver.bit_of``) among ``cards``."""
-    mask = 0
-    for card in cards:
-        mask |= bit_of.get(card.suit, 0)
-    return mask
-
-
-def _mask_of(hand: rules.Hand, cards: Iterable[Card]) -> int:
-    """The mask of ``hand``'s tracked suits among ``cards``, as ``_Solver`` numbers them."""
-    bonuses = rules.suit_bonuses(hand.characteristics) if hand.options.characteristic_rule else {}
-    return _mask_of_cards({s: 1 << i for i, s in enumerate(s for s in Suit if s in bonuses)}, cards)
-
-
 def _soft(hard: int, ace: bool) -> int:
     """BJ-2 (as ``blackjack.card_total``): one ace counts 11 when that keeps the total at 21 or less."""
     return hard + 10 if ace and hard + 10 <= BLACKJACK else hard
@@ -175,19 +161,22 @@ class _Solver:
         characteristics: tuple[rules.Characteristic, ...],
         options: rules.HandOptions,
         start_hard: int = 0,
-        root_mask: int = 0,
+        seen: frozenset[Suit] = frozenset(),
         plan: bool = True,
         extra_scale: int = 1,
     ) -> None:
         """``plan``: build the shoe's tables for a voluntary plan (an involuntary hand needs only the
-        task's: options, suits, TRL tables; ``_Piles`` has its shoe tables)."""
+        task's: options, suits, TRL tables; ``_Piles`` has its shoe tables). ``seen``: the suits of the
+        cards the hand has played (their characteristics' bonuses count already, BJ-9)."""
         # Validate the task as a hand would, and take the TRL table from the rule function (BJ-8).
         probe = rules.start_involuntary(skill, difficulty, options=options, characteristics=characteristics)
         self.options = probe.options
         # The tracked suits: a card of one changes the TRL (BJ-9), the net bonus of that suit's
         # characteristics once it shows. A mask has bit i set once a card of tracked[i] has been played.
+        # A suit the hand has shown already is not tracked: its bonus counts whatever comes (``shown``).
         bonuses = rules.suit_bonuses(probe.characteristics) if probe.options.characteristic_rule else {}
-        self.tracked: tuple[Suit, ...] = tuple(s for s in Suit if s in bonuses)
+        shown = sum(bonus for suit, bonus in bonuses.items() if suit in seen)
+        self.tracked: tuple[Suit, ...] = tuple(s for s in Suit if s in bonuses and s not in seen)
         self.bit_of = {suit: 1 << i for i, suit in enumerate(self.tracked)}
         self.masks = 1 << len(self.tracked)
         self.suit: Suit | None = self.tracked[0] if len(self.tracked) == 1 else None
@@ -197,11 +186,13 @@ class _Solver:
         self.exact = len(self.tracked) == 1 and self.suit_rule
         # two or more tracked suits and the suit rule: the match chances are estimated (``VoluntaryPlan``)
         self.approx = len(self.tracked) > 1 and self.suit_rule
-        self.root_mask = root_mask if self.track else 0
+        self.root_mask = 0
         # (two rows at least: without a tracked suit, "seen" changes nothing, and helpers may ask it)
         self.trl = [
             _trl_row(
-                probe.skill, probe.difficulty, sum(bonuses[s] for s, b in self.bit_of.items() if mask & b)
+                probe.skill,
+                probe.difficulty,
+                shown + sum(bonuses[s] for s, b in self.bit_of.items() if mask & b),
             )
             for mask in range(max(self.masks, 2))
         ]
@@ -802,13 +793,13 @@ class VoluntaryPlan:
             _cards(discards),
             sum(c.pip_value for c in hand.cards),
             any(c.rank == 1 for c in hand.cards),
-            _mask_of(hand, hand.played),
+            frozenset(c.suit for c in hand.played),
         )
         self.decision = self._decision(hand)
 
     @classmethod
     def _from_state(
-        cls, task: rules.Hand, pile: tuple[Card, ...], hard: int, ace: bool, seen: int
+        cls, task: rules.Hand, pile: tuple[Card, ...], hard: int, ace: bool, seen: frozenset[Suit]
     ) -> VoluntaryPlan:
         """A plan from a state, not a hand: the hand of ``task`` at (hard, ace, seen) with ``pile`` to draw
         from (the reshuffled discards, when the shoe ran out; no discards behind them)."""
@@ -825,9 +816,10 @@ class VoluntaryPlan:
         pile: tuple[Card, ...],
         hard: int,
         ace: bool,
-        seen: int,
+        seen: frozenset[Suit],
     ) -> None:
         hand = task
+        self.seen_suits = seen  # the suits the hand has shown (the fresh plans of ``_fresh_best`` too)
         self.remaining = remaining
         self.pile = pile
         self.root_hard, self.root_ace = hard, ace
@@ -846,7 +838,7 @@ class VoluntaryPlan:
             hand.characteristics,
             hand.options,
             start_hard=hard,
-            root_mask=seen,
+            seen=seen,
             extra_scale=extra,
         )
         self.adders = hand.allowed_adders
@@ -951,7 +943,7 @@ class VoluntaryPlan:
         pile: tuple[Card, ...],
         hard: int,
         ace: bool,
-        seen: int,
+        seen: frozenset[Suit],
     ) -> int:
         """Prepare dealing on from the discards; return what the plan's common denominator must hold.
 
@@ -960,7 +952,7 @@ class VoluntaryPlan:
         last card or its second-to-last takes its bonus cards from the discards (``_refill_bonus``).
         """
         probe = _Solver(
-            remaining, task.skill, task.difficulty, task.characteristics, task.options, plan=False
+            remaining, task.skill, task.difficulty, task.characteristics, task.options, seen=seen, plan=False
         )
         self.pile_counts = [0] * 11
         # per tracked suit, (its bit, the discards' cards of it by value)
@@ -980,8 +972,8 @@ class VoluntaryPlan:
         extra = size * max(size - 1, 1) * lcm(*(f.denominator for row in self.cross for f in row))
         all_hard = hard + sum(c.pip_value for c in remaining)
         all_ace = ace or any(c.rank == 1 for c in remaining)
-        all_seen = seen | _mask_of_cards(probe.bit_of, remaining)
-        self.switch = (all_hard, all_ace, all_seen)
+        all_seen = seen | {c.suit for c in remaining}
+        self.switch = (all_hard, all_ace)  # the state with every card of the shoe drawn
         if _soft(all_hard, all_ace) < BLACKJACK:  # the hand can be in play with the shoe empty
             sub = self.refill_plan = VoluntaryPlan._from_state(task, pile, all_hard, all_ace, all_seen)
             extra = lcm(extra, sub.solver.depth_scale[0] * sub.solver.scale)
@@ -992,8 +984,8 @@ class VoluntaryPlan:
         if self.refill_hit is None:
             sub = self.refill_plan
             assert sub is not None
-            hard, ace, seen = self.switch
-            p, e = sub._hit(sub.ckey0, sub.skey0, hard, ace, seen, sub.solver.size)
+            hard, ace = self.switch
+            p, e = sub._hit(sub.ckey0, sub.skey0, hard, ace, sub.solver.root_mask, sub.solver.size)
             self.refill_spread = sub.last_spread
             unit = sub.solver.depth_scale[0] * sub.solver.scale
             factor, rest = divmod(self.solver.depth_scale[self.solver.size] * self.solver.scale, unit)
@@ -2348,7 +2340,7 @@ class VoluntaryPlan:
         plan = VoluntaryPlan.__new__(VoluntaryPlan)
         plan.root = self.root
         plan.exact_odds = True
-        plan._setup(self.root, cards, self.pile, hard, ace, 0)
+        plan._setup(self.root, cards, self.pile, hard, ace, self.seen_suits)
         plan.budget, plan.fresh = self.budget, self.fresh
         choices = plan._choices_at((), hard, ace)
         self.budget[0] -= len(plan.memo) + SETUP_COST

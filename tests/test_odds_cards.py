@@ -806,7 +806,7 @@ def _exhaustive(hand: bj.Hand, remaining: tuple[Card, ...]) -> tuple[tuple[Fract
     return options(hand, tuple(sorted(remaining)))
 
 
-def _averaged(self, drawn, ckey, hard, ace, left, hit):  # the look-ahead before its refinement
+def _averaged(self, drawn, ckey, skey, hard, ace, left, hit):  # the look-ahead before its refinement
     return hit
 
 
@@ -884,3 +884,25 @@ def test_one_characteristic_with_the_suit_rule_is_marked_an_estimate() -> None:
     assert not odds.voluntary_decision(root, MIXED_SHOES[0]).exact
     off = bj.hit(bj.start_voluntary(3, 4, "Speed", 4, bj.HandOptions(suit_bonus=False)), C("2C"))
     assert odds.voluntary_decision(off, MIXED_SHOES[0]).exact
+
+
+def test_hit_with_discards_is_exact_where_suits_decide() -> None:
+    # BJ-1, BJ-6: the discards (all hearts and a club) meet a 21 made by the shoe's last card, so which
+    # 2 is left (the heart or the diamond) decides the bonus; the fresh plans that settle it are told
+    # apart by the discards too. Seeded tiny shoes with discards equal the exhaustive optimum as well.
+    root = bj.hit(bj.start_voluntary(6, 4), C("7D"))
+    shoe, pile = [C(x) for x in ["2H", "2D", "QD"]], [C(x) for x in ["QH", "4H", "7C"]]
+    decision = odds.voluntary_decision(root, shoe, pile)
+    best = _full_information_best_two_piles(root, tuple(shoe), tuple(pile))
+    assert decision.exact and (decision.best.success, decision.best.expected_trl) == best
+    rng = random.Random(3)
+    deck = list(full_deck())
+    for _ in range(30):
+        face, *cards = rng.sample(deck, rng.randint(2, 5) + rng.randint(2, 5) + 1)
+        split = rng.randint(0, 4)
+        root = bj.hit(bj.start_voluntary(rng.randint(0, 8), rng.randint(0, 7)), face)
+        if not root.can_stand:
+            continue
+        decision = odds.voluntary_decision(root, cards[:split], cards[split:])
+        best = _full_information_best_two_piles(root, tuple(cards[:split]), tuple(cards[split:]))
+        assert decision.exact and (decision.best.success, decision.best.expected_trl) == best

@@ -2264,7 +2264,7 @@ class VoluntaryPlan:
             below = self.certify and self.refill_spread[2]
         choices = [(action, (Fraction(p, unit), Fraction(e, unit))) for action, (p, e) in options]
         if below and not drawn:  # (at a later state, ``decide`` asks a fresh plan of the cards left)
-            exact = self._refine_hit(drawn, ckey, hard, ace, left, choices[-1][1])
+            exact = self._refine_hit(drawn, ckey, skey, hard, ace, left, choices[-1][1])
             if exact is None:
                 self.exact_odds = False
             else:
@@ -2275,6 +2275,7 @@ class VoluntaryPlan:
         self,
         drawn: Sequence[Card],
         ckey: int,
+        skey: int,
         hard: int,
         ace: bool,
         left: int,
@@ -2301,37 +2302,61 @@ class VoluntaryPlan:
         left_cards.subtract(drawn)
         cards = sorted(left_cards.elements())
         unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        tracked = solver.suit if self.exact else None
         p, e = hit
         for v in VALUES:
             n = self.cnt[v]
             ck = ckey - self.place[v]
-            if not n or ck not in self.tainted:
+            if not n or _soft(hard + v, ace or v == 1) >= BLACKJACK:
                 continue
-            total = _soft(hard + v, ace or v == 1)
-            if total >= BLACKJACK:
-                continue
-            average = self.memo[ck]
-            by_suit = Counter(card.suit for card in cards if card.pip_value == v)
-            exact_p = exact_e = Fraction(0)
-            for suit, count in by_suit.items():
-                rest = list(cards)
-                rest.remove(next(c for c in cards if c.pip_value == v and c.suit is suit))
-                found = self._fresh_best(tuple(rest), hard + v, ace or v == 1)
-                if found is None:
-                    return None
-                exact_p += count * found[0]
-                exact_e += count * found[1]
-            p += (exact_p - n * Fraction(average[0], unit)) / left
-            e += (exact_e - n * Fraction(average[1], unit)) / left
+            # the children of value v: one class (every suit alike), or in the exact mode the cards of
+            # the tracked suit apart (``chr``), each its own memo key
+            classes = [(ck, [suit for suit in Suit if suit is not tracked])]
+            if tracked is not None:
+                classes[0] = (ck + skey, classes[0][1])
+                classes.append((ck + skey - self.suit_place[v], [tracked]))
+            for key, suits in classes:
+                if key not in self.tainted:
+                    continue
+                average = self.memo[key]
+                exact_p = exact_e = Fraction(0)
+                count = 0
+                for suit in suits:
+                    card = next((c for c in cards if c.pip_value == v and c.suit is suit), None)
+                    if card is None:
+                        continue
+                    k = sum(1 for c in cards if c.pip_value == v and c.suit is suit)
+                    rest = list(cards)
+                    rest.remove(card)
+                    found = self._fresh_best(tuple(rest), hard + v, ace or v == 1, self.seen_suits | {suit})
+                    if found is None:
+                        return None
+                    exact_p += k * found[0]
+                    exact_e += k * found[1]
+                    count += k
+                p += (exact_p - count * Fraction(average[0], unit)) / left
+                e += (exact_e - count * Fraction(average[1], unit)) / left
         return p, e
 
-    def _fresh_best(self, cards: tuple[Card, ...], hard: int, ace: bool) -> tuple[Fraction, Fraction] | None:
-        """The best (P, E) of the state (hard, ace) with exactly ``cards`` left in the shoe (and this
-        plan's discards behind them), from a plan of its own sharing this plan's budget; None when the
-        budget ran out."""
+    def _fresh_best(
+        self, cards: tuple[Card, ...], hard: int, ace: bool, seen: frozenset[Suit]
+    ) -> tuple[Fraction, Fraction] | None:
+        """The best (P, E) of the state (hard, ace, suits ``seen``) with exactly ``cards`` left in the shoe
+        (and this plan's discards behind them), from a plan of its own sharing this plan's budget; None
+        when the budget ran out. Results are shared by the shoe's make-up, the suits whose order cannot
+        matter (no bonus of theirs is still to count) in any order."""
+        options = self.root.options
+        bonuses = rules.suit_bonuses(self.root.characteristics) if options.characteristic_rule else {}
+        # a suit's row: its cards left by value, then in the discards (which the order of suits must keep)
         by_suit = Counter((card.suit, card.pip_value) for card in cards)
-        shape = sorted(tuple(by_suit[(suit, v)] for v in VALUES) for suit in Suit)
-        key = (hard, ace, *shape)
+        in_pile = Counter((card.suit, card.pip_value) for card in self.pile)
+        rows = {
+            suit: tuple(by_suit[(suit, v)] for v in VALUES) + tuple(in_pile[(suit, v)] for v in VALUES)
+            for suit in Suit
+        }
+        fixed = tuple((suit, rows[suit]) for suit in Suit if suit in bonuses and suit not in seen)
+        free = sorted(rows[suit] for suit in Suit if suit not in bonuses or suit in seen)
+        key = (hard, ace, fixed, *free)
         found = self.fresh.get(key)
         if found is not None:
             return found
@@ -2340,7 +2365,7 @@ class VoluntaryPlan:
         plan = VoluntaryPlan.__new__(VoluntaryPlan)
         plan.root = self.root
         plan.exact_odds = True
-        plan._setup(self.root, cards, self.pile, hard, ace, self.seen_suits)
+        plan._setup(self.root, cards, self.pile, hard, ace, seen)
         plan.budget, plan.fresh = self.budget, self.fresh
         choices = plan._choices_at((), hard, ace)
         self.budget[0] -= len(plan.memo) + SETUP_COST
@@ -2380,7 +2405,8 @@ class VoluntaryPlan:
             raise IllegalMove("This hand has no decision to make now.")
         choices = self._choices(hand)
         plan, drawn = self._plan_of(hand)
-        if plan.certify and drawn and sum(plan.place[v] * plan.cnt[v] for v in VALUES) in plan.tainted:
+        ckey, skey, seen, _ = plan._enter(drawn)
+        if plan.certify and drawn and plan._key(ckey, skey, seen) in plan.tainted:
             left = Counter(plan.remaining)
             left.subtract(drawn)
             return VoluntaryPlan(hand, sorted(left.elements()), plan.pile).decision.best.action

@@ -26,6 +26,7 @@ from bot.core.systemx import (
     wound_cap,
 )
 from bot.store import AppliedModifier, GuildSettings, Sheet, Store
+from bot.ui.embeds import shown_name
 from bot.ui.odds import (
     add_odds,
     flat_line,
@@ -46,18 +47,24 @@ from bot.ui.sysx import (
     ChartBook,
     GmModifiers,
     SkillSource,
-    check_embed,
-    combined_embed,
-    flat_embed,
+    check_compact,
+    check_details,
+    combined_compact,
+    combined_details,
+    flat_compact,
+    flat_details,
     from_numbers,
     from_sheet,
     gm_modifiers,
     list_choices,
     margin_style,
-    opposed_embed,
+    opposed_compact,
+    opposed_details,
     skill_choices,
     split_list,
-    synergy_embed,
+    synergy_compact,
+    synergy_details,
+    who_rolled,
 )
 from bot.ui.visibility import resolve_mode
 
@@ -195,7 +202,7 @@ class SystemX(
             wounds=source.wounds,
             required=need,
         )
-        embed = check_embed(
+        details = check_details(
             result,
             source,
             style,
@@ -207,7 +214,7 @@ class SystemX(
             custom_chart=custom,
         )
         add_odds(
-            embed,
+            details,
             sysx_check_line(
                 source.sv,
                 roll_modifier=result.roll_modifier,
@@ -220,10 +227,14 @@ class SystemX(
             ),
         )
         verdict = "success" if result.succeeded else "failure"
+        compact = check_compact(
+            result, source, style, who=who_rolled(interaction.user.display_name, source), applied=applied
+        )
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx check",
@@ -289,7 +300,7 @@ class SystemX(
         )
         target_result = check(chart, target_source.sv, dice[1], wounds=target_source.wounds)
         final = opposed(actor_result.margin, target_result.margin)
-        embed = opposed_embed(
+        details = opposed_details(
             (actor.mention, actor_source, actor_result),
             (target.mention, target_source, target_result),
             final,
@@ -297,15 +308,23 @@ class SystemX(
             applied=applied,
             custom_chart=custom,
         )
+        compact = opposed_compact(
+            (who_rolled(actor.display_name, actor_source), actor_source, actor_result),
+            (who_rolled(target.display_name, target_source), target_source, target_result),
+            final,
+            style,
+            applied=applied,
+        )
         actor_odds = sysx_check(
             actor_source.sv, gm.roll, gm.sv, actor_source.wounds, actor_result.required, chart
         )
         target_odds = sysx_check(target_source.sv, 0, 0, target_source.wounds, S0, chart)
-        add_odds(embed, sysx_opposed_line(actor_odds, target_odds, final, style))
+        add_odds(details, sysx_opposed_line(actor_odds, target_odds, final, style))
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx opposed",
@@ -407,6 +426,7 @@ class SystemX(
         chart, custom, style = await self._table(interaction)
         sources = [await self._source(interaction, m, skill, sv) for m, skill, sv in actors]
         rows: list[tuple[str, SkillSource, Any, list[AppliedModifier]]] = []
+        names: list[str] = []
         dice: list[int] = []
         for (member, _, _), source in zip(actors, sources, strict=True):
             # GM-3: each actor's own pending modifiers apply to their own check.
@@ -418,16 +438,21 @@ class SystemX(
                 chart, source.sv, natural, roll_modifier=gm.roll, sv_modifier=gm.sv, wounds=source.wounds
             )
             rows.append((member.mention, source, result, applied))
+            names.append(who_rolled(member.display_name, source))
         outcome = combined([row[2].margin for row in rows])
-        embed = combined_embed(rows, outcome, style, custom_chart=custom)
+        details = combined_details(rows, outcome, style, custom_chart=custom)
+        compact = combined_compact(
+            [(name, *row[1:]) for name, row in zip(names, rows, strict=True)], outcome, style
+        )
         actor_odds = [
             sysx_check(r.sv, r.roll_modifier, r.sv_modifier, r.wounds, S0, chart) for _, _, r, _ in rows
         ]
-        add_odds(embed, sysx_combined_line(actor_odds, outcome.margin, style))
+        add_odds(details, sysx_combined_line(actor_odds, outcome.margin, style))
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx combined",
@@ -499,7 +524,7 @@ class SystemX(
             for s in sources
         ]
         outcome = synergy(chart, steps, dice, required=need)
-        embed = synergy_embed(
+        details = synergy_details(
             outcome,
             sources,
             style,
@@ -509,14 +534,17 @@ class SystemX(
             custom_chart=custom,
         )
         add_odds(
-            embed,
+            details,
             sysx_synergy_line(steps, required=need, chart=chart, style=style, actual=outcome.margin),
         )
         verdict = "success" if outcome.succeeded else "failure"
+        who = shown_name(sheet.name if sheet is not None else interaction.user.display_name)
+        compact = synergy_compact(outcome, sources, style, who=who, applied=applied)
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx synergy",
@@ -550,13 +578,14 @@ class SystemX(
         mode = await resolve_mode(interaction, self.store, visibility)
         natural = self._roll()
         result = flat(natural, value)
-        embed = flat_embed(result, roller=interaction.user.mention)
-        add_odds(embed, flat_line(value))
+        details = add_odds(flat_details(result, roller=interaction.user.mention), flat_line(value))
+        compact = flat_compact(result, who=shown_name(interaction.user.display_name))
         happened = "happens" if result.happened else "does not happen"
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx flat",

@@ -480,3 +480,29 @@ async def test_skills_autocomplete_from_the_right_sheet(harness: Harness, world:
         world.guild, world.general, world.carol, "sysx check", {"skill": ""}, "skill"
     )
     assert nobody.choices == []
+
+
+# -- issue 31, item 1: compact by default ------------------------------------------------------------------
+
+
+async def test_item1_every_sysx_roll_is_a_title_and_at_most_three_lines(
+    harness: Harness, world: World
+) -> None:
+    await alice_sheet(harness, world)
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", None, "roll", 1, 5, world.gm.id
+    )
+    rolls = [
+        ("check", {"skill": "Climb", "required": "S1"}),
+        ("opposed", {"actor": world.alice, "target": world.bob, "actor_skill": "Climb", "target_sv": 12}),
+        ("combined", {"member1": world.alice, "skill1": "Climb", "member2": world.bob, "sv2": 9}),
+        ("synergy", {"skills": "Swim, Climb, Stealth"}),
+        ("flat", {"value": 9}),
+    ]
+    for path, options in rolls:
+        answer = await sysx(harness, world, path, options)
+        lines = assert_compact(answer.original)  # title, at most three lines, no rule ids, a Details button
+        assert len(answer.public()) == 1 and lines, path
+        if path != "flat":
+            assert world.gm.mention in lines[-1] and "roll +1" in lines[-1], (path, lines)
+        assert (await details(harness, answer, world.bob))["fields"], path

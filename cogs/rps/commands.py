@@ -16,7 +16,7 @@ from discord.ext import commands
 from bot.core import rps
 from bot.core.dice import Dice
 from bot.store import AppliedModifier, Pool, RollRecord, Sheet, Store
-from bot.ui.embeds import clip
+from bot.ui.embeds import clip, shown_name
 from bot.ui.odds import add_odds, resisted_cached, rps_line, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.pools import SYSTEM, roll_pool_check
@@ -27,7 +27,8 @@ from bot.ui.rps import (
     BaseBuild,
     BasePart,
     BaseSpec,
-    check_embed,
+    check_compact,
+    check_details,
     check_summary,
     difficulty_part,
     ended_sentence,
@@ -36,7 +37,8 @@ from bot.ui.rps import (
     pool_embed,
     pool_insider,
     raw_spec,
-    resisted_embed,
+    resisted_compact,
+    resisted_details,
     resisted_summary,
     roll_check,
 )
@@ -282,7 +284,10 @@ class Rps(
     ) -> None:
         who = roller or interaction.user
         title = f"RPS {'second try: ' if retry_of else ''}{build.what}: {result.name}"
-        embed = check_embed(
+        compact = check_compact(
+            build, result, applied, who=shown_name(who.display_name), second_try=retry_of is not None
+        )
+        details = check_details(
             build,
             result,
             applied,
@@ -292,11 +297,12 @@ class Rps(
             author=f"for {who.display_name}" if who.id != interaction.user.id else None,
         )
         if result.dice is not None:  # a forgone check (RPS-6) had no chance to take
-            add_odds(embed, rps_line(build.base, result.sl))
+            add_odds(details, rps_line(build.base, result.sl))
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="rps retry" if retry_of else "rps check",
@@ -412,23 +418,26 @@ class Rps(
             spec.build()  # ranges checked before any GM modifier is used up
         builds: dict[str, BaseBuild] = {}
         applied_all: list[AppliedModifier] = []
+        applied_by: list[tuple[str, list[AppliedModifier]]] = []
         parties: list[rps.ResistedParty] = []
         dice = Dice(self.bot.rng)  # type: ignore[attr-defined]
         for name, spec, member_id in specs:
             applied = await take_modifiers(interaction, store, SYSTEM, user_id=member_id) if member_id else []
             applied_all += applied
+            applied_by.append((name, applied))
             builds[name] = spec.build(gm_parts(applied))
             parties.append(rps.ResistedParty(name, builds[name].base, (dice.d10(), dice.d10())))
         result = rps.resisted(parties, reroll=lambda party: (dice.d10(), dice.d10()))
-        embed = resisted_embed(result, builds, applied_all)
+        details = resisted_details(result, builds, applied_all)
         names = [name for name, _, _ in specs]
         # up to ~0.3 s for six parties: off the event loop
         odds = await self.bot.workers.run(resisted_cached, tuple(builds[name].base for name in names))
-        add_odds(embed, win_line(names, odds, result.winner))
+        add_odds(details, win_line(names, odds, result.winner))
         await publish(
             interaction,
             store,
-            embed,
+            resisted_compact(result, applied_by),
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="rps resisted",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.fake_discord.harness import Harness
+from tests.fake_discord.harness import Answer, Harness
 from tests.fake_discord.world import FakeMessage, FakeUser
 
 RULE_ID = re.compile(r"\b(SX|DN|RPS|DD|BJ|GM)-\d+\b")
@@ -42,3 +42,25 @@ async def open_details(harness: Harness, message: FakeMessage, user: FakeUser) -
     assert not answer.public(), "Details answered in public"
     [embed] = answer.original.embeds
     return embed
+
+
+def asker(harness: Harness, answer: Answer) -> FakeUser:
+    """The user whose interaction ``answer`` answers."""
+    payload = answer.record.payload
+    user = (payload.get("member") or {}).get("user") or payload["user"]
+    return harness.fake.users[int(user["id"])]
+
+
+async def shown(harness: Harness, answer: Answer, user: FakeUser | None = None) -> dict[str, Any]:
+    """The details of the roll ``answer`` shows (its first message with a Details button), opened by
+    ``user`` (default: whoever rolled)."""
+    message = next(
+        (
+            m
+            for m in [answer.original, *answer.messages]
+            if any(c.startswith("details:") for c in m.custom_ids())
+        ),
+        None,
+    )
+    assert message is not None, f"no Details button in the answer: {[m.text() for m in answer.messages]}"
+    return await open_details(harness, message, user or asker(harness, answer))

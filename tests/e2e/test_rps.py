@@ -16,6 +16,8 @@ from typing import Any
 from bot.core import rps
 from bot.store import Sheet
 from bot.ui.embeds import VERDICT_COLOURS, WARNING
+from tests.e2e.compact import assert_compact, open_details
+from tests.e2e.compact import shown as details_of
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import FakeDiscord
 from tests.fake_discord.world import FakeMessage
@@ -77,13 +79,15 @@ async def test_skill_check_from_the_sheet_with_a_named_difficulty(harness: Harne
     dice(harness, 3, 4)
     answer = await check(harness, world, skill="Stealth", difficulty=2)
     assert not answer.ephemeral
-    embed = answer.embed
+    embed = await details_of(harness, answer)
     shown = fields(embed)
     assert shown["Base"] == "17 = Stealth 8 + Agility 7 + Moderately hard (+2)"
     assert shown["Dice (2d10)"] == "3 + 4 = 7"
     assert shown["Success Level"] == "17 - 7 = 10"
     assert embed["title"] == "RPS Stealth (Agility): success, impressive"
-    assert embed["color"] == VERDICT_COLOURS[rps.Verdict.SUCCESS].value
+    assert answer.embed["title"] == "Alice - Stealth (Agility): SL 10, impressive success"
+    assert assert_compact(answer.original) == ["2d10 **3 + 4** = 7; Base 17 - 7 = SL 10"]
+    assert answer.embed["color"] == VERDICT_COLOURS[rps.Verdict.SUCCESS].value
     assert "RPS-1" in embed["footer"]["text"] and "RPS-3" in embed["footer"]["text"]
 
 
@@ -91,11 +95,13 @@ async def test_skill_check_with_an_alternate_parent(harness: Harness, world: Wor
     await alice_sheet(harness, world)
     dice(harness, 6, 6)
     answer = await check(harness, world, skill="stealth", parent="perception", modifier=-1)
-    shown = fields(answer.embed)
+    shown = fields(await details_of(harness, answer))
     assert shown["Base"] == "12 = Stealth 8 + Perception 5 + modifier (-1)"
     assert shown["Success Level"] == "12 - 12 = 0"
     assert "near miss" in shown["Result"]  # RPS-3: SL 0 is a near miss
     assert answer.embed["color"] == WARNING.value
+    assert answer.embed["title"] == "Alice - Stealth (Perception): SL 0, near miss"
+    assert assert_compact(answer.original)[1] == "SL 0: just short; the GM may allow another try"
     refused = await check(harness, world, skill="Stealth", parent="Strength")
     assert refused.ephemeral and "cannot use 'Strength'" in refused.content and refused.public() == []
 
@@ -107,37 +113,42 @@ async def test_attribute_check_is_twice_the_attribute(harness: Harness, world: W
     d1, d2 = mirror.randint(1, 10), mirror.randint(1, 10)
     expected = rps.check(12, d1, d2)
     answer = await check(harness, world, attribute="Strength")
-    shown = fields(answer.embed)
+    shown = fields(await details_of(harness, answer))
     assert shown["Base"] == "12 (2 x Strength 6)"
     assert shown["Dice (2d10)"] == f"{d1} + {d2} = {d1 + d2}"
     assert f"SL {expected.sl}" in shown["Result"]
-    assert answer.embed["title"] == f"RPS Strength x 2: {expected.name}"
+    assert answer.embed["title"].startswith(f"Alice - Strength x 2: SL {expected.sl}, ")
 
 
 async def test_raw_base_works_in_dms_and_the_seed_example_holds(harness: Harness, world: World) -> None:
     # RPS-10: Base 12 with (1, 7) -> SL 4 success; (4, 9) -> SL -1 failure
     dice(harness, 1, 7, 4, 9)
     first = await harness.slash(None, None, world.stranger, "rps check", {"base": 12})
-    assert fields(first.embed)["Success Level"] == "12 - 8 = 4"
-    assert first.embed["title"] == "RPS Base: success, acceptable"
+    assert fields(await details_of(harness, first))["Success Level"] == "12 - 8 = 4"
+    assert first.embed["title"] == "Stranger - Base 12: SL 4, acceptable success"
     second = await harness.slash(None, None, world.stranger, "rps check", {"base": 12})
-    assert fields(second.embed)["Success Level"] == "12 - 13 = -1"
-    assert second.embed["title"] == "RPS Base: failure"
+    assert fields(await details_of(harness, second))["Success Level"] == "12 - 13 = -1"
+    assert second.embed["title"] == "Stranger - Base 12: SL -1, failure"
     assert second.embed["color"] == VERDICT_COLOURS[rps.Verdict.FAILURE].value
 
 
 async def test_doubles_make_criticals_and_fumbles(harness: Harness, world: World) -> None:  # RPS-4, RPS-5
     dice(harness, 1, 1, 10, 10, 10, 10)
     crit = await check(harness, world, base=10)
-    assert fields(crit.embed)["Doubles"] == "critical success"
-    assert "critical success makes it **13**" in fields(crit.embed)["Success Level"]
+    assert fields(await details_of(harness, crit))["Doubles"] == "critical success"
+    assert "critical success makes it **13**" in fields(await details_of(harness, crit))["Success Level"]
     assert crit.embed["color"] == VERDICT_COLOURS[rps.Verdict.CRITICAL_SUCCESS].value
+    assert crit.embed["title"] == "Alice - Base 10: SL 13, critical success, impressive"
+    assert assert_compact(crit.original) == ["2d10 **1 + 1** = 2; Base 10 - 2 = 8; double 1s make it SL 13"]
     fumble = await check(harness, world, base=10)
-    assert fields(fumble.embed)["Doubles"] == "critical failure (fumble)"
-    assert "SL -10" in fields(fumble.embed)["Result"]
+    assert fields(await details_of(harness, fumble))["Doubles"] == "critical failure (fumble)"
+    assert "SL -10" in fields(await details_of(harness, fumble))["Result"]
+    assert assert_compact(fumble.original) == [
+        "2d10 **10 + 10** = 20; Base 10 - 20 = SL -10: double 10s, a fumble"
+    ]
     automatic = await check(harness, world, base=25)
-    assert fields(automatic.embed)["Doubles"] == "automatic failure"
-    assert "SL 0" in fields(automatic.embed)["Result"]
+    assert fields(await details_of(harness, automatic))["Doubles"] == "automatic failure"
+    assert "SL 0" in fields(await details_of(harness, automatic))["Result"]
 
 
 async def test_difficulties_are_the_seeds_named_choices(
@@ -152,15 +163,16 @@ async def test_difficulties_are_the_seeds_named_choices(
     assert {"name": "-20 Beyond impossible", "value": -20} in choices
     dice(harness, 2, 2)
     answer = await check(harness, world, base=10, difficulty=-15)
-    assert fields(answer.embed)["Base"] == "-5 = given Base 10 + Nearly impossible (-15)"
+    assert fields(await details_of(harness, answer))["Base"] == "-5 = given Base 10 + Nearly impossible (-15)"
 
 
 async def test_forgo_above_15_and_refused_at_15(harness: Harness, world: World) -> None:  # RPS-6
     scripted = dice(harness)  # no dice at all: a forgone roll must not roll
     allowed = await check(harness, world, base=16, forgo=True)
-    assert allowed.embed["title"] == "RPS Base: assumed success, acceptable"
-    assert "no roll" in fields(allowed.embed)["Dice (2d10)"]
-    assert "RPS-6" in allowed.embed["footer"]["text"]
+    assert allowed.embed["title"] == "Alice - Base 16: SL 1, assumed success"
+    assert assert_compact(allowed.original) == ["No roll: the success is assumed (Base 16 is above 15)"]
+    assert "no roll" in fields(await details_of(harness, allowed))["Dice (2d10)"]
+    assert "RPS-6" in (await details_of(harness, allowed))["footer"]["text"]
     store = harness.bot.store
     await store.modifiers.set(
         world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -3, 1, world.gm.id
@@ -175,8 +187,8 @@ async def test_forgo_above_15_and_refused_at_15(harness: Harness, world: World) 
 async def test_a_gm_may_forgo_at_any_base(harness: Harness, world: World) -> None:  # RPS-6
     dice(harness)
     answer = await check(harness, world, user=world.gm, base=5, forgo=True)
-    assert answer.embed["title"] == "RPS Base: assumed success, acceptable"
-    assert "granted by the GM" in fields(answer.embed)["Dice (2d10)"]
+    assert answer.embed["title"] == "Gamemaster - Base 5: SL 1, assumed success"
+    assert "granted by the GM" in fields(await details_of(harness, answer))["Dice (2d10)"]
 
 
 async def test_gm_difficulty_modifier_is_used_by_exactly_one_roll(harness: Harness, world: World) -> None:
@@ -187,15 +199,23 @@ async def test_gm_difficulty_modifier_is_used_by_exactly_one_roll(harness: Harne
     )
     dice(harness, 2, 3, 2, 3)
     bob = await check(harness, world, user=world.bob, base=10)
-    assert fields(bob.embed)["Base"] == "10 (given Base)" and "GM modifier" not in fields(bob.embed)
+    assert fields(await details_of(harness, bob))[
+        "Base"
+    ] == "10 (given Base)" and "GM modifier" not in fields(await details_of(harness, bob))
     first = await check(harness, world, base=10)
-    shown = fields(first.embed)
+    shown = fields(await details_of(harness, first))
     assert shown["Base"] == "13 = given Base 10 + GM difficulty (+3)"
     assert shown["Success Level"] == "13 - 5 = 8"
-    assert world.gm.mention in shown["GM modifier"] and "GM-3" in first.embed["footer"]["text"]
+    assert (
+        world.gm.mention in shown["GM modifier"]
+        and "GM-3" in (await details_of(harness, first))["footer"]["text"]
+    )
+    assert assert_compact(first.original)[-1] == f"GM modifier: difficulty +3 (set by {world.gm.mention})"
     dice(harness, 2, 3)
     second = await check(harness, world, base=10)
-    assert fields(second.embed)["Base"] == "10 (given Base)" and "GM modifier" not in fields(second.embed)
+    assert fields(await details_of(harness, second))[
+        "Base"
+    ] == "10 (given Base)" and "GM modifier" not in fields(await details_of(harness, second))
 
 
 async def test_check_needs_exactly_one_source_and_a_sheet(harness: Harness, world: World) -> None:
@@ -242,7 +262,12 @@ async def test_franky_richard_johnny_from_the_seed(harness: Harness, world: Worl
         "rps resisted",
         {"party1": "Franky", "base1": 10, "party2": "Richard", "base2": 10, "party3": "Johnny", "base3": 10},
     )
-    embed = answer.embed
+    assert answer.embed["title"] == "Resisted: Franky wins, SL 3"
+    assert assert_compact(answer.original) == [
+        "Franky 4 + 5 → SL 1 · Richard 6 + 6 → SL -2 · Johnny 6 + 7 → SL -3",
+        "Franky SL 1 - Richard SL -2 = SL 3",
+    ]
+    embed = await details_of(harness, answer, world.bob)
     assert embed["title"] == "RPS resisted action: Franky wins (SL 3)"
     shown = fields(embed)
     assert "**Franky**: 4 + 5 = 9 → SL 1" in shown["The checks"]
@@ -269,7 +294,7 @@ async def test_resisted_tie_rerolls_only_the_tied_with_a_member_party(harness: H
             "party3": "Stealth",
         },
     )
-    shown = fields(answer.embed)
+    shown = fields(await details_of(harness, answer))
     alice = world.alice.payload()["global_name"]  # parties are named by display name
     assert f"**{alice}**: Base 15 = Stealth 8 + Agility 7" in shown["Parties"]
     assert "Tied for highest: Franky, Richard" in shown["Round 1"]
@@ -280,7 +305,11 @@ async def test_resisted_tie_rerolls_only_the_tied_with_a_member_party(harness: H
         and "**Richard**: 3 + 3 = 6 → SL 4" in shown["Round 2"]
     )
     assert shown["New SL"] == "Richard SL 4 - Franky SL 2 = **2**"
-    assert answer.embed["title"] == "RPS resisted action: Richard wins (SL 2)"
+    assert answer.embed["title"] == "Resisted: Richard wins, SL 2"
+    assert assert_compact(answer.original) == [
+        "Franky 4 + 4 → SL 2 · Richard 3 + 3 → SL 4",  # the round that decided it
+        "Richard SL 4 - Franky SL 2 = SL 2 (after 2 rounds: ties rolled again)",
+    ]
 
 
 async def test_resisted_with_a_seeded_tie(harness: Harness, world: World) -> None:
@@ -297,8 +326,8 @@ async def test_resisted_with_a_seeded_tie(harness: Harness, world: World) -> Non
         "rps resisted",
         {"party1": "A", "base1": 10, "party2": "B", "base2": 10, "party3": "C", "base3": 10},
     )
-    assert len(expected.rounds) >= 2 and "Round 2" in fields(answer.embed)  # RPS-7
-    assert answer.embed["title"] == f"RPS resisted action: {expected.winner} wins (SL {expected.sl})"
+    assert len(expected.rounds) >= 2 and "Round 2" in fields(await details_of(harness, answer))  # RPS-7
+    assert answer.embed["title"] == f"Resisted: {expected.winner} wins, SL {expected.sl}"
 
 
 def _first_round_ties(rng: random.Random, *bases: int) -> bool:
@@ -338,12 +367,12 @@ async def test_retry_after_a_failure_then_refused_for_a_player_twice(harness: Ha
     # RPS-9: a second try of the last failed check, same Base
     dice(harness, 6, 7, 2, 3)
     failed = await check(harness, world, base=10, difficulty=-2)
-    assert "SL -5" in fields(failed.embed)["Result"]
+    assert "SL -5" in fields(await details_of(harness, failed))["Result"]
     again = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
-    shown = fields(again.embed)
-    assert again.embed["title"].startswith("RPS second try: Base")
+    shown = fields(await details_of(harness, again))
+    assert again.embed["title"].startswith("Alice - Base 8 (second try): SL 3")
     assert shown["Base"] == "8 (given Base)" and shown["Success Level"] == "8 - 5 = 3"
-    assert "RPS-9" in again.embed["footer"]["text"]
+    assert "RPS-9" in (await details_of(harness, again))["footer"]["text"]
     refused = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
     assert refused.ephemeral and "succeeded" in refused.content and refused.public() == []
 
@@ -367,7 +396,7 @@ async def test_two_retries_at_once_roll_one_second_try(harness: Harness, world: 
     )
     rolled = [a for a in both if not a.ephemeral]
     refused = [a for a in both if a.ephemeral]
-    assert len(rolled) == 1 and rolled[0].embed["title"].startswith("RPS second try")
+    assert len(rolled) == 1 and "(second try)" in rolled[0].embed["title"]
     assert len(refused) == 1 and "already a second try" in refused[0].content
     assert scripted.used == 4  # the check and one second try
     logged = await harness.bot.store.log.last(world.guild.id, world.general.id, 5)
@@ -388,10 +417,10 @@ async def test_only_a_gm_grants_a_modifier_or_a_third_try(harness: Harness, worl
     granted = await harness.slash(
         world.guild, world.general, world.gm, "rps retry", {"member": world.alice, "modifier": 3}
     )
-    shown = fields(granted.embed)
+    shown = fields(await details_of(harness, granted))
     assert shown["Base"] == "13 = given Base 10 + second try (+3)"  # the task's Base, not the last try's
     assert shown["Success Level"] == "13 - 10 = 3"
-    assert granted.embed["author"]["name"] == f"for {world.alice.payload()['global_name']}"
+    assert granted.embed["title"].startswith(f"{world.alice.payload()['global_name']} - Base 13 (second try)")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -413,12 +442,15 @@ async def test_sustained_pool_completed_by_button_clicks(harness: Harness, world
     assert pool.message_id == message.id
     dice(harness, 3, 4, 4, 5)
     first = await harness.click(message, "Roll next check", world.alice)
-    assert fields(first.embed)["Pool"].startswith("+8 → ")
+    assert first.embed["title"] == "Alice - Pick the lock: SL 8, good success"
+    assert assert_compact(first.public()[-1]) == ["2d10 **3 + 4** = 7; Base 15 - 7 = SL 8", "Pool +8 → 8/12"]
+    assert fields(await details_of(harness, first))["Pool"].startswith("+8 → ")
     assert message.edits == 1 and "8/12" in fields(message.embed)["Progress"]
     assert fields(message.embed)["Time spent"].startswith("10 minutes")
     before_end = copy.deepcopy(message)
     second = await harness.click(message, "Roll next check", world.gm)  # GM-4: a GM may roll for the owner
-    assert "14/12" in fields(second.embed)["Pool"]
+    assert "14/12" in fields(await details_of(harness, second))["Pool"]
+    assert assert_compact(second.public()[-1])[1] == "Pool +6 → 14/12: the action is completed"
     assert "completed" in message.embed["title"] and message.components == []  # the button is gone
     assert fields(message.embed)["Checks made"] == "2"
     assert fields(message.embed)["Time spent"].startswith("20 minutes")
@@ -463,7 +495,8 @@ async def test_sustained_pool_fails_on_a_fumble(harness: Harness, world: World) 
     answer = await harness.slash(
         world.guild, world.general, world.alice, "rps sustained roll", {"name": "pick the LOCK"}
     )
-    assert "fumble" in answer.embed["title"]
+    assert answer.embed["title"] == "Alice - Pick the lock: SL -8, critical failure (fumble)"
+    assert assert_compact(answer.original)[1] == "Pool -1 → -1/12: the action failed"
     assert "failed" in started.original.embed["title"] and started.original.components == []
     again = await harness.slash(
         world.guild, world.general, world.alice, "rps sustained roll", {"name": "Pick the lock"}
@@ -566,9 +599,9 @@ async def test_a_gm_modifier_applies_to_one_pool_check(harness: Harness, world: 
     )
     dice(harness, 2, 3, 2, 3)
     first = await harness.click(started.original, "Roll next check", world.alice)
-    assert fields(first.embed)["Base"] == "11 = given Base 15 + GM difficulty (-4)"
+    assert fields(await details_of(harness, first))["Base"] == "11 = given Base 15 + GM difficulty (-4)"
     second = await harness.click(started.original, "Roll next check", world.alice)
-    assert fields(second.embed)["Base"] == "15 (given Base)"
+    assert fields(await details_of(harness, second))["Base"] == "15 (given Base)"
 
 
 async def test_a_racing_check_is_reapplied_to_the_fresh_pool_once(harness: Harness, world: World) -> None:
@@ -589,7 +622,9 @@ async def test_a_racing_check_is_reapplied_to_the_fresh_pool_once(harness: Harne
     pools.add_check_logged = racing_add_check  # type: ignore[method-assign]
     dice(harness, 2, 3)
     answer = await harness.click(started.original, "Roll next check", world.alice)
-    assert "13/40" in fields(answer.embed)["Pool"]  # 3 from the racing check + 10 from this one, once each
+    assert (
+        "13/40" in fields(await details_of(harness, answer))["Pool"]
+    )  # 3 from the racing check + 10 from this one, once each
     pool = await pools.get_by_id(raced[0])
     assert (pool.pool, pool.checks_made) == (13, 2)
 
@@ -610,7 +645,10 @@ async def test_hidden_pool_checks_keep_the_pool_off_the_public_message(
     )
     assert answer.ephemeral and answer.content == "Your roll went to the GM."
     [gm_copy] = answer.in_channel(world.gm_screen)
-    assert "10/12" in fields(gm_copy.embed)["Pool"]
+    assert "10/12" in fields(await open_details(harness, gm_copy, world.gm))["Pool"]
+    assert assert_compact(gm_copy)[1] == "Pool +10 → 10/12"
+    refused = await harness.click(gm_copy, "Details", world.alice)  # a blind roll's roller learns nothing
+    assert refused.ephemeral and "10/12" not in refused.original.text()
     public = started.original
     assert (
         public.edits == 1
@@ -652,7 +690,7 @@ async def test_a_private_check_tells_the_table_only_that_a_roll_was_made(
 ) -> None:
     dice(harness, 4, 4)
     answer = await check(harness, world, base=13, visibility="private")
-    assert answer.ephemeral and fields(answer.embed)["Success Level"] == "13 - 8 = 5"
+    assert answer.ephemeral and fields(await details_of(harness, answer))["Success Level"] == "13 - 8 = 5"
     [notice] = answer.public()
     assert "private roll" in notice.content and notice.embeds == []
     for secret in ("13 - 8", "Success Level", "SL", "Base", "4 + 4"):
@@ -672,8 +710,9 @@ async def test_a_check_after_an_unrevealed_hidden_one_keeps_the_pool_hidden(
     [gm_copy] = blind.in_channel(world.gm_screen)
     dice(harness, 4, 6)  # SL 5: +5, public, by the owner
     public = await harness.click(started.original, "Roll next check", world.alice)
-    shown = fields(public.embed)
+    shown = fields(await details_of(harness, public, world.bob))
     assert not public.ephemeral and shown["Pool"].startswith("+5 (the total stays hidden")
+    assert assert_compact(public.original)[1].startswith("Pool +5; its total stays hidden")
     assert "15/40" not in public.original.text() and "Pool now" not in public.original.text()
     message = started.original
     assert "Progress" not in fields(message.embed) and "15/40" not in message.text()
@@ -683,7 +722,9 @@ async def test_a_check_after_an_unrevealed_hidden_one_keeps_the_pool_hidden(
     await harness.click(gm_copy, "Reveal", world.gm)
     dice(harness, 4, 6)
     after = await harness.click(started.original, "Roll next check", world.alice)
-    assert "/40" in fields(after.embed)["Pool"] and "Progress" in fields(started.original.embed)
+    assert "/40" in fields(await details_of(harness, after))["Pool"] and "Progress" in fields(
+        started.original.embed
+    )
 
 
 async def test_a_blind_check_is_retried_only_through_the_gm(harness: Harness, world: World) -> None:
@@ -697,8 +738,10 @@ async def test_a_blind_check_is_retried_only_through_the_gm(harness: Harness, wo
         and refused.content == "Your last check was a blind roll: ask the GM for a second try."
     )
     granted = await harness.slash(world.guild, world.general, world.gm, "rps retry", {"member": world.alice})
-    assert fields(granted.embed)["Success Level"] == "10 - 3 = 7"
-    assert "(SL" not in fields(granted.embed)["Second try"]  # the blind check's SL stays hidden
+    assert fields(await details_of(harness, granted))["Success Level"] == "10 - 3 = 7"
+    assert (
+        "(SL" not in fields(await details_of(harness, granted))["Second try"]
+    )  # the blind check's SL stays hidden
 
 
 async def test_a_gms_hidden_second_try_is_not_told_by_the_players_retry(
@@ -717,3 +760,35 @@ async def test_a_gms_hidden_second_try_is_not_told_by_the_players_retry(
         answer = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
         assert answer.ephemeral and answer.public() == []
         assert answer.content == "Your last check was made hidden by a GM: ask the GM for a second try."
+
+
+# --------------------------------------------------------------------------------------------------
+# issue 31, item 1: compact by default
+
+
+async def test_item1_every_rps_roll_is_a_title_and_at_most_three_lines(
+    harness: Harness, world: World
+) -> None:
+    await alice_sheet(harness, world)
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "rps", None, "difficulty", -1, 5, world.gm.id
+    )
+    started = await start_pool(harness, world)
+    dice(harness, 4, 5, 1, 1, 2, 3, 3, 3, 6, 6)
+    near_miss = await check(harness, world, base=10)  # 9 - 9 = SL 0, a near miss, with the GM's -1
+    assert assert_compact(near_miss.original) == [
+        "2d10 **4 + 5** = 9; Base 9 - 9 = SL 0",
+        "SL 0: just short; the GM may allow another try",
+        f"GM modifier: difficulty -1 (set by {world.gm.mention})",
+    ]
+    critical = await check(harness, world, skill="Stealth")
+    resisted = await harness.slash(
+        world.guild, world.general, world.alice, "rps resisted",
+        {"member1": world.alice, "party1": "Stealth", "party2": "Guard", "base2": 12},
+    )  # fmt: skip
+    pooled = await harness.click(started.original, "Roll next check", world.alice)
+    for answer in (critical, resisted, pooled):
+        message = answer.public()[-1]
+        lines = assert_compact(message)
+        assert world.gm.mention in lines[-1], lines
+        assert (await open_details(harness, message, world.carol))["fields"]

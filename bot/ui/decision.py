@@ -121,8 +121,11 @@ def decision_roll_compact(
 def contest_compact(result: ContestResult, labels: Sequence[PartyLabel]) -> discord.Embed:
     """``Contest: Mira wins, 15 vs 12``; the deciding round's totals and how many rounds it took."""
     final = result.rounds[-1]
+    modes = {party.name: party.mode.label for party in result.parties}
+    edge = {name: f" ({label})" if label != "normal" else "" for name, label in modes.items()}
     totals = " · ".join(
-        f"{e.name} {' + '.join(map(str, e.dice))} {e.modifier:+d} = **{e.total}**" for e in final.entries
+        f"{e.name}{edge.get(e.name, '')} {' + '.join(map(str, e.dice))} {e.modifier:+d} = **{e.total}**"
+        for e in final.entries
     )
     rounds = len(result.rounds)
     again = f" after {rounds} rounds (ties rolled again)" if rounds > 1 else ""

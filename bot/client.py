@@ -17,6 +17,7 @@ from discord.ext import commands
 from bot.invite import invite_url
 from bot.settings import Settings
 from bot.store import Store
+from bot.ui.details import DetailsButton
 from bot.ui.options import TableTree
 from bot.ui.visibility import RevealButton
 from bot.ui.workers import Workers
@@ -41,8 +42,8 @@ COGS: tuple[str, ...] = (
     "cogs.roll",
 )
 
-#: DynamicItems shared by every system (the GM copy's Reveal button).
-SHARED_DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (RevealButton,)
+#: DynamicItems shared by every system (the GM copy's Reveal button, a roll's Details button).
+SHARED_DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (RevealButton, DetailsButton)
 
 COMMAND_HASH_KEY = "command_tree_hash"
 DEV_GUILD_KEY = "dev_guild_synced"  # the server the last DEV_GUILD_ID sync went to

@@ -26,10 +26,14 @@ from bot.store.models import name_key
 from bot.ui.decision import (
     Clamp,
     PartyLabel,
-    contest_embed,
-    decision_roll_embed,
-    percent_embed,
+    contest_compact,
+    contest_details,
+    decision_roll_compact,
+    decision_roll_details,
+    percent_compact,
+    percent_details,
 )
+from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, contested_cached, decision_line, percent_line, win_line
 from bot.ui.reply import UserError
 from bot.ui.roll_inputs import contest_sides, decision_stat, missing_stat_note
@@ -114,7 +118,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
     async def character(self, guild_id: int, member: discord.abc.User) -> tuple[str, Sheet | None]:
         """The member's character: the active decision sheet's name, else their display name."""
         sheet = await active_sheet(self.store, guild_id, member.id)
-        return (sheet.name if sheet is not None else member.display_name), sheet
+        return (sheet.name if sheet is not None else shown_name(member.display_name)), sheet
 
     # ------------------------------------------------------------------------------------------------
     @app_commands.command(name="roll", description="Roll 2d6 + stat + modifiers against a target (DD-1).")
@@ -169,7 +173,15 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             advantage=with_advantage,
             disadvantage=with_disadvantage,
         )
-        embed = decision_roll_embed(
+        compact = decision_roll_compact(
+            result,
+            who=character,
+            stat=source,
+            applied=applied,
+            player_advantage=advantage,
+            player_disadvantage=disadvantage,
+        )
+        details = decision_roll_details(
             result,
             roller=character,
             stat=source,
@@ -180,7 +192,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             player_disadvantage=disadvantage,
         )
         add_odds(
-            embed,
+            details,
             decision_line(
                 result.stat,
                 result.modifiers,
@@ -193,7 +205,8 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="decision roll",
@@ -298,19 +311,20 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             return dice.roll_many(party.mode.count, 6)
 
         result = decision.contested(parties, reroll)
-        embed = contest_embed(result, labels)
-        note = missing_stat_note(sides, stat)
-        if note is not None:  # they rolled all the same, with 0 for the stat
-            embed.add_field(name="Missing stat", value=note, inline=False)
+        details = contest_details(result, labels)
+        note = missing_stat_note(sides, stat)  # they rolled all the same, with 0 for the stat
+        if note is not None:
+            details.add_field(name="Missing stat", value=note, inline=False)
         # up to ~0.2 s for six parties: in the worker processes
         odds = await self.bot.workers.run(
             contested_cached, tuple(p.modifier for p in parties), tuple(p.mode for p in parties)
         )
-        add_odds(embed, win_line([p.name for p in parties], odds, result.winner))
+        add_odds(details, win_line([p.name for p in parties], odds, result.winner))
         await publish(
             interaction,
             self.store,
-            embed,
+            contest_compact(result, labels, note=note),
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="decision contested",
@@ -371,7 +385,8 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         await publish(
             interaction,
             self.store,
-            add_odds(percent_embed(result, roller=character), percent_line(chance)),
+            percent_compact(result, who=character),
+            details=add_odds(percent_details(result, roller=character), percent_line(chance)),
             mode=mode,
             system=SYSTEM,
             command="decision percent",

@@ -15,11 +15,13 @@ from bot.ui.dn import (
     COMPLEXITY_CHOICES,
     SYSTEM,
     difficulty_factor,
-    dn_embed,
+    dn_compact,
+    dn_details,
     limit_dn,
     parse_complexity,
     skill_choices,
 )
+from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, dn_line
 from bot.ui.reply import UserError
 from bot.ui.roll_inputs import dn_skill_use
@@ -70,7 +72,10 @@ class DifficultyNumber(
     ) -> None:
         natural = Dice(self.bot.rng).d20()
         result = check(dn, natural)
-        embed = dn_embed(
+        who = shown_name(sheet_name or interaction.user.display_name)
+        what = title if sheet_name else f"DN {dn}"  # a raw check is named by its DN
+        compact = dn_compact(result, who=who, what=what, applied=applied)
+        details = dn_details(
             result,
             title=title,
             roller=interaction.user.mention,
@@ -79,12 +84,13 @@ class DifficultyNumber(
             applied=applied,
             sheet_name=sheet_name,
         )
-        add_odds(embed, dn_line(dn, result.level))
+        add_odds(details, dn_line(dn, result.level))
         outcome = result.level.value
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command=command,

@@ -23,7 +23,7 @@ from bot.core import decision
 from bot.core.dice import Dice
 from bot.store import Conflict, NotFound, Store, SupplyDie
 from bot.store.models import name_key
-from bot.ui.decision import supply_list_embed, supply_roll_embed, supply_set_embed
+from bot.ui.decision import supply_compact, supply_list_embed, supply_roll_details, supply_set_embed
 from bot.ui.odds import add_odds, supply_line
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
@@ -107,6 +107,10 @@ class Supply(
             if attempt:  # someone else's roll changed the die between our read and our write: roll once more
                 supply = await self._current(guild_id, owner_id, character, item)
             result = decision.supply_roll(decision.SupplyDie(supply.die), dice.roll(supply.die))
+            details = add_odds(
+                supply_roll_details(result, character=supply.character, item=supply.item),
+                supply_line(result.die, result.new_die),
+            )
             # the step and its log row are one transaction (DD-7): a crash cannot keep one without the other
             record = roll_record(
                 interaction,
@@ -117,6 +121,7 @@ class Supply(
                 dice=[result.value],
                 result=result.name,
                 summary=f"{supply.character}'s {supply.item}: {result.name} (rolled {result.value})",
+                details=details,
             )
             try:
                 after, log_id = await self.store.supply.apply_roll_logged(
@@ -129,12 +134,11 @@ class Supply(
                         f"{supply.item} changed while you rolled (another roll came first); roll again."
                     ) from None
         assert after.die == result.new_die.sides
-        embed = supply_roll_embed(result, character=after.character, item=after.item)
-        add_odds(embed, supply_line(result.die, result.new_die))
         await publish(
             interaction,
             self.store,
-            embed,
+            supply_compact(result, character=after.character, item=after.item),
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="supply roll",

@@ -25,6 +25,7 @@ from bot.core.systemx import (
     wound_cap,
 )
 from bot.store import AppliedModifier, Sheet, Store
+from bot.ui.embeds import shown_name
 from bot.ui.odds import (
     add_odds,
     flat_line,
@@ -53,15 +54,21 @@ from bot.ui.sysx import (
     ChartBook,
     GmModifiers,
     SkillSource,
-    check_embed,
-    combined_embed,
-    flat_embed,
+    check_compact,
+    check_details,
+    combined_compact,
+    combined_details,
+    flat_compact,
+    flat_details,
     gm_modifiers,
     list_choices,
-    opposed_embed,
+    opposed_compact,
+    opposed_details,
     skill_choices,
     split_list,
-    synergy_embed,
+    synergy_compact,
+    synergy_details,
+    who_rolled,
 )
 from bot.ui.visibility import resolve_mode
 
@@ -166,7 +173,7 @@ class SystemX(
             wounds=source.wounds,
             required=need,
         )
-        embed = check_embed(
+        details = check_details(
             result,
             source,
             style,
@@ -178,7 +185,7 @@ class SystemX(
             custom_chart=custom,
         )
         add_odds(
-            embed,
+            details,
             sysx_check_line(
                 source.sv,
                 roll_modifier=result.roll_modifier,
@@ -191,10 +198,14 @@ class SystemX(
             ),
         )
         verdict = "success" if result.succeeded else "failure"
+        compact = check_compact(
+            result, source, style, who=who_rolled(interaction.user.display_name, source), applied=applied
+        )
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx check",
@@ -276,7 +287,7 @@ class SystemX(
         )
         target_result = check(chart, target_source.sv, dice[1], wounds=target_source.wounds)
         final = opposed(actor_result.margin, target_result.margin)
-        embed = opposed_embed(
+        details = opposed_details(
             (acting.name, actor_source, actor_result),
             (opposing.name, target_source, target_result),
             final,
@@ -284,15 +295,23 @@ class SystemX(
             applied=applied,
             custom_chart=custom,
         )
+        compact = opposed_compact(
+            (acting.shown, actor_source, actor_result),
+            (opposing.shown, target_source, target_result),
+            final,
+            style,
+            applied=applied,
+        )
         actor_odds = sysx_check(
             actor_source.sv, gm.roll, gm.sv, actor_source.wounds, actor_result.required, chart
         )
         target_odds = sysx_check(target_source.sv, 0, 0, target_source.wounds, S0, chart)
-        add_odds(embed, sysx_opposed_line(actor_odds, target_odds, final, style))
+        add_odds(details, sysx_opposed_line(actor_odds, target_odds, final, style))
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx opposed",
@@ -425,6 +444,7 @@ class SystemX(
         )  # fmt: skip
         chart, custom, style = table.chart, table.custom, table.style
         rows: list[tuple[str, SkillSource, Any, list[AppliedModifier]]] = []
+        names: list[str] = []
         dice: list[int] = []
         for party in parties:
             # GM-3: each member's own pending modifiers apply to their own check
@@ -437,16 +457,21 @@ class SystemX(
                 chart, source.sv, natural, roll_modifier=gm.roll, sv_modifier=gm.sv, wounds=source.wounds
             )
             rows.append((party.name, source, result, applied))
+            names.append(party.shown)
         outcome = combined([row[2].margin for row in rows])
-        embed = combined_embed(rows, outcome, style, custom_chart=custom)
+        details = combined_details(rows, outcome, style, custom_chart=custom)
+        compact = combined_compact(
+            [(name, *row[1:]) for name, row in zip(names, rows, strict=True)], outcome, style
+        )
         actor_odds = [
             sysx_check(r.sv, r.roll_modifier, r.sv_modifier, r.wounds, S0, chart) for _, _, r, _ in rows
         ]
-        add_odds(embed, sysx_combined_line(actor_odds, outcome.margin, style))
+        add_odds(details, sysx_combined_line(actor_odds, outcome.margin, style))
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx combined",
@@ -503,7 +528,7 @@ class SystemX(
             for s in sources
         ]
         outcome = synergy(chart, steps, dice, required=need)
-        embed = synergy_embed(
+        details = synergy_details(
             outcome,
             sources,
             style,
@@ -513,14 +538,19 @@ class SystemX(
             custom_chart=custom,
         )
         add_odds(
-            embed,
+            details,
             sysx_synergy_line(steps, required=need, chart=chart, style=style, actual=outcome.margin),
         )
         verdict = "success" if outcome.succeeded else "failure"
+        # named after the sheet's character when a skill of the chain came from the sheet
+        from_sheet = next((s for s in sources if s.sheet_name), sources[0])
+        who = who_rolled(interaction.user.display_name, from_sheet)
+        compact = synergy_compact(outcome, sources, style, who=who, applied=applied)
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx synergy",
@@ -554,13 +584,14 @@ class SystemX(
         mode = await resolve_mode(interaction, self.store, visibility)
         natural = self._roll()
         result = flat(natural, value)
-        embed = flat_embed(result, roller=interaction.user.mention)
-        add_odds(embed, flat_line(value))
+        details = add_odds(flat_details(result, roller=interaction.user.mention), flat_line(value))
+        compact = flat_compact(result, who=shown_name(interaction.user.display_name))
         happened = "happens" if result.happened else "does not happen"
         await publish(
             interaction,
             self.store,
-            embed,
+            compact,
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="sysx flat",

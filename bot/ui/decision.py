@@ -14,8 +14,8 @@ import discord
 from bot.core.common import Verdict
 from bot.core.decision import ContestResult, DecisionRoll, PercentRoll, SupplyRoll
 from bot.store import AppliedModifier, SupplyDie
-from bot.ui.embeds import info_embed, result_embed, rule_footer
-from bot.ui.rolls import modifier_field
+from bot.ui.embeds import compact_embed, info_embed, result_embed, rule_footer, shown_name
+from bot.ui.rolls import gm_line, modifier_field
 
 MAX_ROUND_LINES = 40  # a tie streak longer than this is summarised (the embed has a size limit)
 
@@ -80,7 +80,103 @@ def _edge_text(
     return ", ".join(sources)
 
 
-def decision_roll_embed(
+# -- compact results: who rolled what and the outcome, then at most three short lines ---------------------
+
+
+def _dice_label(result: DecisionRoll, edge: str | None) -> str:
+    """``2d6``, ``3d6 (advantage)``, ``2d6 (advantage and disadvantage cancel)``."""
+    label = f"{result.mode.count}d6"
+    if result.mode.label != "normal":
+        return f"{label} ({result.mode.label})"
+    return f"{label} (advantage and disadvantage cancel)" if edge is not None else label
+
+
+def decision_roll_compact(
+    result: DecisionRoll,
+    *,
+    who: str,
+    stat: StatSource,
+    applied: Sequence[AppliedModifier],
+    player_advantage: bool,
+    player_disadvantage: bool,
+) -> discord.Embed:
+    """``Mira - Wits: 14 vs 12, success``; the dice, stat and modifiers summed, what was needed."""
+    what = shown_name(stat.stat_name) if stat.stat_name else "decision roll"
+    edge = _edge_text(player_advantage, player_disadvantage, applied)
+    faces = " + ".join(str(d) for d in result.dice)
+    sums = f"{result.dice_total} + stat {result.stat:+d}"
+    if result.modifier_total:
+        sums += f" + modifiers {result.modifier_total:+d}"
+    return compact_embed(
+        f"{who} - {what}: {result.total} vs {result.target}, {result.name}",
+        [
+            f"{_dice_label(result, edge)} **{faces}**: {sums} = **{result.total}**",
+            f"Needed {target_text(result.target, result.target_name)} or more; margin {result.margin:+d}",
+            gm_line(applied),
+        ],
+        verdict=result.verdict,
+    )
+
+
+def contest_compact(
+    result: ContestResult, labels: Sequence[PartyLabel], *, note: str | None = None
+) -> discord.Embed:
+    """``Contest: Mira wins, 15 vs 12``; the deciding round's totals and how many rounds it took, then the
+    GM modifiers and ``note`` (who rolled without the stat)."""
+    final = result.rounds[-1]
+    modes = {party.name: party.mode.label for party in result.parties}
+    edge = {name: f" ({label})" if label != "normal" else "" for name, label in modes.items()}
+    totals = " · ".join(
+        f"{e.name}{edge.get(e.name, '')} {' + '.join(map(str, e.dice))} {e.modifier:+d} = **{e.total}**"
+        for e in final.entries
+    )
+    rounds = len(result.rounds)
+    again = f" after {rounds} rounds (ties rolled again)" if rounds > 1 else ""
+    modifiers = [gm_line(label.applied, label.name) for label in labels if label.applied]
+    return compact_embed(
+        f"Contest: {result.winner} wins, {result.winner_total} vs {result.runner_up_total}",
+        [
+            totals,
+            f"{result.winner} wins by {result.margin} over {result.runner_up}{again}",
+            "; ".join(m for m in [*modifiers, note] if m) or None,
+        ],
+        verdict=Verdict.SUCCESS,
+    )
+
+
+def percent_compact(result: PercentRoll, *, who: str) -> discord.Embed:
+    """``Mira - d100 against 40%: success``."""
+    return compact_embed(
+        f"{who} - d100 against {result.chance}%: {result.name}",
+        [f"d100 **{result.roll}**, needed {result.chance} or less"],
+        verdict=result.verdict,
+    )
+
+
+def supply_compact(result: SupplyRoll, *, character: str, item: str) -> discord.Embed:
+    """``Mira - rations: d8 steps down to d6``; the face, and when the item ran out."""
+    if not result.stepped_down:
+        outcome = f"{result.die.label} holds"
+        why = f"{result.die.label} **{result.value}**: above 3, the die stays"
+    elif result.new_die.label == "empty":
+        outcome = f"{result.die.label} runs out"
+        why = f"{result.die.label} **{result.value}**: 3 or lower, and it was the last size"
+    else:
+        outcome = f"{result.die.label} steps down to {result.new_die.label}"
+        why = f"{result.die.label} **{result.value}**: 3 or lower steps the die down"
+    who, what = shown_name(character), shown_name(item)
+    empty = f"{who} has run out of {what}." if result.new_die.label == "empty" else None
+    return compact_embed(
+        f"{who} - {what}: {outcome}",
+        [why, empty],
+        verdict=Verdict.FAILURE if result.stepped_down else Verdict.SUCCESS,
+    )
+
+
+# -- details: every input, die and modifier, the rules and the odds -------------------------------------
+
+
+def decision_roll_details(
     result: DecisionRoll,
     *,
     roller: str,
@@ -120,6 +216,7 @@ def decision_roll_embed(
         ("Modifiers", modifier_value),
         ("Total", total_value),
         ("Margin", f"{result.margin:+d}"),
+        ("Decided by", "a total at or above the target succeeds, a tie too (DD-1)"),
     ]
     gm = modifier_field(applied)
     if gm is not None:
@@ -148,7 +245,7 @@ class PartyLabel:
     applied: tuple[AppliedModifier, ...] = ()
 
 
-def contest_embed(result: ContestResult, labels: Sequence[PartyLabel]) -> discord.Embed:
+def contest_details(result: ContestResult, labels: Sequence[PartyLabel]) -> discord.Embed:
     """DD-5: every round (each party's dice and total), the winner and the margin."""
     by_name = {label.name: label for label in labels}
     lines: list[str] = []
@@ -179,6 +276,7 @@ def contest_embed(result: ContestResult, labels: Sequence[PartyLabel]) -> discor
             f"**{result.winner}** with {result.winner_total} against {result.runner_up}'s "
             f"{result.runner_up_total} (margin {result.margin:+d})",
         ),
+        ("Decided by", "the highest total wins; parties tied for it roll again (DD-5)"),
     ]
     applied = [m for label in labels for m in label.applied]
     for label in labels:
@@ -197,7 +295,7 @@ def contest_embed(result: ContestResult, labels: Sequence[PartyLabel]) -> discor
     return embed
 
 
-def percent_embed(result: PercentRoll, *, roller: str) -> discord.Embed:
+def percent_details(result: PercentRoll, *, roller: str) -> discord.Embed:
     """DD-8: d100 against the chance."""
     relation = "<=" if result.success else ">"
     return result_embed(
@@ -208,12 +306,13 @@ def percent_embed(result: PercentRoll, *, roller: str) -> discord.Embed:
             ("d100", str(result.roll)),
             ("Chance", f"{result.chance}%"),
             ("Result", f"{result.roll} {relation} {result.chance}: {result.name}"),
+            ("Decided by", "a d100 at or under the chance succeeds (DD-8)"),
         ],
         footer=rule_footer("DD-8"),
     )
 
 
-def supply_roll_embed(result: SupplyRoll, *, character: str, item: str) -> discord.Embed:
+def supply_roll_details(result: SupplyRoll, *, character: str, item: str) -> discord.Embed:
     """DD-7: the die rolled, its face, and the die the item has now."""
     if result.stepped_down:
         outcome = f"{result.value} is 3 or lower: {result.die.label} -> **{result.new_die.label}**"
@@ -228,6 +327,7 @@ def supply_roll_embed(result: SupplyRoll, *, character: str, item: str) -> disco
         fields=[
             (result.die.label, str(result.value)),
             ("Supply", outcome),
+            ("Decided by", "a roll of 3 or lower steps the die down one size (DD-7)"),
         ],
         footer=rule_footer("DD-7"),
     )

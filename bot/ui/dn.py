@@ -11,11 +11,19 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.core.dn import DF_RANGE, DN_RANGE, Complexity, DnCheck, describe_levels, natural_ability
+from bot.core.dn import (
+    DF_RANGE,
+    DN_RANGE,
+    Complexity,
+    DnCheck,
+    SuccessLevel,
+    describe_levels,
+    natural_ability,
+)
 from bot.store import AppliedModifier, Sheet
-from bot.ui.embeds import result_embed, rule_footer
+from bot.ui.embeds import compact_embed, result_embed, rule_footer, shown_name
 from bot.ui.reply import UserError
-from bot.ui.rolls import modifier_field, modifier_total
+from bot.ui.rolls import gm_line, modifier_field, modifier_total
 
 SYSTEM = "dn"
 MAX_CHARACTERISTICS = 10
@@ -125,7 +133,51 @@ def limit_dn(value: int) -> int:
     return max(low, min(high, value))
 
 
-def dn_embed(
+#: What each level means, in the seed's own words (its five success levels and the natural 20).
+LEVEL_GLOSS: dict[SuccessLevel, str] = {
+    SuccessLevel.CRITICAL: "you succeed in the best possible way",
+    SuccessLevel.SPECIAL: "you succeed in a better way than you hoped",
+    SuccessLevel.HIGH: "you succeed perfectly",
+    SuccessLevel.MEDIUM: "you succeed quite well",
+    SuccessLevel.AVERAGE: "you barely succeed",
+    SuccessLevel.CRITICAL_FAILURE: "a natural 20 fails in a drastic and troublesome way",
+}
+
+
+def level_words(level: SuccessLevel) -> str:
+    """``High success``, ``failure``, ``critical failure``."""
+    return level.value if not level.succeeded else f"{level.value} success"
+
+
+def dn_compact(result: DnCheck, *, who: str, what: str, applied: Sequence[AppliedModifier]) -> discord.Embed:
+    """``Ayla - Stealth: High success``; the d20 against the DN with the margin, what the level means."""
+    needed = "no roll can succeed at a DN of 0 or less" if result.dn <= 0 else f"needed {result.dn} or less"
+    gloss = LEVEL_GLOSS.get(result.level)
+    return compact_embed(
+        f"{who} - {shown_name(what)}: {level_words(result.level)}",
+        [
+            f"d20 **{result.natural_roll}**, {needed} (margin {result.margin:+d})",
+            f"{result.level.value}: {gloss}" if gloss else None,
+            gm_line(applied),
+        ],
+        verdict=result.verdict,
+    )
+
+
+def decided_text(result: DnCheck) -> str:
+    """The rule that decided the check, for its details."""
+    if result.level is SuccessLevel.CRITICAL_FAILURE:
+        return f"a natural 20 at DN {result.dn} (20 or less) is a critical failure (DN-4)"
+    if result.level is SuccessLevel.FAILURE:
+        if result.dn <= 0:
+            return f"a DN of {result.dn} cannot succeed (DN-4)"
+        return f"{result.natural_roll} is over DN {result.dn} (DN-4)"
+    return (
+        f"{result.natural_roll} ≤ DN {result.dn} succeeds (DN-4); its level from the fractions of DN (DN-5)"
+    )
+
+
+def dn_details(
     result: DnCheck,
     *,
     title: str,
@@ -142,6 +194,7 @@ def dn_embed(
     fields = [
         ("DN", dn_text),
         ("Roll", f"d20: **{result.natural_roll}**"),
+        ("Decided by", decided_text(result)),
         ("Level", f"**{level}**" + ("" if level.endswith("failure") else " success")),
         ("Margin", f"DN - roll = {result.dn} - {result.natural_roll} = **{result.margin:+d}**"),
         (f"Levels at DN {result.dn} (DN-5)", describe_levels(result.dn)),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import discord
@@ -30,6 +31,17 @@ FOOTER_MAX = 2048
 AUTHOR_MAX = 256
 EMBED_TOTAL_MAX = 6000
 CONTENT_MAX = 2000
+
+
+#: Unicode's direction controls (embeddings, overrides, isolates, marks): in a name they would reorder the
+#: text around it, so "Ash" could make a result read backwards.
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown_name(name: str) -> str:
+    """A name (a player's, a character's, a label) as results show it: markdown escaped and direction
+    controls removed. The one place names are prepared for display."""
+    return discord.utils.escape_markdown(BIDI_CONTROLS.sub("", name))
 
 
 def clip(text: str, limit: int) -> str:
@@ -69,6 +81,20 @@ def result_embed(
     if footer:
         set_footer(embed, footer)
     return fit(embed)
+
+
+COMPACT_LINES = 3  # a roll's public message: a title and at most this many short lines
+
+
+def compact_embed(
+    title: str, lines: Iterable[str | None], *, verdict: Verdict | None = None
+) -> discord.Embed:
+    """A roll's public message: who rolled what and the outcome as the title, then at most three short
+    lines (empty ones dropped), coloured by verdict; the breakdown goes behind its Details button."""
+    shown = [line for line in lines if line]
+    if len(shown) > COMPACT_LINES:
+        raise ValueError(f"A compact result has at most {COMPACT_LINES} lines, not {len(shown)}.")
+    return result_embed(title, verdict=verdict, description="\n".join(shown) or None)
 
 
 def info_embed(title: str, description: str, *, fields: Iterable[tuple[str, str]] = ()) -> discord.Embed:

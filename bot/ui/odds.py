@@ -72,7 +72,14 @@ CHART_FILENAME = "odds.png"
 
 
 # ---------------------------------------------------------------------------------------------------
-# The odds line of a roll result
+# The odds line of a roll result (shown in its Details, with the exact chance)
+
+
+def exact_chance(probability: Fraction, what: str = "to succeed") -> str:
+    """ "Exactly 9/20 (45.00%) to succeed": the odds as a fraction, for anyone recomputing them."""
+    p = Fraction(probability)
+    fraction = f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+    return f"Exactly {fraction} ({percent(p, 2)}) {what}"
 
 
 def add_odds(embed: discord.Embed, line: str | None) -> discord.Embed:
@@ -116,14 +123,14 @@ def sysx_check_line(
 ) -> str:
     """ "45% to succeed; this S2 or better: 20%" for a System X check."""
     odds = sysx_check(sv, roll_modifier, sv_modifier, wounds, required, chart)
-    return systemx_summary(odds, actual, style)
+    return f"{systemx_summary(odds, actual, style)}\n{exact_chance(odds.success)}"
 
 
 def _final_line(distribution: Distribution[Margin], actual: Margin, style: MarginStyle, what: str) -> str:
     success = distribution.at_least(S0)
     return (
         f"{percent(success)} {what}; this {actual.format(style)} or better: "
-        f"{percent(distribution.at_least(actual))}"
+        f"{percent(distribution.at_least(actual))}\n{exact_chance(success, what)}"
     )
 
 
@@ -157,12 +164,15 @@ def sysx_synergy_line(
     head = f"{percent(final.at_least(required))} to succeed"
     if required != S0:
         head += f" (needs {required.format(style)})"
-    return f"{head}; this {actual.format(style)} or better: {percent(final.at_least(actual))}"
+    return (
+        f"{head}; this {actual.format(style)} or better: {percent(final.at_least(actual))}\n"
+        f"{exact_chance(final.at_least(required))}"
+    )
 
 
 def flat_line(value: int) -> str:
     """SX-11: the chance the event happens."""
-    return f"{percent(flat_chance(value))} to happen"
+    return f"{percent(flat_chance(value))} to happen\n{exact_chance(flat_chance(value), 'to happen')}"
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
@@ -173,8 +183,9 @@ def dn_cached(dn: int) -> DnOdds:
 
 @functools.lru_cache(maxsize=CACHE_SIZE)  # the same few lines, roll after roll
 def dn_line(dn: int, actual: SuccessLevel | None) -> str:
-    """ "60% to succeed; this Special or better: 15%"."""
-    return dn_summary(dn_cached(dn), actual)
+    """ "60% to succeed; this Special or better: 15%", and the exact chance."""
+    odds = dn_cached(dn)
+    return f"{dn_summary(odds, actual)}\n{exact_chance(odds.success)}"
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
@@ -185,8 +196,9 @@ def rps_cached(base: int) -> RpsCheckOdds:
 
 @functools.lru_cache(maxsize=CACHE_SIZE)  # the same few lines, roll after roll
 def rps_line(base: int, actual_sl: int | None) -> str:
-    """ "45% to succeed; SL 4 or better: 20%"."""
-    return rps_summary(rps_cached(base), actual_sl)
+    """ "45% to succeed; SL 4 or better: 20%", and the exact chance."""
+    odds = rps_cached(base)
+    return f"{rps_summary(odds, actual_sl)}\n{exact_chance(odds.success)}"
 
 
 def win_line(names: Sequence[str], odds: ContestOdds, winner: str | None = None) -> str:
@@ -194,7 +206,8 @@ def win_line(names: Sequence[str], odds: ContestOdds, winner: str | None = None)
     parts = " · ".join(f"{name} {percent(p)}" for name, p in zip(names, odds.win, strict=True))
     text = f"Chance to win: {parts}"
     if winner is not None and winner in names:
-        text += f"; {winner} had {percent(odds.win[list(names).index(winner)])}"
+        chance = odds.win[list(names).index(winner)]
+        text += f"; {winner} had {percent(chance)}\n{exact_chance(chance, f'for {winner} to win')}"
     return text
 
 
@@ -229,12 +242,13 @@ def _decision_line(
     actual_total: int | None,
 ) -> str:
     odds = decision_cached(stat, modifiers, target, advantage, disadvantage)
-    return decision_summary(odds, actual_total)
+    return f"{decision_summary(odds, actual_total)}\n{exact_chance(odds.success)}"
 
 
 def percent_line(chance: int) -> str:
     """DD-8: the chance of the d100 roll."""
-    return f"{percent(percent_chance(chance))} to succeed"
+    odds = percent_chance(chance)
+    return f"{percent(odds)} to succeed\n{exact_chance(odds)}"
 
 
 def step_chance(die: SupplyDie) -> Fraction:
@@ -255,9 +269,10 @@ def supply_cached(die: SupplyDie) -> SupplyOdds:
 def supply_line(rolled: SupplyDie, now: SupplyDie) -> str:
     """This roll's chance to step down, and the rolls the item has left from its new die."""
     head = f"{percent(step_chance(rolled))} to step down on this roll"
+    exact = exact_chance(step_chance(rolled), "to step down")
     if now is SupplyDie.EMPTY:
-        return f"{head}; the item is empty now"
-    return f"{head}; {supply_summary(supply_cached(now))}"
+        return f"{head}; the item is empty now\n{exact}"
+    return f"{head}; {supply_summary(supply_cached(now))}\n{exact}"
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -7,20 +7,24 @@ lands first, this one is applied once more to the fresh pool, and refused if the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import discord
 
 from bot.core import rps
-from bot.store import Conflict, Pool, PoolCheck, Store
+from bot.store import AppliedModifier, Conflict, Pool, PoolCheck, Store
+from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, core_pool, rps_line, sustained_line
 from bot.ui.reply import UserError
 from bot.ui.rolls import publish, roll_record, take_modifiers
 from bot.ui.rps import (
-    check_embed,
+    BaseBuild,
+    check_details,
     ended_sentence,
     gm_parts,
     hidden_pool_checks,
+    pool_compact,
     pool_insider,
     pool_progress_fields,
     roll_check,
@@ -65,6 +69,15 @@ async def roll_pool_check(
         )
         # the pool's state after this check, known before the write (it is refused unless pool is current)
         after = pool.pool + change
+        predicted = pool.model_copy(
+            update={
+                "pool": after,
+                "checks_made": pool.checks_made + 1,
+                "checks": (*pool.checks, logged),
+                "state": step.state.value,
+            }
+        )
+        details = await _details(interaction, predicted, build, check, applied, change, veiled)
         record = roll_record(
             interaction,
             mode=mode,
@@ -91,6 +104,7 @@ async def roll_pool_check(
                 if veiled
                 else f"Sustained {pool.name}: SL {check.sl}, pool {after}/{pool.goal}"
             ),
+            details=details,
         )
         try:
             # the check, its log row and the GM modifier uses are one transaction (RPS-8, GM-3)
@@ -113,24 +127,13 @@ async def roll_pool_check(
             if attempt:
                 store.modifiers.release(store.modifiers.ticket(interaction.id))
                 raise UserError("Another check was made at the same moment; click again.") from None
-    embed = check_embed(
-        build,
-        check,
-        applied,
-        title=f"RPS sustained action {updated.name}: {check.name}",
-        extra_fields=pool_progress_fields(updated, change, veiled=veiled),
-        rules=["RPS-8"],
-    )
-    # the chance this check had, then the pool's future as it stands after it (RPS-8)
-    if veiled:
-        add_odds(embed, rps_line(build.base, check.sl))
-    else:
-        pool_line = await interaction.client.workers.run(sustained_line, updated)
-        add_odds(embed, f"{rps_line(build.base, check.sl)}\nPool now: {pool_line}")
+    who = shown_name(interaction.user.display_name)
+    compact = pool_compact(updated, check, change, applied, who=who, veiled=veiled)
     await publish(
         interaction,
         store,
-        embed,
+        compact,
+        details=details,
         mode=mode,
         system=SYSTEM,
         command="rps sustained roll",
@@ -142,3 +145,28 @@ async def roll_pool_check(
         log_id=log_id,
     )
     return updated, mode != "public" or veiled
+
+
+async def _details(
+    interaction: discord.Interaction[Any],
+    pool: Pool,
+    build: BaseBuild,
+    check: rps.RpsCheck,
+    applied: Sequence[AppliedModifier],
+    change: int,
+    veiled: bool,
+) -> discord.Embed:
+    """The check's details with ``pool`` as it stands after it: stored with the check's log row."""
+    embed = check_details(
+        build,
+        check,
+        applied,
+        title=f"RPS sustained action {pool.name}: {check.name}",
+        extra_fields=pool_progress_fields(pool, change, veiled=veiled),
+        rules=["RPS-8"],
+    )
+    # the chance this check had, then the pool's future as it stands after it (RPS-8)
+    if veiled:
+        return add_odds(embed, rps_line(build.base, check.sl))
+    pool_line = await interaction.client.workers.run(sustained_line, pool)
+    return add_odds(embed, f"{rps_line(build.base, check.sl)}\nPool now: {pool_line}")

@@ -2,8 +2,9 @@
 
 A system cog: parses options, ``mode = await resolve_mode(...)`` (refusals change nothing), takes its
 pending GM modifiers with `take_modifiers` (GM-3: exactly one use per roll), rolls with ``bot.rng``,
-calls the core, builds an embed with `bot.ui.embeds.result_embed`, adds `modifier_field` when any
-modifier applied, then calls `publish`, which logs the roll and shows it to whoever the mode allows.
+calls the core, builds the compact result (`bot.ui.embeds.compact_embed`, with `gm_line` when a modifier
+applied) and its details (the full breakdown, with `modifier_field`), then calls `publish`, which logs the
+roll with its details and shows it, with a Details button, to whoever the mode allows.
 
 `take_modifiers` only reserves the uses (under the interaction's id); `publish` takes them from the store
 in the same transaction as the log row, so a failure before the log write leaves the modifiers pending.
@@ -20,6 +21,7 @@ from typing import Any
 import discord
 
 from bot.store import AppliedModifier, RollRecord, Sheet, Store
+from bot.ui.details import details_view, with_details
 from bot.ui.visibility import Delivery, Mode, deliver
 
 MODIFIER_NAMES = {
@@ -82,18 +84,34 @@ def has_modifier(applied: Sequence[AppliedModifier], kind: str) -> bool:
     return any(m.kind == kind for m in applied)
 
 
-def describe_modifier(mod: AppliedModifier) -> str:
-    """One line: what the GM set, by whom, and what is left (shown on the result)."""
+def modifier_what(mod: AppliedModifier) -> str:
+    """What a GM modifier does: ``roll +1``, ``advantage``, ``required margin S2``."""
     name = MODIFIER_NAMES.get(mod.kind, mod.kind)
     if mod.kind in ("advantage", "disadvantage"):
-        what = name
-    elif isinstance(mod.value, int):
-        what = f"{name} {mod.value:+d}"
-    else:
-        what = f"{name} {mod.value}"
+        return name
+    if isinstance(mod.value, int):
+        return f"{name} {mod.value:+d}"
+    return f"{name} {mod.value}"
+
+
+def describe_modifier(mod: AppliedModifier) -> str:
+    """One line: what the GM set, by whom, and what is left (shown on the result)."""
     scope = "everyone" if mod.for_everyone else "this player"
     left = f", {mod.uses_left} use{'s' if mod.uses_left != 1 else ''} left" if mod.uses_left else ""
-    return f"{what} (for {scope}, set by <@{mod.set_by}>{left})"
+    return f"{modifier_what(mod)} (for {scope}, set by <@{mod.set_by}>{left})"
+
+
+def gm_line(applied: Sequence[AppliedModifier], whose: str = "") -> str | None:
+    """A compact result's line for the GM modifiers that applied and who set them; None when none did.
+
+    ``whose``: the roller the modifiers belong to, when the result shows several.
+    """
+    if not applied:
+        return None
+    head = "GM modifier" if len(applied) == 1 else "GM modifiers"
+    if whose:
+        head += f" for {whose}"
+    return f"{head}: " + "; ".join(f"{modifier_what(m)} (set by <@{m.set_by}>)" for m in applied)
 
 
 def modifier_field(applied: Sequence[AppliedModifier]) -> tuple[str, str] | None:
@@ -114,8 +132,9 @@ def roll_record(
     dice: Any,
     result: str,
     summary: str = "",
+    details: discord.Embed | None = None,
 ) -> RollRecord:
-    """The log entry of a roll made by this interaction."""
+    """The log entry of a roll made by this interaction, with its ``details`` (the Details button's)."""
     return RollRecord(
         guild_id=interaction.guild.id if interaction.guild is not None else None,
         channel_id=interaction.channel_id or interaction.user.id,
@@ -123,7 +142,7 @@ def roll_record(
         system=system,
         command=command,
         visibility=mode,
-        inputs=inputs,
+        inputs=with_details(inputs, details),
         dice=dice,
         result=result[:4000],
         summary=summary[:400],
@@ -146,10 +165,13 @@ async def publish(
     view: discord.ui.View | None = None,
     log_id: int | None = None,
     gm_items: Callable[[int], Sequence[discord.ui.Item[Any]]] | None = None,
+    details: discord.Embed | None = None,
 ) -> tuple[int, Delivery]:
     """Log the roll (with its visibility and the GM modifier uses it reserved) and deliver its embed.
 
-    ``log_id``: the roll was already logged together with its game write (supply, sustained pool).
+    ``details``: the full breakdown, stored with the log row and shown by a Details button under the
+    result (and under the GMs' copy of a hidden roll). ``log_id``: the roll was already logged together
+    with its game write (supply, sustained pool), its details given to `roll_record` then.
     ``gm_items``: a GM's buttons for the logged roll, given its log id (`deliver` says where they go).
     Returns the log id and the delivery.
     """
@@ -163,14 +185,24 @@ async def publish(
             dice=dice,
             result=result,
             summary=summary,
+            details=details,
         )
         ticket = store.modifiers.ticket(interaction.id)
         try:
             log_id = await store.log.add(record, modifiers=ticket)
         finally:
             store.modifiers.release(ticket)  # taken with the log row, or given back when it failed
-    items = gm_items(log_id) if gm_items is not None else ()
+    if details is not None:
+        view = details_view(log_id, view)
     delivery = await deliver(
-        interaction, store, embed, mode=mode, log_id=log_id, kind=kind, view=view, gm_items=items
+        interaction,
+        store,
+        embed,
+        mode=mode,
+        log_id=log_id,
+        kind=kind,
+        view=view,
+        gm_items=gm_items(log_id) if gm_items is not None else (),
+        details=details is not None,
     )
     return log_id, delivery

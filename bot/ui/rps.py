@@ -19,9 +19,17 @@ from bot.core.dice import Dice
 from bot.core.errors import require_range
 from bot.core.rps import DIFFICULTIES, Difficulty, Outcome, ResistedResult, RpsCheck
 from bot.store import AppliedModifier, Pool, RollRecord, Store
-from bot.ui.embeds import NEUTRAL, VERDICT_COLOURS, WARNING, result_embed, rule_footer
+from bot.ui.embeds import (
+    NEUTRAL,
+    VERDICT_COLOURS,
+    WARNING,
+    compact_embed,
+    result_embed,
+    rule_footer,
+    shown_name,
+)
 from bot.ui.permissions import is_gm
-from bot.ui.rolls import modifier_field
+from bot.ui.rolls import gm_line, modifier_field
 
 #: RPS-1: the seed's 18 named difficulties as choices ("+2 Moderately hard"), valued by their modifier.
 DIFFICULTY_CHOICES: list[app_commands.Choice[int]] = [
@@ -149,11 +157,140 @@ def colour(check: RpsCheck) -> discord.Colour:
     return VERDICT_COLOURS[check.verdict]
 
 
+# -- the compact result: who rolled what, the SL in the seed's words, at most three lines ------------------
+
+
+def sl_words(check: RpsCheck) -> str:
+    """``SL 4, acceptable success``, ``SL 0, near miss``, ``SL 15, critical success, impressive``."""
+    if check.assumed:
+        head = "assumed success"
+    elif check.doubles is not None:
+        head = check.doubles.value if check.doubles is not rps.Doubles.CRITICAL_SUCCESS else check.name
+    elif check.word:
+        head = f"{check.word} success"
+    else:
+        head = check.outcome.value
+    return f"SL {check.sl}, {head}"
+
+
+def roll_line(check: RpsCheck) -> str:
+    """The dice and the Base they are taken from, and what doubles made of the SL."""
+    if check.dice is None:
+        why = "granted by the GM" if check.granted_by_gm else f"Base {check.base} is above 15"
+        return f"No roll: the success is assumed ({why})"
+    text = f"2d10 **{check.dice[0]} + {check.dice[1]}** = {check.roll}; Base {check.base} - {check.roll}"
+    if check.doubles is None:
+        return f"{text} = SL {check.sl}"
+    if check.doubles is rps.Doubles.CRITICAL_FAILURE:
+        return f"{text} = SL {check.sl}: double 10s, a fumble"
+    pair = "double 1s" if check.dice == (1, 1) else "double 10s"
+    return f"{text} = {check.raw_sl}; {pair} make it SL {check.sl}"
+
+
+def _near_miss(check: RpsCheck) -> str | None:
+    if check.outcome is Outcome.NEAR_MISS and check.doubles is None:
+        return "SL 0: just short; the GM may grant a second try"
+    return None
+
+
+def what_text(build: BaseBuild) -> str:
+    """What was checked, named for a title: ``Stealth (Agility)``, or ``Base 12`` for a raw Base."""
+    return shown_name(build.what) if build.what != "Base" else f"Base {build.base}"
+
+
+def check_compact(
+    build: BaseBuild,
+    check: RpsCheck,
+    applied: Sequence[AppliedModifier] = (),
+    *,
+    who: str,
+    second_try: bool = False,
+) -> discord.Embed:
+    """``Ayla - Stealth (Agility): SL 4, acceptable success``; the dice from the Base, a near miss glossed."""
+    what = what_text(build) + (" (second try)" if second_try else "")
+    embed = compact_embed(
+        f"{who} - {what}: {sl_words(check)}",
+        [roll_line(check), _near_miss(check), gm_line(applied)],
+    )
+    embed.colour = colour(check)
+    return embed
+
+
+def resisted_compact(
+    result: ResistedResult, applied: Sequence[tuple[str, Sequence[AppliedModifier]]] = ()
+) -> discord.Embed:
+    """``Resisted: Franky wins, SL 3``; the deciding round's SLs and the subtraction."""
+    final = " · ".join(
+        f"{shown_name(name)} {chk.dice[0]} + {chk.dice[1]} → SL {chk.sl}"
+        if chk.dice
+        else f"{shown_name(name)} SL {chk.sl}"
+        for name, chk in result.final_round.checks
+    )
+    rounds = len(result.rounds)
+    again = f" (after {rounds} rounds: ties rolled again)" if rounds > 1 else ""
+    modifiers = [gm_line(mods, shown_name(name)) for name, mods in applied if mods]
+    return compact_embed(
+        f"Resisted: {shown_name(result.winner)} wins, SL {result.sl}",
+        [
+            final,
+            f"{shown_name(result.winner)} SL {result.winner_sl} - {shown_name(result.runner_up)} "
+            f"SL {result.runner_up_sl} = SL {result.sl}{again}",
+            "; ".join(m for m in modifiers if m) or None,
+        ],
+        verdict=Verdict.SUCCESS if result.sl >= 1 else Verdict.FAILURE,
+    )
+
+
+def pool_compact(
+    pool: Pool,
+    check: RpsCheck,
+    change: int,
+    applied: Sequence[AppliedModifier] = (),
+    *,
+    who: str,
+    veiled: bool = False,
+) -> discord.Embed:
+    """``Ayla - Climb the cliff: SL 4, acceptable success``; the dice, then what the check did to the pool."""
+    if veiled:
+        progress = f"Pool {change:+d}; its total stays hidden while an earlier check is not revealed"
+    elif pool.state == "completed":
+        progress = f"Pool {change:+d} → {pool.pool}/{pool.goal}: the action is completed"
+    elif pool.state == "failed":
+        progress = f"Pool {change:+d} → {pool.pool}/{pool.goal}: the action failed"
+    else:
+        progress = f"Pool {change:+d} → {pool.pool}/{pool.goal}"
+    embed = compact_embed(
+        f"{who} - {shown_name(pool.name)}: {sl_words(check)}",
+        [roll_line(check), progress, gm_line(applied)],
+    )
+    embed.colour = colour(check)
+    return embed
+
+
+# -- the details: every part of the Base, the dice, what doubles did and the rules -------------------------
+
+
+def decided_text(check: RpsCheck) -> str:
+    """The rule that gave the Success Level."""
+    if check.dice is None:
+        return "a forgone roll is an assumed success, SL 1 (RPS-6)"
+    if check.doubles is rps.Doubles.AUTOMATIC_SUCCESS:
+        return "double 1s at a Base of 2 or less are an automatic success, SL 1 (RPS-4)"
+    if check.doubles is rps.Doubles.CRITICAL_SUCCESS:
+        return "double 1s at a Base above 2 are a critical success: SL + 5 (RPS-4)"
+    if check.doubles is rps.Doubles.AUTOMATIC_FAILURE:
+        return "double 10s where Base - 20 is 1 or more are an automatic failure, SL 0 (RPS-5)"
+    if check.doubles is rps.Doubles.CRITICAL_FAILURE:
+        return "double 10s where Base - 20 is below 1 are a fumble, SL Base - 20 (RPS-5)"
+    return "SL = Base - 2d10 (RPS-2); 1 or more succeeds, 0 is a near miss, below 0 fails (RPS-3)"
+
+
 def check_fields(build: BaseBuild, check: RpsCheck) -> list[tuple[str, str]]:
-    """Base, dice, SL, doubles and result as embed fields."""
+    """Base, dice, SL, doubles, the deciding rule and result as embed fields."""
     fields = [("Base", build.text()), ("Dice (2d10)", dice_text(check)), ("Success Level", sl_text(check))]
     if check.doubles is not None:
         fields.append(("Doubles", check.doubles.value))
+    fields.append(("Decided by", decided_text(check)))
     fields.append(("Result", _result_line(check)))
     return fields
 
@@ -178,7 +315,7 @@ def _rules(check: RpsCheck, *extra: str) -> str:
     return rule_footer(*ids)
 
 
-def check_embed(
+def check_details(
     build: BaseBuild,
     check: RpsCheck,
     applied: Sequence[AppliedModifier] = (),
@@ -214,7 +351,7 @@ def check_summary(build: BaseBuild, check: RpsCheck) -> str:
 # RPS-7: resisted actions
 
 
-def resisted_embed(
+def resisted_details(
     result: ResistedResult,
     builds: dict[str, BaseBuild],
     applied: Sequence[AppliedModifier] = (),

@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import discord
-from discord.utils import escape_markdown
 
 from bot.core import rps
 from bot.store import AppliedModifier, Conflict, RollRecord, SecondTry, Store
+from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, rps_line
 from bot.ui.reply import UserError
 from bot.ui.rolls import publish, roll_record, take_modifiers
@@ -25,7 +25,8 @@ from bot.ui.rps import (
     BaseBuild,
     BasePart,
     BaseSpec,
-    check_embed,
+    check_compact,
+    check_details,
     check_summary,
     gm_parts,
     part_records,
@@ -81,7 +82,10 @@ async def publish_check(
     ``task``: the Base before GM modifiers, as a later second try builds it again.
     """
     failed = result.sl <= 0
-    embed = check_embed(
+    compact = check_compact(
+        build, result, applied, who=shown_name(interaction.user.display_name), second_try=bool(second_try)
+    )
+    details = check_details(
         build,
         result,
         applied,
@@ -90,34 +94,32 @@ async def publish_check(
         rules=["RPS-9"] if second_try or failed else [],
     )
     if result.dice is not None:  # a forgone check (RPS-6) had no chance to take
-        add_odds(embed, rps_line(build.base, result.sl))
-    record = roll_record(
-        interaction,
-        mode=mode,
-        system=SYSTEM,
-        command=SECOND_TRY_COMMAND if second_try else CHECK_COMMAND,
-        inputs={
-            "kind": CHECK_KIND,
-            "roller_id": interaction.user.id,
-            "what": build.what,
-            "base": build.base,
-            "task_base": task.base,
-            "task_parts": part_records(task.parts),
-            "parts": [part.text() for part in build.parts],
-            "assumed": result.assumed,
-            "granted_by_gm": result.granted_by_gm,
-            "sl": result.sl,
-            "retry_of": second_try[0].id if second_try else None,
-            "granted_by": second_try[1].granted_by if second_try else None,
-        },
-        dice=list(result.dice) if result.dice else [],
-        result=f"SL {result.sl}: {result.name}",
-        summary=check_summary(build, result),
-    )
+        add_odds(details, rps_line(build.base, result.sl))
+    command = SECOND_TRY_COMMAND if second_try else CHECK_COMMAND
+    inputs = {
+        "kind": CHECK_KIND,
+        "roller_id": interaction.user.id,
+        "what": build.what,
+        "base": build.base,
+        "task_base": task.base,
+        "task_parts": part_records(task.parts),
+        "parts": [part.text() for part in build.parts],
+        "assumed": result.assumed,
+        "granted_by_gm": result.granted_by_gm,
+        "sl": result.sl,
+        "retry_of": second_try[0].id if second_try else None,
+        "granted_by": second_try[1].granted_by if second_try else None,
+    }
+    dice = list(result.dice) if result.dice else []
+    outcome, summary = f"SL {result.sl}: {result.name}", check_summary(build, result)
     log_id: int | None = None
-    if second_try is not None:
+    if second_try is not None:  # logged with the grant's use, in one transaction
         failed_id = second_try[0].id
         assert failed_id is not None
+        record = roll_record(
+            interaction, mode=mode, system=SYSTEM, command=command, inputs=inputs, dice=dice,
+            result=outcome, summary=summary, details=details,
+        )  # fmt: skip
         ticket = store.modifiers.ticket(interaction.id)
         try:
             log_id = await store.second_tries.take_logged(failed_id, interaction.user.id, record, ticket)
@@ -126,14 +128,15 @@ async def publish_check(
     log_id, _ = await publish(
         interaction,
         store,
-        embed,
+        compact,
+        details=details,
         mode=mode,
         system=SYSTEM,
-        command=record.command,
-        inputs=record.inputs,
-        dice=record.dice,
-        result=record.result,
-        summary=record.summary,
+        command=command,
+        inputs=inputs,
+        dice=dice,
+        result=outcome,
+        summary=summary,
         kind=KIND,
         log_id=log_id,
         gm_items=gm_items if failed else None,
@@ -173,7 +176,7 @@ async def grant_second_try(
 
 def grant_text(record: RollRecord, grant: SecondTry) -> str:
     """The public line that comes with the player's Try again button."""
-    what = "their hidden check" if record.hidden else escape_markdown(str(record.inputs["what"]))
+    what = "their hidden check" if record.hidden else shown_name(str(record.inputs["what"]))
     extra = f", with {grant.modifier:+d}" if grant.modifier else ""
     return (
         f"🎲 <@{grant.granted_by}> grants <@{grant.roller_id}> a second try at {what}{extra}: "

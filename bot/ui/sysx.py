@@ -31,9 +31,9 @@ from bot.core.systemx import (
     skill_value,
 )
 from bot.store import MARGINS, AppliedModifier, GuildSettings, Sheet
-from bot.ui.embeds import result_embed, rule_footer
+from bot.ui.embeds import compact_embed, result_embed, rule_footer, shown_name
 from bot.ui.reply import UserError
-from bot.ui.rolls import modifier_field
+from bot.ui.rolls import gm_line, modifier_field
 
 SYSTEM = "sysx"
 REQUIRED_CHOICES: tuple[str, ...] = MARGINS
@@ -210,7 +210,168 @@ def margin_verdict(margin: Margin) -> Verdict:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Rendering
+# The compact result: who rolled what, the margin in the seed's words, at most three lines
+
+
+def who_rolled(display_name: str, source: SkillSource) -> str:
+    """Who rolled, as a result's title names them: the sheet's character, else the member's name."""
+    return shown_name(source.sheet_name or display_name)
+
+
+def outcome_words(margin: Margin, style: MarginStyle, succeeded: bool) -> str:
+    """``S2, success``; the zeros and criticals glossed for a newcomer (``F0, just short``)."""
+    shown = margin.format(style)
+    if margin == CS and succeeded:
+        return f"{shown}, critical success"
+    if margin == CF and not succeeded:
+        return f"{shown}, critical failure"
+    if margin.is_zero and succeeded == margin.is_success:
+        return f"{shown}, {'just made it' if succeeded else 'just short'}"
+    return f"{shown}, {'success' if succeeded else 'failure'}"
+
+
+def final_words(margin: Margin, style: MarginStyle) -> str:
+    """A final margin read on its own (opposed, combined), in the same words."""
+    return outcome_words(margin, style, margin.is_success)
+
+
+def _die_text(result: CheckResult) -> str:
+    """``d20 **14** +2 = 16``: the natural roll and, when modified, the roll used."""
+    text = f"d20 **{result.natural_roll}**"
+    if result.roll_modifier:
+        text += f" {result.roll_modifier:+d} = {result.modified_roll}"
+    return text
+
+
+def _sv_short(result: CheckResult) -> str:
+    """``SV 16``, or how modifiers and wounds changed it (``SV 16 -2 = 14, wounds cap 12``)."""
+    text = f"SV {result.sv}"
+    if result.sv_modifier:
+        text += f" {result.sv_modifier:+d} = {result.modified_sv}"
+    if result.capped:
+        text += f", capped at {result.effective_sv} by wounds"
+    return text
+
+
+def _shortcut(result: CheckResult) -> str | None:
+    """Why the chart was not read, in plain words (SV or roll off its edges), or None."""
+    if result.decided_by is DecidedBy.CHART:
+        return None
+    plain = {
+        DecidedBy.SV_ABOVE_30: "an SV above 30 always succeeds critically",
+        DecidedBy.SV_BELOW_1: "an SV below 1 always fails critically",
+        DecidedBy.ROLL_ABOVE_20: "a roll above 20 is a critical success",
+        DecidedBy.ROLL_BELOW_1: "a roll below 1 is a critical failure",
+    }
+    return plain[result.decided_by]
+
+
+def _needed(required: Margin, style: MarginStyle) -> str:
+    return "needed CS" if required == CS else f"needed {required.format(style)} or better"
+
+
+def check_compact(
+    result: CheckResult,
+    source: SkillSource,
+    style: MarginStyle,
+    *,
+    who: str,
+    applied: Sequence[AppliedModifier],
+) -> discord.Embed:
+    """One check at a glance: ``Ayla - Climb: S2, success``, the die against the SV, what was needed."""
+    shortcut = _shortcut(result)
+    needed = "N" + _needed(result.required, style)[1:]
+    return compact_embed(
+        f"{who} - {shown_name(source.label)}: {outcome_words(result.margin, style, result.succeeded)}",
+        [
+            f"{_die_text(result)} against {_sv_short(result)}",
+            f"{needed}" + (f"; {shortcut}" if shortcut else ""),
+            gm_line(applied),
+        ],
+        verdict=result.verdict,
+    )
+
+
+def opposed_compact(
+    actor: tuple[str, SkillSource, CheckResult],
+    target: tuple[str, SkillSource, CheckResult],
+    final: Margin,
+    style: MarginStyle,
+    *,
+    applied: Sequence[AppliedModifier],
+) -> discord.Embed:
+    """``Ayla (Climb) vs Bo (Wits): S1, success``; both dice and margins, and the final margin."""
+    (actor_name, actor_source, actor_result), (target_name, target_source, target_result) = actor, target
+    return compact_embed(
+        f"{actor_name} ({shown_name(actor_source.label)}) vs {target_name} "
+        f"({shown_name(target_source.label)}): {final_words(final, style)}",
+        [
+            f"{actor_name} {_die_text(actor_result)} → {actor_result.margin.format(style)} · "
+            f"{target_name} {_die_text(target_result)} → {target_result.margin.format(style)}",
+            f"{actor_name}'s margin less {target_name}'s: {final.format(style)}",
+            gm_line(applied, actor_name),
+        ],
+        verdict=margin_verdict(final),
+    )
+
+
+def combined_compact(
+    actors: Sequence[tuple[str, SkillSource, CheckResult, Sequence[AppliedModifier]]],
+    outcome: CombinedResult,
+    style: MarginStyle,
+) -> discord.Embed:
+    """``Combined: Ayla, Bo: S3, success``; each actor's die and margin, and the margins added in turn."""
+    names = ", ".join(name for name, *_ in actors)
+    running = " then ".join(partial.format(style) for partial in outcome.partials)
+    modifiers = [gm_line(applied, name) for name, _, _, applied in actors if applied]
+    return compact_embed(
+        f"Combined: {names}: {final_words(outcome.margin, style)}",
+        [
+            " · ".join(
+                f"{name} {_die_text(result)} → {result.margin.format(style)}" for name, _, result, _ in actors
+            ),
+            f"Margins added in turn: {running}",
+            "; ".join(m for m in modifiers if m) or None,
+        ],
+        verdict=margin_verdict(outcome.margin),
+    )
+
+
+def synergy_compact(
+    outcome: SynergyResult,
+    sources: Sequence[SkillSource],
+    style: MarginStyle,
+    *,
+    who: str,
+    applied: Sequence[AppliedModifier],
+) -> discord.Embed:
+    """``Ayla - Climb, Swim: S2, success``; the dice and each margin, carried on to the next check."""
+    skills = ", ".join(shown_name(source.label) for source in sources)
+    dice = ", ".join(f"**{link.result.natural_roll}**" for link in outcome.links)
+    margins = " → ".join(link.result.margin.format(style) for link in outcome.links)
+    return compact_embed(
+        f"{who} - {skills}: {outcome_words(outcome.margin, style, outcome.succeeded)}",
+        [
+            f"d20s {dice}: {margins}",
+            f"Each margin adds to the next SV; {_needed(outcome.required, style)}",
+            gm_line(applied),
+        ],
+        verdict=outcome.verdict,
+    )
+
+
+def flat_compact(result: FlatResult, *, who: str) -> discord.Embed:
+    """``Ayla - flat chance under 12: happens``."""
+    happened = "happens" if result.happened else "does not happen"
+    return compact_embed(
+        f"{who} - flat chance under {result.value}: {happened}",
+        [f"d20 **{result.natural_roll}**, needed under {result.value}"],
+        verdict=result.verdict,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Details: the full breakdown, the deciding rules and the odds
 
 
 def _signed(value: int) -> str:
@@ -289,7 +450,7 @@ def _footer(rules: list[str], applied: Sequence[AppliedModifier], custom: bool) 
     return f"{rule_footer(*rules, 'SX-12')} · {_chart_note(custom)}"
 
 
-def check_embed(
+def check_details(
     result: CheckResult,
     source: SkillSource,
     style: MarginStyle,
@@ -329,7 +490,7 @@ def check_embed(
     )
 
 
-def opposed_embed(
+def opposed_details(
     actor: tuple[str, SkillSource, CheckResult],
     target: tuple[str, SkillSource, CheckResult],
     final: Margin,
@@ -365,7 +526,7 @@ def opposed_embed(
     )
 
 
-def combined_embed(
+def combined_details(
     actors: Sequence[tuple[str, SkillSource, CheckResult, Sequence[AppliedModifier]]],
     outcome: CombinedResult,
     style: MarginStyle,
@@ -398,7 +559,7 @@ def combined_embed(
     )
 
 
-def synergy_embed(
+def synergy_details(
     outcome: SynergyResult,
     sources: Sequence[SkillSource],
     style: MarginStyle,
@@ -439,7 +600,7 @@ def synergy_embed(
     )
 
 
-def flat_embed(result: FlatResult, *, roller: str) -> discord.Embed:
+def flat_details(result: FlatResult, *, roller: str) -> discord.Embed:
     """SX-11: one d20 strictly under the value."""
     happened = "happens" if result.happened else "does not happen"
     return result_embed(

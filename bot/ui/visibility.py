@@ -15,9 +15,10 @@ from typing import Any, Literal
 import discord
 
 from bot.store import NotFound, RollRecord, Store
+from bot.ui.details import details_view, stored_details
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.gm import take_blind_request
-from bot.ui.permissions import is_gm, is_gm_of
+from bot.ui.permissions import gm_of_roll, is_gm
 from bot.ui.reply import (
     ID_PATTERN,
     ErrorReportingItem,
@@ -102,6 +103,7 @@ async def deliver(
     kind: str | None = None,
     view: discord.ui.View | None = None,
     gm_items: Sequence[discord.ui.Item[Any]] = (),
+    details: bool = False,
 ) -> Delivery:
     """Show ``result_embed`` to whoever ``mode`` allows (issue 7).
 
@@ -113,6 +115,7 @@ async def deliver(
       guild's GM channel or by DM to each GM of the channel, and a public notice naming roller and kind.
     - blind: the roller only learns that the roll went to the GM; GM copies as for gm.
     ``notice_text`` replaces the default notice; ``kind`` names the check in it ("System X check").
+    ``details``: the roll ``log_id`` was logged with its details; the GM copy gets a Details button too.
     """
     if interaction.guild is None and mode in ("gm", "blind"):
         raise UserError("GM and blind rolls work only in a server channel; in DMs use public or private.")
@@ -126,7 +129,7 @@ async def deliver(
             await reply(interaction, notice_text or default_notice(interaction, mode, kind))
         return done
 
-    await _send_to_gms(interaction, store, result_embed, mode, log_id, done, gm_items)
+    await _send_to_gms(interaction, store, result_embed, mode, log_id, done, gm_items, details=details)
     problems = " ".join(done.problems) or None
     if mode == "gm":
         await reply(interaction, problems, embed=result_embed, view=view, ephemeral=True)
@@ -145,13 +148,17 @@ async def _send_to_gms(
     log_id: int | None,
     done: Delivery,
     gm_items: Sequence[discord.ui.Item[Any]] = (),
+    *,
+    details: bool = False,
 ) -> None:
     assert interaction.guild is not None and interaction.channel_id is not None
     guild_id, channel_id = interaction.guild.id, interaction.channel_id
     header = (
         f"🔒 {'Blind' if mode == 'blind' else 'GM'} roll by {interaction.user.mention} in <#{channel_id}>."
     )
-    gm_view = reveal_view(log_id, *gm_items) if log_id is not None else with_items(None, gm_items)
+    gm_view = (
+        reveal_view(log_id, *gm_items, details=details) if log_id is not None else with_items(None, gm_items)
+    )
     settings = await store.settings.get(guild_id)
     if settings.gm_channel_id is not None:
         gm_channel = interaction.client.get_partial_messageable(settings.gm_channel_id, guild_id=guild_id)
@@ -183,12 +190,8 @@ async def _send_to_gms(
 
 
 async def may_reveal(interaction: discord.Interaction[Any], store: Store, record: RollRecord) -> bool:
-    """GM-1 for the roll's own channel: in its guild, a GM there; in a DM, a GM its copy was sent to.
-
-    A DM copy goes to the roll channel's GMs (`_send_to_gms`), so a DM click counts only from one of them;
-    nobody's rights in another guild count.
-    """
-    return await is_gm_of(interaction, store, record.guild_id, record.channel_id)
+    """Whether this user may reveal the roll: a GM of the roll's own channel (`gm_of_roll`)."""
+    return await gm_of_roll(interaction, store, record)
 
 
 def _view(view: discord.ui.View | None) -> dict[str, Any]:
@@ -207,9 +210,9 @@ def with_items(view: discord.ui.View | None, items: Sequence[discord.ui.Item[Any
     return view
 
 
-def reveal_view(log_id: int, *items: discord.ui.Item[Any]) -> discord.ui.View:
+def reveal_view(log_id: int, *items: discord.ui.Item[Any], details: bool = False) -> discord.ui.View:
     """A view holding the Reveal button for the roll ``log_id`` (persistent: survives restarts), then
-    ``items``.
+    ``items``, and its Details button when the roll was logged with details.
 
     Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
     """
@@ -218,7 +221,7 @@ def reveal_view(log_id: int, *items: discord.ui.Item[Any]) -> discord.ui.View:
     for item in items:
         view.add_item(item)
     release_when_handled(view)
-    return view
+    return details_view(log_id, view) if details else view
 
 
 class RevealButton(
@@ -258,12 +261,10 @@ class RevealButton(
         embeds = [discord.Embed.from_dict(e.to_dict()) for e in source[:1]]
         channel = interaction.client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
         by = f"🔓 Revealed by {interaction.user.mention}: a {record.visibility} roll by <@{record.user_id}>."
+        # revealed, the roll's details are everyone's: the post carries its Details button
+        shown = {"view": details_view(self.log_id)} if stored_details(record) is not None else {}
         try:
-            await channel.send(
-                by,
-                embeds=embeds,
-                allowed_mentions=NO_MENTIONS,
-            )
+            await channel.send(by, embeds=embeds, allowed_mentions=NO_MENTIONS, **shown)
         except discord.HTTPException as error:
             # not posted: the roll stays hidden (in /log too) and the Reveal button can be clicked again
             await store.log.unmark_revealed(self.log_id, interaction.user.id)

@@ -29,7 +29,8 @@ from bot.ui.rps import (
     part_records,
     pool_embed,
     pool_insider,
-    resisted_embed,
+    resisted_compact,
+    resisted_details,
     resisted_summary,
     roll_check,
 )
@@ -264,12 +265,12 @@ class Rps(
             (5, party5, member5, base5),
             (6, party6, member6, base6),
         ]
-        parties = await all_at_once(
+        sides = await all_at_once(
             rps_party(store, interaction, number, text, member, base)
             for number, text, member, base in given
             if text is not None or member is not None or base is not None
         )
-        specs = [(party.name, party.spec, party.member_id) for party in parties]
+        specs = [(side.name, side.spec, side.member_id) for side in sides]
         if len(specs) < 2:
             raise UserError(
                 "A resisted action needs at least two parties: fill party1/member1/base1 and party2/..."
@@ -281,23 +282,26 @@ class Rps(
             spec.build()  # ranges checked before any GM modifier is used up
         builds: dict[str, BaseBuild] = {}
         applied_all: list[AppliedModifier] = []
+        applied_by: list[tuple[str, list[AppliedModifier]]] = []
         parties: list[rps.ResistedParty] = []
         dice = Dice(self.bot.rng)  # type: ignore[attr-defined]
         for name, spec, member_id in specs:
             applied = await take_modifiers(interaction, store, SYSTEM, user_id=member_id) if member_id else []
             applied_all += applied
+            applied_by.append((name, applied))
             builds[name] = spec.build(gm_parts(applied))
             parties.append(rps.ResistedParty(name, builds[name].base, (dice.d10(), dice.d10())))
         result = rps.resisted(parties, reroll=lambda party: (dice.d10(), dice.d10()))
-        embed = resisted_embed(result, builds, applied_all)
+        details = resisted_details(result, builds, applied_all)
         names = [name for name, _, _ in specs]
         # up to ~0.3 s for six parties: off the event loop
         odds = await self.bot.workers.run(resisted_cached, tuple(builds[name].base for name in names))
-        add_odds(embed, win_line(names, odds, result.winner))
+        add_odds(details, win_line(names, odds, result.winner))
         await publish(
             interaction,
             store,
-            embed,
+            resisted_compact(result, applied_by),
+            details=details,
             mode=mode,
             system=SYSTEM,
             command="rps resisted",

@@ -75,10 +75,13 @@ def test_a_sheet_made_on_the_page_drives_a_sysx_check(page: TablePage) -> None:
     page.command("sysx check", suggested={"skill": "Ste"})  # the bot's own autocomplete offers Stealth
     rolled = page.last("used /sysx check")
     expect(rolled.locator(".reply")).to_contain_text("Alice used /sysx check")
-    expect(rolled.locator(".e-title")).to_contain_text("Stealth")
-    expect(rolled.locator(".e-field", has_text="Skill Value")).to_contain_text("Agility 12 + Stealth 3 = 15")
+    expect(rolled.locator(".e-title")).to_contain_text("Ayla - Stealth: ")
+    expect(rolled.locator(".e-desc")).to_contain_text("against SV 15")  # compact: the breakdown is in Details
     colour = rolled.locator(".embed").evaluate("node => node.style.borderLeftColor")
     assert colour, "the embed's colour bar is drawn"
+    page.click(rolled, "Details")
+    details = page.page.locator("#messages .msg.ephemeral", has_text="Skill Value").last
+    expect(details.locator(".e-field", has_text="Skill Value")).to_contain_text("Agility 12 + Stealth 3 = 15")
 
 
 def test_a_gm_modifier_set_as_the_gm_is_applied_to_the_players_next_roll(page: TablePage) -> None:
@@ -91,7 +94,8 @@ def test_a_gm_modifier_set_as_the_gm_is_applied_to_the_players_next_roll(page: T
     expect(page.messages().filter(has_text="used /gm modifier")).to_have_count(0)  # the GM's, not hers
     page.command("sysx check", {"sv": 12})
     rolled = page.last("used /sysx check")
-    expect(rolled.locator(".e-field", has_text="GM modifier")).to_contain_text("@Robin")
+    # the compact result's GM line names the modifier and who set it (issue 31)
+    expect(rolled.locator(".e-desc")).to_contain_text("GM modifier: roll +2 (set by @Robin)")
 
 
 def test_a_hand_dealt_with_cards_task_is_finished_with_hit_and_stand(page: TablePage) -> None:
@@ -138,7 +142,7 @@ def test_a_person_renamed_with_the_pencil_is_named_so_by_the_page_and_the_bot(pa
     page.command("sysx check", {"sv": 12})
     rolled = page.last("used /sysx check")
     expect(rolled.locator(".reply")).to_contain_text("Ayla the Bold used /sysx check")
-    expect(rolled.locator(".embed")).to_contain_text("@Ayla the Bold")
+    expect(rolled.locator(".e-title")).to_contain_text("Ayla the Bold - SV 12: ")
 
 
 def test_screenshot_of_a_scene(page: TablePage, request: pytest.FixtureRequest, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.core import decision
 from bot.core.dice import Dice
+from tests.e2e.compact import assert_compact, open_details, shown
 from tests.fake_discord.harness import Answer, Harness, World
 
 GREEN, RED = 0x57F287, 0xED4245
@@ -36,17 +37,22 @@ def upcoming(harness: Harness, count: int, sides: int = 6) -> tuple[int, ...]:
     return Dice(copy).roll_many(count, sides)
 
 
-def field(answer_or_embed: Answer | dict[str, Any], name: str) -> str:
-    embed = answer_or_embed.embed if isinstance(answer_or_embed, Answer) else answer_or_embed
+async def field(harness: Harness, answer_or_embed: Answer | dict[str, Any], name: str) -> str:
+    """A field of a roll's details (opened by its roller), or of an embed."""
+    if isinstance(answer_or_embed, Answer):
+        embed = await shown(harness, answer_or_embed)
+    else:
+        embed = answer_or_embed
     values = [f["value"] for f in embed.get("fields", []) if f["name"] == name]
     assert values, f"no field {name!r} in {embed}"
     return values[0]
 
 
-def faces(answer: Answer) -> list[int]:
-    """The decision dice shown in the Dice field ("3d6: 6 + 5 + 1 = 12")."""
-    shown = field(answer, "Dice").split("\n")[0].split(": ", 1)[1].split(" = ")[0]
-    return [int(x) for x in shown.split(" + ")]
+async def faces(harness: Harness, answer: Answer) -> list[int]:
+    """The decision dice shown in the Dice field of the details ("3d6: 6 + 5 + 1 = 12")."""
+    text = await field(harness, answer, "Dice")
+    dice = text.split("\n")[0].split(": ", 1)[1].split(" = ")[0]
+    return [int(x) for x in dice.split(" + ")]
 
 
 async def make_sheet(harness: Harness, world: World, user: Any, name: str, **stats: int) -> None:
@@ -80,14 +86,19 @@ async def test_roll_with_a_sheet_stat_against_a_named_target(harness: Harness, w
     answer = await roll(harness, world, stat_name="wits", target=12)
     expected = decision.roll(dice, 3, [0], 12)
     assert not answer.ephemeral
-    assert answer.embed["title"] == f"Decision roll: {expected.name}"
+    assert answer.embed["title"] == f"Mira - Wits: {expected.total} vs 12, {expected.name}"
+    assert assert_compact(answer.original)[:2] == [
+        f"2d6 **{dice[0]} + {dice[1]}**: {sum(dice)} + stat +3 = **{expected.total}**",
+        f"Needed 12 (Challenging) or more; margin {expected.margin:+d}",
+    ]
     assert answer.embed["color"] == (GREEN if expected.success else RED)
-    assert faces(answer) == list(dice)
-    assert field(answer, "Stat") == "+3 (Wits, Mira's sheet)"
-    assert field(answer, "Total") == f"{sum(dice)} + 3 + 0 = **{expected.total}** vs 12 (Challenging)"
-    assert field(answer, "Margin") == f"{expected.total - 12:+d}"
-    assert "Mira" in answer.embed["description"]
-    assert "DD-1" in answer.embed["footer"]["text"]
+    assert await faces(harness, answer) == list(dice)
+    assert await field(harness, answer, "Stat") == "+3 (Wits, Mira's sheet)"
+    total = await field(harness, answer, "Total")
+    assert total == f"{sum(dice)} + 3 + 0 = **{expected.total}** vs 12 (Challenging)"
+    assert await field(harness, answer, "Margin") == f"{expected.total - 12:+d}"
+    full = await shown(harness, answer, world.bob)
+    assert "Mira" in full["description"] and "DD-1" in full["footer"]["text"]
 
 
 async def test_roll_with_a_raw_stat_and_target_number(harness: Harness, world: World) -> None:
@@ -95,9 +106,10 @@ async def test_roll_with_a_raw_stat_and_target_number(harness: Harness, world: W
     dice = upcoming(harness, 2)
     answer = await roll(harness, world, stat=2, target_number=9, modifier=-1)
     total = sum(dice) + 2 - 1
-    assert field(answer, "Stat") == "+2"
-    assert field(answer, "Total") == f"{sum(dice)} + 2 + -1 = **{total}** vs 9"
-    assert answer.embed["title"] == ("Decision roll: success" if total >= 9 else "Decision roll: failure")
+    assert await field(harness, answer, "Stat") == "+2"
+    assert await field(harness, answer, "Total") == f"{sum(dice)} + 2 + -1 = **{total}** vs 9"
+    word = "success" if total >= 9 else "failure"
+    assert answer.embed["title"] == f"Alice - decision roll: {total} vs 9, {word}"
     [record] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
     assert record.command == "decision roll" and record.dice == list(dice)
 
@@ -106,8 +118,8 @@ async def test_a_tie_with_the_target_succeeds(harness: Harness, world: World) ->
     # DD-1: total >= target succeeds
     harness.bot.rng = Scripted([3, 4])
     answer = await roll(harness, world, stat=1, target_number=8)
-    assert answer.embed["title"] == "Decision roll: success"
-    assert field(answer, "Margin") == "+0"
+    assert answer.embed["title"] == "Alice - decision roll: 8 vs 8, success"
+    assert await field(harness, answer, "Margin") == "+0"
 
 
 async def test_advantage_rolls_three_dice_disadvantage_one_both_cancel(
@@ -116,30 +128,33 @@ async def test_advantage_rolls_three_dice_disadvantage_one_both_cancel(
     # DD-2
     harness.bot.rng = Scripted([6, 5, 1, 4, 2, 3])
     advantage = await roll(harness, world, stat=0, target=6, advantage=True)
-    assert faces(advantage) == [6, 5, 1]
-    assert field(advantage, "Dice").startswith("3d6: 6 + 5 + 1 = 12")
-    assert "**12**" in field(advantage, "Total")
+    assert await faces(harness, advantage) == [6, 5, 1]
+    assert (await field(harness, advantage, "Dice")).startswith("3d6: 6 + 5 + 1 = 12")
+    assert "**12**" in await field(harness, advantage, "Total")
     disadvantage = await roll(harness, world, stat=0, target=6, disadvantage=True)
-    assert faces(disadvantage) == [4]
-    assert disadvantage.embed["title"] == "Decision roll: failure"
+    assert await faces(harness, disadvantage) == [4]
+    assert disadvantage.embed["title"] == "Alice - decision roll: 4 vs 6, failure"
+    assert assert_compact(disadvantage.original)[0] == "1d6 (disadvantage) **4**: 4 + stat +0 = **4**"
     both = await roll(harness, world, stat=0, target=6, advantage=True, disadvantage=True)
-    assert faces(both) == [2, 3]
-    assert "cancel: 2d6" in field(both, "Dice")
+    assert await faces(harness, both) == [2, 3]
+    assert "cancel: 2d6" in await field(harness, both, "Dice")
+    assert assert_compact(both.original)[0].startswith("2d6 (advantage and disadvantage cancel) **2 + 3**")
 
 
 async def test_bonus_and_penalty_are_clamped_and_the_clamp_is_shown(harness: Harness, world: World) -> None:
     # DD-3: a negative bonus counts 0, a positive penalty counts 0
     harness.bot.rng = Scripted([2, 2, 2, 2])
     clamped = await roll(harness, world, stat=1, target=6, bonus=-3, penalty=2)
-    mods = field(clamped, "Modifiers")
+    mods = await field(harness, clamped, "Modifiers")
     assert "bonus -3 counts +0 (DD-3: a negative bonus counts 0)" in mods
     assert "penalty +2 counts +0 (DD-3: a positive penalty counts 0)" in mods
-    assert field(clamped, "Total").startswith("4 + 1 + 0 = **5**")
-    assert "DD-3" in clamped.embed["footer"]["text"]
+    assert (await field(harness, clamped, "Total")).startswith("4 + 1 + 0 = **5**")
+    assert "DD-3" in (await shown(harness, clamped))["footer"]["text"]
     counted = await roll(harness, world, stat=1, target=6, bonus=3, penalty=-2)
-    assert "bonus +3" in field(counted, "Modifiers") and "penalty -2" in field(counted, "Modifiers")
-    assert field(counted, "Total").startswith("4 + 1 + 1 = **6**")
-    assert counted.embed["title"] == "Decision roll: success"
+    modifiers = await field(harness, counted, "Modifiers")
+    assert "bonus +3" in modifiers and "penalty -2" in modifiers
+    assert (await field(harness, counted, "Total")).startswith("4 + 1 + 1 = **6**")
+    assert counted.embed["title"] == "Alice - decision roll: 6 vs 6, success"
 
 
 async def test_a_gm_advantage_is_used_by_exactly_one_roll_and_shown(harness: Harness, world: World) -> None:
@@ -151,13 +166,14 @@ async def test_a_gm_advantage_is_used_by_exactly_one_roll_and_shown(harness: Har
     refused = await roll(harness, world, stat=1, stat_name="x", target=6)  # a refusal takes nothing
     assert refused.ephemeral and "not both" in refused.content
     first = await roll(harness, world, stat=1, target=12)
-    assert len(faces(first)) == 3
-    assert f"advantage (GM {world.gm.mention})" in field(first, "Dice")
-    assert world.gm.mention in field(first, "GM modifier")
-    assert "GM-3" in first.embed["footer"]["text"]
+    assert len(await faces(harness, first)) == 3
+    assert f"advantage (GM {world.gm.mention})" in await field(harness, first, "Dice")
+    assert world.gm.mention in await field(harness, first, "GM modifier")
+    assert "GM-3" in (await shown(harness, first))["footer"]["text"]
+    assert assert_compact(first.original)[-1] == f"GM modifier: advantage (set by {world.gm.mention})"
     second = await roll(harness, world, stat=1, target=12)
-    assert len(faces(second)) == 2
-    assert "GM modifier" not in [f["name"] for f in second.embed["fields"]]
+    assert len(await faces(harness, second)) == 2
+    assert "GM modifier" not in [f["name"] for f in (await shown(harness, second))["fields"]]
     assert await store.modifiers.list(world.guild.id, world.general.id) == []
 
 
@@ -174,12 +190,12 @@ async def test_gm_advantage_and_player_disadvantage_cancel_and_gm_numbers_add(
     )
     harness.bot.rng = Scripted([3, 3])
     answer = await roll(harness, world, stat=0, target_number=8, disadvantage=True)
-    assert faces(answer) == [3, 3]
-    dice_text = field(answer, "Dice")
+    assert await faces(harness, answer) == [3, 3]
+    dice_text = await field(harness, answer, "Dice")
     assert "disadvantage (you)" in dice_text and "cancel: 2d6" in dice_text
-    assert f"GM modifier +2 (<@{world.gm.id}>)" in field(answer, "Modifiers")
-    assert field(answer, "Total").startswith("6 + 0 + 2 = **8**")
-    assert "for everyone" in field(answer, "GM modifiers")
+    assert f"GM modifier +2 (<@{world.gm.id}>)" in await field(harness, answer, "Modifiers")
+    assert (await field(harness, answer, "Total")).startswith("6 + 0 + 2 = **8**")
+    assert "for everyone" in await field(harness, answer, "GM modifiers")
 
 
 async def test_roll_needs_a_target_and_a_sheet_for_a_sheet_stat(harness: Harness, world: World) -> None:
@@ -197,7 +213,8 @@ async def test_a_raw_roll_works_in_dms(harness: Harness, world: World) -> None:
     dice = upcoming(harness, 2)
     answer = await harness.slash(None, None, world.stranger, "decision roll", {"stat": 4, "target": 18})
     assert not answer.ephemeral
-    assert field(answer, "Total").startswith(f"{sum(dice)} + 4 + 0 = **{sum(dice) + 4}** vs 18 (Strenuous)")
+    total = await field(harness, answer, "Total")
+    assert total.startswith(f"{sum(dice)} + 4 + 0 = **{sum(dice) + 4}** vs 18 (Strenuous)")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -227,7 +244,12 @@ async def test_contested_ties_reroll_until_one_wins(harness: Harness, world: Wor
         },
     )
     assert not answer.ephemeral
-    embed = answer.embed
+    assert answer.embed["title"] == "Contest: Rook wins, 9 vs 6"
+    assert assert_compact(answer.original) == [
+        "Mira 2 + 2 +2 = **6** · Rook 6 + 1 +2 = **9**",
+        "Rook wins by 3 over Mira after 2 rounds (ties rolled again)",
+    ]
+    embed = await shown(harness, answer)
     assert embed["title"] == "Contest: Rook wins"
     rounds = embed["description"].split("\n")
     assert rounds == [
@@ -235,8 +257,8 @@ async def test_contested_ties_reroll_until_one_wins(harness: Harness, world: Wor
         "-> tie (Mira, Rook): re-roll",
         "Round 2: Mira (2 + 2) +2 = **6**, Rook (6 + 1) +2 = **9**",
     ]
-    assert field(embed, "Winner") == "**Rook** with 9 against Mira's 6 (margin +3)"
-    parties = field(embed, "Parties")
+    assert await field(harness, embed, "Winner") == "**Rook** with 9 against Mira's 6 (margin +3)"
+    parties = await field(harness, embed, "Parties")
     assert "**Guard**: 3d6 (advantage), NPC, modifier +3" in parties
     assert "**Rook**: 2d6 (normal), Wits +1, modifier +1" in parties
     assert "DD-5" in embed["footer"]["text"]
@@ -256,9 +278,11 @@ async def test_contested_applies_each_members_gm_modifier_once(harness: Harness,
         "decision contested",
         {"party1": world.alice, "party2": world.bob},
     )
-    assert answer.embed["title"] == "Contest: Alice wins"
-    assert "Bob (2) +0 = **2**" in answer.embed["description"]
-    assert world.gm.mention in field(answer, "GM modifier (Bob)")
+    assert answer.embed["title"] == "Contest: Alice wins, 12 vs 2"
+    line = f"GM modifier for Bob: disadvantage (set by {world.gm.mention})"
+    assert assert_compact(answer.original)[-1] == line
+    assert "Bob (2) +0 = **2**" in (await shown(harness, answer))["description"]
+    assert world.gm.mention in await field(harness, answer, "GM modifier (Bob)")
     assert await store.modifiers.list(world.guild.id, world.general.id) == []
 
 
@@ -275,14 +299,18 @@ async def test_contested_a_stat_a_sheet_lacks_rolls_with_0_and_says_so(
         "decision contested",
         {"party1": world.alice, "party2": world.bob, "party3": world.carol, "stat": "Wits"},
     )
-    assert not answer.ephemeral and answer.embed["title"] == "Contest: Rook wins"
-    assert answer.embed["description"] == (
-        "Round 1: Mira (3 + 4) +2 = **9**, Rook (6 + 6) +0 = **12**, Carol (1 + 1) +0 = **2**"
-    )
-    parties = field(answer, "Parties")
+    note = "Rook, Carol have no Wits on their sheet, so they rolled with 0."
+    assert not answer.ephemeral and answer.embed["title"] == "Contest: Rook wins, 12 vs 9"
+    assert assert_compact(answer.original) == [
+        "Mira 3 + 4 +2 = **9** · Rook 6 + 6 +0 = **12** · Carol 1 + 1 +0 = **2**",
+        "Rook wins by 3 over Mira",
+        note,  # the table reads it in the result itself
+    ]
+    embed = await shown(harness, answer)
+    parties = await field(harness, embed, "Parties")
     assert "**Rook**: 2d6 (normal), no Wits: 0, modifier +0" in parties
     assert "**Mira**: 2d6 (normal), Wits +2, modifier +0" in parties
-    assert field(answer, "Missing stat") == "Rook, Carol have no Wits on their sheet, so they rolled with 0."
+    assert await field(harness, embed, "Missing stat") == note
     [logged] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
     assert [p["modifier"] for p in logged.inputs["parties"]] == [2, 0, 0]
 
@@ -337,20 +365,46 @@ async def test_percent_rolls_d100_against_the_chance(harness: Harness, world: Wo
     # DD-8: success when roll <= chance
     [face] = upcoming(harness, 1, 100)
     answer = await harness.slash(world.guild, world.general, world.alice, "decision percent", {"chance": 45})
-    assert field(answer, "d100") == str(face)
-    assert answer.embed["title"] == ("Percentage roll: success" if face <= 45 else "Percentage roll: failure")
+    assert await field(harness, answer, "d100") == str(face)
+    assert answer.embed["title"] == f"Alice - d100 against 45%: {'success' if face <= 45 else 'failure'}"
+    assert assert_compact(answer.original) == [f"d100 **{face}**, needed 45 or less"]
     harness.bot.rng = Scripted([45, 46])
     edge = await harness.slash(world.guild, world.general, world.alice, "decision percent", {"chance": 45})
-    assert edge.embed["title"] == "Percentage roll: success"
+    assert edge.embed["title"] == "Alice - d100 against 45%: success"
     over = await harness.slash(world.guild, world.general, world.alice, "decision percent", {"chance": 45})
-    assert over.embed["title"] == "Percentage roll: failure"
-    assert field(over, "Result") == "46 > 45: failure"
+    assert over.embed["title"] == "Alice - d100 against 45%: failure"
+    assert await field(harness, over, "Result") == "46 > 45: failure"
 
 
 async def test_a_private_decision_roll_shows_only_a_notice_in_public(harness: Harness, world: World) -> None:
     harness.bot.rng = Scripted([5, 5])
     answer = await roll(harness, world, stat=2, target=12, visibility="private")
-    assert answer.ephemeral and answer.embed["title"] == "Decision roll: success"
+    assert answer.ephemeral and answer.embed["title"] == "Alice - decision roll: 12 vs 12, success"
     [notice] = answer.public()
     assert "private roll" in notice.content and notice.embeds == []
     assert "success" not in notice.text() and "Dice" not in notice.text()
+
+
+# --------------------------------------------------------------------------------------------------------
+# issue 31, item 1: compact by default
+
+
+async def test_item1_every_decision_roll_is_a_title_and_at_most_three_lines(
+    harness: Harness, world: World
+) -> None:
+    await make_sheet(harness, world, world.alice, "Mira", Wits=3)
+    await make_sheet(harness, world, world.bob, "Rook", Wits=1)
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "decision", None, "modifier", 1, 5, world.gm.id
+    )
+    rolls = [
+        ("decision roll", {"stat_name": "Wits", "target": 12, "advantage": True, "bonus": 2}),
+        ("decision contested", {"party1": world.alice, "party2": world.bob, "npc3": "Guard", "stat": "Wits"}),
+        ("decision percent", {"chance": 40}),
+    ]
+    for path, options in rolls:
+        answer = await harness.slash(world.guild, world.general, world.alice, path, options)
+        lines = assert_compact(answer.original)
+        if path != "decision percent":  # GM-3: the decision modifier is a 2d6 modifier only
+            assert world.gm.mention in lines[-1] and "modifier +1" in lines[-1], lines
+        assert (await open_details(harness, answer.original, world.carol))["fields"]

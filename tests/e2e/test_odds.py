@@ -26,6 +26,7 @@ from bot.core.odds.rps import check_odds as rps_check_odds
 from bot.core.odds.rps import resisted_odds, sustained_odds
 from bot.core.odds.systemx import check_odds, combined_distribution, opposed_distribution
 from bot.ui.odds import hand_decision_line
+from tests.e2e.compact import compact_lines, open_details, shown
 from tests.e2e.test_cards import hand_id_of, shoe_of, stack_shoe
 from tests.fake_discord.harness import Answer, Harness, SubprocessBot, World
 from tests.fake_discord.server import FakeDiscord
@@ -365,15 +366,22 @@ async def test_sysx_check_result_shows_the_chance_it_had(harness: Harness, world
     expected = systemx_summary(
         check_odds(12, roll_modifier=1, chart=CHART), result.margin, sx.MarginStyle.SIGNED
     )
-    assert field(answer.embed, "Odds") == expected
+    # the chance it had is in the roll's Details (issue 31), with the exact fraction under it
+    odds_text = field(await shown(harness, answer, world.bob), "Odds")
+    assert odds_text.splitlines()[0] == expected and odds_text.splitlines()[1].startswith("Exactly ")
     assert "% to succeed; this " in expected
+    assert "%" not in "".join(compact_lines(answer.embed))  # the compact result leaves the odds to Details
 
 
 async def test_rps_check_result_shows_the_chance_it_had(harness: Harness, world: World) -> None:  # RPS-3
     answer = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 13})
     dice = Dice(random.Random(SEED))
     result = rps_rules.check(13, dice.d10(), dice.d10())
-    assert field(answer.embed, "Odds") == rps_summary(rps_check_odds(13), result.sl)
+    odds = rps_check_odds(13)
+    assert field(await shown(harness, answer), "Odds") == (
+        f"{rps_summary(odds, result.sl)}\nExactly {odds.success.numerator}/{odds.success.denominator} "
+        f"({percent(odds.success, 2)}) to succeed"
+    )
 
 
 async def test_a_blind_roller_never_sees_the_odds(harness: Harness, world: World) -> None:  # issue 7
@@ -383,7 +391,7 @@ async def test_a_blind_roller_never_sees_the_odds(harness: Harness, world: World
     )
     assert answer.ephemeral and answer.content == "Your roll went to the GM."
     [gm_copy] = answer.in_channel(world.gm_screen)
-    assert has_field(gm_copy.embed, "Odds")  # the GMs see the result, and its odds
+    assert has_field(await open_details(harness, gm_copy, world.gm), "Odds")  # the GMs see its odds
     for message in answer.messages:
         if message.channel_id != world.gm_screen.id:
             assert "%" not in message.text() and "Odds" not in message.text()
@@ -393,7 +401,7 @@ async def test_a_private_rolls_notice_has_no_odds(harness: Harness, world: World
     answer = await harness.slash(
         world.guild, world.general, world.alice, "rps check", {"base": 13, "visibility": "private"}
     )
-    assert answer.ephemeral and has_field(answer.embed, "Odds")
+    assert answer.ephemeral and has_field(await shown(harness, answer), "Odds")
     [notice] = answer.public()
     assert notice.embeds == [] and "%" not in notice.text()
 
@@ -550,7 +558,7 @@ async def test_a_pool_check_shows_the_pool_odds_and_never_fails_on_a_huge_goal(
     values = {"name": "Build the wall", "goal": 5000, "minutes": 60, "member": world.alice, "base": 15}
     started = await harness.slash(world.guild, world.general, world.gm, "rps sustained start", values)
     rolled = await harness.click(started.original, "Roll next check", world.alice)
-    assert "ask /odds pool" in field(rolled.embed, "Odds")
+    assert "ask /odds pool" in field(await shown(harness, rolled), "Odds")
     small = {"name": "Pick the lock", "goal": 12, "minutes": 10, "member": world.alice, "base": 15}
     started = await harness.slash(world.guild, world.general, world.gm, "rps sustained start", small)
     rolled = await harness.click(started.original, "Roll next check", world.alice)
@@ -559,6 +567,8 @@ async def test_a_pool_check_shows_the_pool_odds_and_never_fails_on_a_huge_goal(
         pool = rps_rules.SustainedPool(
             goal=12, base=15, minutes_per_check=10, pool=stored.pool, checks=stored.checks_made
         )
-        assert f"{percent(sustained_odds(pool).complete)} to complete" in field(rolled.embed, "Odds")
+        assert f"{percent(sustained_odds(pool).complete)} to complete" in field(
+            await shown(harness, rolled), "Odds"
+        )
     else:
-        assert f"the action has {stored.state}" in field(rolled.embed, "Odds")
+        assert f"the action has {stored.state}" in field(await shown(harness, rolled), "Odds")

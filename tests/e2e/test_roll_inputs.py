@@ -67,7 +67,8 @@ async def test_rps_odds_and_check_build_the_same_base(harness: Harness, world: W
     check = await slash(harness, world, "rps check", **options)
     rolled = await last_roll(harness, world)
     built = "14 = Stealth 8 + Perception 5 + Moderately hard (+2) + modifier (-1)"
-    assert field(odds.embed, "Inputs") == built == field(check.embed, "Base")
+    details = await harness.click(check.original, "Details", world.alice)
+    assert field(odds.embed, "Inputs") == built == field(details.original.embeds[0], "Base")
     assert rolled.inputs["base"] == 14 and odds.embed["title"] == f"Odds: {rolled.inputs['what']}"
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from bot.core import rps
 from bot.store import Sheet
 from bot.ui.embeds import VERDICT_COLOURS, WARNING
+from tests.e2e.compact import assert_compact, open_details
+from tests.e2e.compact import shown as details_of
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import FakeDiscord
 from tests.fake_discord.world import FakeMessage
@@ -77,13 +79,15 @@ async def test_skill_check_from_the_sheet_with_a_named_difficulty(harness: Harne
     dice(harness, 3, 4)
     answer = await check(harness, world, skill="Stealth", difficulty=2)
     assert not answer.ephemeral
-    embed = answer.embed
+    embed = await details_of(harness, answer)
     shown = fields(embed)
     assert shown["Base"] == "17 = Stealth 8 + Agility 7 + Moderately hard (+2)"
     assert shown["Dice (2d10)"] == "3 + 4 = 7"
     assert shown["Success Level"] == "17 - 7 = 10"
     assert embed["title"] == "RPS Stealth (Agility): success, impressive"
-    assert embed["color"] == VERDICT_COLOURS[rps.Verdict.SUCCESS].value
+    assert answer.embed["title"] == "Alice - Stealth (Agility): SL 10, impressive success"
+    assert assert_compact(answer.original) == ["2d10 **3 + 4** = 7; Base 17 - 7 = SL 10"]
+    assert answer.embed["color"] == VERDICT_COLOURS[rps.Verdict.SUCCESS].value
     assert "RPS-1" in embed["footer"]["text"] and "RPS-3" in embed["footer"]["text"]
 
 
@@ -91,11 +95,13 @@ async def test_skill_check_with_an_alternate_parent(harness: Harness, world: Wor
     await alice_sheet(harness, world)
     dice(harness, 6, 6)
     answer = await check(harness, world, skill="stealth", parent="perception", modifier=-1)
-    shown = fields(answer.embed)
+    shown = fields(await details_of(harness, answer))
     assert shown["Base"] == "12 = Stealth 8 + Perception 5 + modifier (-1)"
     assert shown["Success Level"] == "12 - 12 = 0"
     assert "near miss" in shown["Result"]  # RPS-3: SL 0 is a near miss
     assert answer.embed["color"] == WARNING.value
+    assert answer.embed["title"] == "Alice - Stealth (Perception): SL 0, near miss"
+    assert assert_compact(answer.original)[1] == "SL 0: just short; the GM may grant a second try"
     refused = await check(harness, world, skill="Stealth", parent="Strength")
     assert refused.ephemeral and "cannot use 'Strength'" in refused.content and refused.public() == []
 
@@ -107,37 +113,42 @@ async def test_attribute_check_is_twice_the_attribute(harness: Harness, world: W
     d1, d2 = mirror.randint(1, 10), mirror.randint(1, 10)
     expected = rps.check(12, d1, d2)
     answer = await check(harness, world, attribute="Strength")
-    shown = fields(answer.embed)
+    shown = fields(await details_of(harness, answer))
     assert shown["Base"] == "12 (2 x Strength 6)"
     assert shown["Dice (2d10)"] == f"{d1} + {d2} = {d1 + d2}"
     assert f"SL {expected.sl}" in shown["Result"]
-    assert answer.embed["title"] == f"RPS Strength x 2: {expected.name}"
+    assert answer.embed["title"].startswith(f"Alice - Strength x 2: SL {expected.sl}, ")
 
 
 async def test_raw_base_works_in_dms_and_the_seed_example_holds(harness: Harness, world: World) -> None:
     # RPS-10: Base 12 with (1, 7) -> SL 4 success; (4, 9) -> SL -1 failure
     dice(harness, 1, 7, 4, 9)
     first = await harness.slash(None, None, world.stranger, "rps check", {"base": 12})
-    assert fields(first.embed)["Success Level"] == "12 - 8 = 4"
-    assert first.embed["title"] == "RPS Base: success, acceptable"
+    assert fields(await details_of(harness, first))["Success Level"] == "12 - 8 = 4"
+    assert first.embed["title"] == "Stranger - Base 12: SL 4, acceptable success"
     second = await harness.slash(None, None, world.stranger, "rps check", {"base": 12})
-    assert fields(second.embed)["Success Level"] == "12 - 13 = -1"
-    assert second.embed["title"] == "RPS Base: failure"
+    assert fields(await details_of(harness, second))["Success Level"] == "12 - 13 = -1"
+    assert second.embed["title"] == "Stranger - Base 12: SL -1, failure"
     assert second.embed["color"] == VERDICT_COLOURS[rps.Verdict.FAILURE].value
 
 
 async def test_doubles_make_criticals_and_fumbles(harness: Harness, world: World) -> None:  # RPS-4, RPS-5
     dice(harness, 1, 1, 10, 10, 10, 10)
     crit = await check(harness, world, base=10)
-    assert fields(crit.embed)["Doubles"] == "critical success"
-    assert "critical success makes it **13**" in fields(crit.embed)["Success Level"]
+    assert fields(await details_of(harness, crit))["Doubles"] == "critical success"
+    assert "critical success makes it **13**" in fields(await details_of(harness, crit))["Success Level"]
     assert crit.embed["color"] == VERDICT_COLOURS[rps.Verdict.CRITICAL_SUCCESS].value
+    assert crit.embed["title"] == "Alice - Base 10: SL 13, critical success, impressive"
+    assert assert_compact(crit.original) == ["2d10 **1 + 1** = 2; Base 10 - 2 = 8; double 1s make it SL 13"]
     fumble = await check(harness, world, base=10)
-    assert fields(fumble.embed)["Doubles"] == "critical failure (fumble)"
-    assert "SL -10" in fields(fumble.embed)["Result"]
+    assert fields(await details_of(harness, fumble))["Doubles"] == "critical failure (fumble)"
+    assert "SL -10" in fields(await details_of(harness, fumble))["Result"]
+    assert assert_compact(fumble.original) == [
+        "2d10 **10 + 10** = 20; Base 10 - 20 = SL -10: double 10s, a fumble"
+    ]
     automatic = await check(harness, world, base=25)
-    assert fields(automatic.embed)["Doubles"] == "automatic failure"
-    assert "SL 0" in fields(automatic.embed)["Result"]
+    assert fields(await details_of(harness, automatic))["Doubles"] == "automatic failure"
+    assert "SL 0" in fields(await details_of(harness, automatic))["Result"]
 
 
 async def test_difficulties_are_the_seeds_named_choices(
@@ -152,15 +163,16 @@ async def test_difficulties_are_the_seeds_named_choices(
     assert {"name": "-20 Beyond impossible", "value": -20} in choices
     dice(harness, 2, 2)
     answer = await check(harness, world, base=10, difficulty=-15)
-    assert fields(answer.embed)["Base"] == "-5 = given Base 10 + Nearly impossible (-15)"
+    assert fields(await details_of(harness, answer))["Base"] == "-5 = given Base 10 + Nearly impossible (-15)"
 
 
 async def test_forgo_above_15_and_refused_at_15(harness: Harness, world: World) -> None:  # RPS-6
     scripted = dice(harness)  # no dice at all: a forgone roll must not roll
     allowed = await check(harness, world, base=16, forgo=True)
-    assert allowed.embed["title"] == "RPS Base: assumed success, acceptable"
-    assert "no roll" in fields(allowed.embed)["Dice (2d10)"]
-    assert "RPS-6" in allowed.embed["footer"]["text"]
+    assert allowed.embed["title"] == "Alice - Base 16: SL 1, assumed success"
+    assert assert_compact(allowed.original) == ["No roll: the success is assumed (Base 16 is above 15)"]
+    assert "no roll" in fields(await details_of(harness, allowed))["Dice (2d10)"]
+    assert "RPS-6" in (await details_of(harness, allowed))["footer"]["text"]
     store = harness.bot.store
     await store.modifiers.set(
         world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -3, 1, world.gm.id
@@ -175,8 +187,8 @@ async def test_forgo_above_15_and_refused_at_15(harness: Harness, world: World) 
 async def test_a_gm_may_forgo_at_any_base(harness: Harness, world: World) -> None:  # RPS-6
     dice(harness)
     answer = await check(harness, world, user=world.gm, base=5, forgo=True)
-    assert answer.embed["title"] == "RPS Base: assumed success, acceptable"
-    assert "granted by the GM" in fields(answer.embed)["Dice (2d10)"]
+    assert answer.embed["title"] == "Gamemaster - Base 5: SL 1, assumed success"
+    assert "granted by the GM" in fields(await details_of(harness, answer))["Dice (2d10)"]
 
 
 async def test_gm_difficulty_modifier_is_used_by_exactly_one_roll(harness: Harness, world: World) -> None:
@@ -187,15 +199,23 @@ async def test_gm_difficulty_modifier_is_used_by_exactly_one_roll(harness: Harne
     )
     dice(harness, 2, 3, 2, 3)
     bob = await check(harness, world, user=world.bob, base=10)
-    assert fields(bob.embed)["Base"] == "10 (given Base)" and "GM modifier" not in fields(bob.embed)
+    assert fields(await details_of(harness, bob))[
+        "Base"
+    ] == "10 (given Base)" and "GM modifier" not in fields(await details_of(harness, bob))
     first = await check(harness, world, base=10)
-    shown = fields(first.embed)
+    shown = fields(await details_of(harness, first))
     assert shown["Base"] == "13 = given Base 10 + GM difficulty (+3)"
     assert shown["Success Level"] == "13 - 5 = 8"
-    assert world.gm.mention in shown["GM modifier"] and "GM-3" in first.embed["footer"]["text"]
+    assert (
+        world.gm.mention in shown["GM modifier"]
+        and "GM-3" in (await details_of(harness, first))["footer"]["text"]
+    )
+    assert assert_compact(first.original)[-1] == f"GM modifier: difficulty +3 (set by {world.gm.mention})"
     dice(harness, 2, 3)
     second = await check(harness, world, base=10)
-    assert fields(second.embed)["Base"] == "10 (given Base)" and "GM modifier" not in fields(second.embed)
+    assert fields(await details_of(harness, second))[
+        "Base"
+    ] == "10 (given Base)" and "GM modifier" not in fields(await details_of(harness, second))
 
 
 async def test_check_needs_exactly_one_source_and_a_sheet(harness: Harness, world: World) -> None:
@@ -242,7 +262,12 @@ async def test_franky_richard_johnny_from_the_seed(harness: Harness, world: Worl
         "rps resisted",
         {"party1": "Franky", "base1": 10, "party2": "Richard", "base2": 10, "party3": "Johnny", "base3": 10},
     )
-    embed = answer.embed
+    assert answer.embed["title"] == "Resisted: Franky wins, SL 3"
+    assert assert_compact(answer.original) == [
+        "Franky 4 + 5 → SL 1 · Richard 6 + 6 → SL -2 · Johnny 6 + 7 → SL -3",
+        "Franky SL 1 - Richard SL -2 = SL 3",
+    ]
+    embed = await details_of(harness, answer, world.bob)
     assert embed["title"] == "RPS resisted action: Franky wins (SL 3)"
     shown = fields(embed)
     assert "**Franky**: 4 + 5 = 9 → SL 1" in shown["The checks"]
@@ -269,7 +294,7 @@ async def test_resisted_tie_rerolls_only_the_tied_with_a_member_party(harness: H
             "party3": "Stealth",
         },
     )
-    shown = fields(answer.embed)
+    shown = fields(await details_of(harness, answer))
     alice = world.alice.payload()["global_name"]  # parties are named by display name
     assert f"**{alice}**: Base 15 = Stealth 8 + Agility 7" in shown["Parties"]
     assert "Tied for highest: Franky, Richard" in shown["Round 1"]
@@ -280,7 +305,11 @@ async def test_resisted_tie_rerolls_only_the_tied_with_a_member_party(harness: H
         and "**Richard**: 3 + 3 = 6 → SL 4" in shown["Round 2"]
     )
     assert shown["New SL"] == "Richard SL 4 - Franky SL 2 = **2**"
-    assert answer.embed["title"] == "RPS resisted action: Richard wins (SL 2)"
+    assert answer.embed["title"] == "Resisted: Richard wins, SL 2"
+    assert assert_compact(answer.original) == [
+        "Franky 4 + 4 → SL 2 · Richard 3 + 3 → SL 4",  # the round that decided it
+        "Richard SL 4 - Franky SL 2 = SL 2 (after 2 rounds: ties rolled again)",
+    ]
 
 
 async def test_resisted_with_a_seeded_tie(harness: Harness, world: World) -> None:
@@ -297,8 +326,8 @@ async def test_resisted_with_a_seeded_tie(harness: Harness, world: World) -> Non
         "rps resisted",
         {"party1": "A", "base1": 10, "party2": "B", "base2": 10, "party3": "C", "base3": 10},
     )
-    assert len(expected.rounds) >= 2 and "Round 2" in fields(answer.embed)  # RPS-7
-    assert answer.embed["title"] == f"RPS resisted action: {expected.winner} wins (SL {expected.sl})"
+    assert len(expected.rounds) >= 2 and "Round 2" in fields(await details_of(harness, answer))  # RPS-7
+    assert answer.embed["title"] == f"Resisted: {expected.winner} wins, SL {expected.sl}"
 
 
 def _first_round_ties(rng: random.Random, *bases: int) -> bool:
@@ -358,9 +387,10 @@ async def test_a_gm_grants_a_second_try_at_the_failed_checks_base(harness: Harne
     await alice_sheet(harness, world)
     dice(harness, 9, 8, 3, 4)
     failed = await check(harness, world, skill="Stealth", difficulty=2)  # 17 - 17 = 0, a near miss
-    assert "near miss" in fields(failed.embed)["Result"]
+    assert "near miss" in fields(await details_of(harness, failed))["Result"]
     message = failed.original
     assert grant_id(message) in message.custom_ids()
+    assert message.custom_ids() == [f"details:{grant_id(message).split(':')[-1]}", grant_id(message)]
     player = await harness.click(message, grant_id(message), world.alice)
     assert player.ephemeral and player.content == "Only a GM of this check's channel can grant a second try."
     assert player.original.custom_ids() == [] and player.public() == []
@@ -371,16 +401,15 @@ async def test_a_gm_grants_a_second_try_at_the_failed_checks_base(harness: Harne
     stranger = await harness.click(offered, "Try again", world.bob)
     assert stranger.ephemeral and "can take this second try" in stranger.content and stranger.public() == []
     again = await harness.click(offered, "Try again", world.alice)
-    shown = fields(again.embed)
-    assert (
-        not again.ephemeral
-        and again.embed["title"] == "RPS second try: Stealth (Agility): success, impressive"
-    )
+    shown = fields(await details_of(harness, again))
+    assert not again.ephemeral
+    assert again.embed["title"].startswith("Alice - Stealth (Agility) (second try): SL 12")
     assert shown["Base"] == "19 = Stealth 8 + Agility 7 + Moderately hard (+2) + second try (+2)"
     assert shown["Success Level"] == "19 - 7 = 12"
     assert "granted by" in shown["Second try"] and "(SL 0)" in shown["Second try"]
     assert not [c for c in again.original.custom_ids() if c.startswith("rps:grant:")]  # it succeeded
     assert offered.custom_ids() == []  # taken: the button is gone
+    assert assert_compact(again.original)  # a title and at most three lines, and Details
     logged = await harness.bot.store.log.last(world.guild.id, world.general.id, 5)
     assert [r.command for r in logged] == ["rps second try", "rps check"]
     assert logged[0].inputs["retry_of"] == logged[1].id and logged[0].user_id == world.alice.id
@@ -393,14 +422,16 @@ async def test_a_failed_second_try_can_be_granted_again(harness: Harness, world:
     failed = await check(harness, world, base=10)  # SL -8
     first = await grant(harness, failed.original, 3, world.gm)
     try1 = await harness.click(try_message(first, world.general), "Try again", world.alice)
-    assert fields(try1.embed)["Base"] == "13 = given Base 10 + second try (+3)"
-    assert fields(try1.embed)["Success Level"] == "13 - 17 = -4"
+    shown1 = fields(await details_of(harness, try1))
+    assert shown1["Base"] == "13 = given Base 10 + second try (+3)"
+    assert shown1["Success Level"] == "13 - 17 = -4"
     twice = await harness.click(failed.original, grant_id(failed.original), world.gm)
     assert twice.ephemeral and twice.content == "A second try was already granted for that check."
     second = await grant(harness, try1.original, -1, world.gm)
     try2 = await harness.click(try_message(second, world.general), "Try again", world.alice)
-    assert fields(try2.embed)["Base"] == "9 = given Base 10 + second try (-1)"  # the task's Base, not 13
-    assert fields(try2.embed)["Success Level"] == "9 - 5 = 4"
+    shown2 = fields(await details_of(harness, try2))
+    assert shown2["Base"] == "9 = given Base 10 + second try (-1)"  # the task's Base, not 13
+    assert shown2["Success Level"] == "9 - 5 = 4"
     assert scripted.used == 6
 
 
@@ -423,7 +454,7 @@ async def test_a_double_click_grants_once_and_rolls_once(harness: Harness, world
     assert len(offers) == 1 and len(refused) == 1
     clicks = await asyncio.gather(*(harness.click(offers[0], "Try again", world.alice) for _ in range(2)))
     rolled = [c for c in clicks if not c.ephemeral]
-    assert len(rolled) == 1 and rolled[0].original.embeds[0]["title"].startswith("RPS second try")
+    assert len(rolled) == 1 and "(second try)" in rolled[0].original.embeds[0]["title"]
     [late] = [c for c in clicks if c.ephemeral]
     assert late.content == "This second try was already taken."
     assert len({m.id for c in clicks for m in c.public() if m.embeds}) == 1
@@ -431,9 +462,8 @@ async def test_a_double_click_grants_once_and_rolls_once(harness: Harness, world
     assert scripted.used in (4, 6)
     logged = await harness.bot.store.log.last(world.guild.id, world.general.id, 5)
     assert [r.command for r in logged] == ["rps second try", "rps check"]
-    assert logged[0].dice == [
-        int(d) for d in fields(rolled[0].original.embeds[0])["Dice (2d10)"].split(" = ")[0].split(" + ")
-    ]
+    shown = fields(await open_details(harness, rolled[0].original, world.alice))
+    assert logged[0].dice == [int(d) for d in shown["Dice (2d10)"].split(" = ")[0].split(" + ")]
 
 
 async def test_no_retry_without_a_gm_and_no_grant_after_a_success(harness: Harness, world: World) -> None:
@@ -441,7 +471,7 @@ async def test_no_retry_without_a_gm_and_no_grant_after_a_success(harness: Harne
     assert "retry" not in {c.name for c in harness.bot.tree.get_command("rps").commands}
     dice(harness, 1, 2)
     success = await check(harness, world, base=10)
-    assert success.original.custom_ids() == []
+    assert not [c for c in success.original.custom_ids() if c.startswith("rps:grant:")]
     refused = await harness.slash(world.guild, world.general, world.gm, "rps grant", {"member": world.alice})
     assert refused.ephemeral and "The previous check succeeded (SL 7)" in refused.content
     assert refused.public() == []
@@ -466,8 +496,9 @@ async def test_a_private_check_is_granted_by_command_and_tried_privately(
     assert not granted.ephemeral and "their hidden check, with -1" in offered.content
     again = await harness.click(offered, "Try again", world.alice)
     [result] = [m for m in again.ephemeral_messages() if m.embeds]
-    assert fields(result.embeds[0])["Success Level"] == "9 - 3 = 6"
-    assert "(SL -8)" in fields(result.embeds[0])["Second try"]  # the roller saw their own check
+    shown = fields(await open_details(harness, result, world.alice))
+    assert shown["Success Level"] == "9 - 3 = 6"
+    assert "(SL -8)" in shown["Second try"]  # the roller saw their own check
     assert all(not m.embeds for m in again.public())  # the table sees only that a roll was made
 
 
@@ -487,7 +518,8 @@ async def test_a_blind_check_is_granted_from_the_gm_copy(harness: Harness, world
     again = await harness.click(offered, "Try again", world.alice)
     assert again.ephemeral and again.content == "Your roll went to the GM."
     [gm_try] = again.in_channel(world.gm_screen)
-    assert fields(gm_try.embeds[0])["Success Level"] == "10 - 18 = -8" and grant_id(gm_try)
+    assert fields(await open_details(harness, gm_try, world.gm))["Success Level"] == "10 - 18 = -8"
+    assert grant_id(gm_try)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -509,12 +541,15 @@ async def test_sustained_pool_completed_by_button_clicks(harness: Harness, world
     assert pool.message_id == message.id
     dice(harness, 3, 4, 4, 5)
     first = await harness.click(message, "Roll next check", world.alice)
-    assert fields(first.embed)["Pool"].startswith("+8 → ")
+    assert first.embed["title"] == "Alice - Pick the lock: SL 8, good success"
+    assert assert_compact(first.public()[-1]) == ["2d10 **3 + 4** = 7; Base 15 - 7 = SL 8", "Pool +8 → 8/12"]
+    assert fields(await details_of(harness, first))["Pool"].startswith("+8 → ")
     assert message.edits == 1 and "8/12" in fields(message.embed)["Progress"]
     assert fields(message.embed)["Time spent"].startswith("10 minutes")
     before_end = copy.deepcopy(message)
     second = await harness.click(message, "Roll next check", world.gm)  # GM-4: a GM may roll for the owner
-    assert "14/12" in fields(second.embed)["Pool"]
+    assert "14/12" in fields(await details_of(harness, second))["Pool"]
+    assert assert_compact(second.public()[-1])[1] == "Pool +6 → 14/12: the action is completed"
     assert "completed" in message.embed["title"] and message.components == []  # the button is gone
     assert fields(message.embed)["Checks made"] == "2"
     assert fields(message.embed)["Time spent"].startswith("20 minutes")
@@ -559,7 +594,8 @@ async def test_sustained_pool_fails_on_a_fumble(harness: Harness, world: World) 
     answer = await harness.slash(
         world.guild, world.general, world.alice, "rps sustained roll", {"name": "pick the LOCK"}
     )
-    assert "fumble" in answer.embed["title"]
+    assert answer.embed["title"] == "Alice - Pick the lock: SL -8, critical failure (fumble)"
+    assert assert_compact(answer.original)[1] == "Pool -1 → -1/12: the action failed"
     assert "failed" in started.original.embed["title"] and started.original.components == []
     again = await harness.slash(
         world.guild, world.general, world.alice, "rps sustained roll", {"name": "Pick the lock"}
@@ -633,14 +669,15 @@ async def test_each_sustained_check_shows_how_its_base_was_built(harness: Harnes
     )
     dice(harness, 2, 3, 2, 3)
     first = await harness.click(started.original, "Roll next check", world.alice)
-    assert fields(first.embed)["Base"] == (
+    assert fields(await details_of(harness, first))["Base"] == (
         "14 = Stealth 8 + Agility 7 + Moderately hard (+2) + GM difficulty (-3)"
     )
     second = await harness.slash(
         world.guild, world.general, world.alice, "rps sustained roll", {"name": "Sneak in"}
     )
-    assert fields(second.embed)["Base"] == "17 = Stealth 8 + Agility 7 + Moderately hard (+2)"
-    assert fields(second.embed)["Success Level"] == "17 - 5 = 12"
+    shown = fields(await details_of(harness, second))
+    assert shown["Base"] == "17 = Stealth 8 + Agility 7 + Moderately hard (+2)"
+    assert shown["Success Level"] == "17 - 5 = 12"
 
 
 async def test_sustained_status_stop_and_names(harness: Harness, world: World) -> None:
@@ -721,9 +758,9 @@ async def test_a_gm_modifier_applies_to_one_pool_check(harness: Harness, world: 
     )
     dice(harness, 2, 3, 2, 3)
     first = await harness.click(started.original, "Roll next check", world.alice)
-    assert fields(first.embed)["Base"] == "11 = given Base 15 + GM difficulty (-4)"
+    assert fields(await details_of(harness, first))["Base"] == "11 = given Base 15 + GM difficulty (-4)"
     second = await harness.click(started.original, "Roll next check", world.alice)
-    assert fields(second.embed)["Base"] == "15 (given Base)"
+    assert fields(await details_of(harness, second))["Base"] == "15 (given Base)"
 
 
 async def test_a_racing_check_is_reapplied_to_the_fresh_pool_once(harness: Harness, world: World) -> None:
@@ -744,7 +781,9 @@ async def test_a_racing_check_is_reapplied_to_the_fresh_pool_once(harness: Harne
     pools.add_check_logged = racing_add_check  # type: ignore[method-assign]
     dice(harness, 2, 3)
     answer = await harness.click(started.original, "Roll next check", world.alice)
-    assert "13/40" in fields(answer.embed)["Pool"]  # 3 from the racing check + 10 from this one, once each
+    assert (
+        "13/40" in fields(await details_of(harness, answer))["Pool"]
+    )  # 3 from the racing check + 10 from this one, once each
     pool = await pools.get_by_id(raced[0])
     assert (pool.pool, pool.checks_made) == (13, 2)
 
@@ -765,7 +804,10 @@ async def test_hidden_pool_checks_keep_the_pool_off_the_public_message(
     )
     assert answer.ephemeral and answer.content == "Your roll went to the GM."
     [gm_copy] = answer.in_channel(world.gm_screen)
-    assert "10/12" in fields(gm_copy.embed)["Pool"]
+    assert "10/12" in fields(await open_details(harness, gm_copy, world.gm))["Pool"]
+    assert assert_compact(gm_copy)[1] == "Pool +10 → 10/12"
+    refused = await harness.click(gm_copy, "Details", world.alice)  # a blind roll's roller learns nothing
+    assert refused.ephemeral and "10/12" not in refused.original.text()
     public = started.original
     assert (
         public.edits == 1
@@ -807,7 +849,7 @@ async def test_a_private_check_tells_the_table_only_that_a_roll_was_made(
 ) -> None:
     dice(harness, 4, 4)
     answer = await check(harness, world, base=13, visibility="private")
-    assert answer.ephemeral and fields(answer.embed)["Success Level"] == "13 - 8 = 5"
+    assert answer.ephemeral and fields(await details_of(harness, answer))["Success Level"] == "13 - 8 = 5"
     [notice] = answer.public()
     assert "private roll" in notice.content and notice.embeds == []
     for secret in ("13 - 8", "Success Level", "SL", "Base", "4 + 4"):
@@ -827,8 +869,9 @@ async def test_a_check_after_an_unrevealed_hidden_one_keeps_the_pool_hidden(
     [gm_copy] = blind.in_channel(world.gm_screen)
     dice(harness, 4, 6)  # SL 5: +5, public, by the owner
     public = await harness.click(started.original, "Roll next check", world.alice)
-    shown = fields(public.embed)
+    shown = fields(await details_of(harness, public, world.bob))
     assert not public.ephemeral and shown["Pool"].startswith("+5 (the total stays hidden")
+    assert assert_compact(public.original)[1].startswith("Pool +5; its total stays hidden")
     assert "15/40" not in public.original.text() and "Pool now" not in public.original.text()
     message = started.original
     assert "Progress" not in fields(message.embed) and "15/40" not in message.text()
@@ -838,4 +881,6 @@ async def test_a_check_after_an_unrevealed_hidden_one_keeps_the_pool_hidden(
     await harness.click(gm_copy, "Reveal", world.gm)
     dice(harness, 4, 6)
     after = await harness.click(started.original, "Roll next check", world.alice)
-    assert "/40" in fields(after.embed)["Pool"] and "Progress" in fields(started.original.embed)
+    assert "/40" in fields(await details_of(harness, after))["Pool"] and "Progress" in fields(
+        started.original.embed
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.store import Store
+from tests.e2e.compact import open_details
 from tests.fake_discord.harness import SubprocessBot, World
 from tests.fake_discord.server import FakeDiscord
 
@@ -39,7 +40,8 @@ async def test_pool_button_works_after_a_restart(fake: FakeDiscord, world: World
         assert message.edits == 0
         clicked = await second.click(message, custom_id, world.alice)
         assert not clicked.ephemeral
-        result = clicked.original.embed
+        assert clicked.original.embed["title"].startswith("Alice - Break the seal: SL ")
+        result = await open_details(second, clicked.original, world.bob)
         assert result["title"].startswith("RPS sustained action Break the seal")
         shown = _fields(result)
         sl = int(shown["Success Level"].split("= ")[1].split(";")[0])  # Base 14 - roll, recomputable
@@ -81,7 +83,8 @@ async def test_a_second_try_is_granted_and_taken_across_restarts(
     fourth = await SubprocessBot.launch(fake, database)
     try:
         taken = await fourth.click(offered, "Try again", world.alice)
-        assert _fields(taken.original.embed)["Base"] == "-195 = given Base -200 + second try (+5)"
+        details = await fourth.click(taken.original, "Details", world.alice)
+        assert _fields(details.original.embed)["Base"] == "-195 = given Base -200 + second try (+5)"
     finally:
         await fourth.stop()
     assert all(bot.error_lines() == [] for bot in (first, second, third, fourth))

@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.core.decision import SupplyDie
 from bot.store import Store
+from tests.e2e.compact import assert_compact, compact_lines, open_details
 from tests.e2e.test_decision import Scripted, field, upcoming
 from tests.fake_discord.harness import Answer, Harness, SubprocessBot, World
 from tests.fake_discord.server import FakeDiscord
@@ -35,9 +36,11 @@ async def stored(harness: Harness, world: World, item: str, character: str = "Al
 
 
 def rolled(answer: Answer) -> tuple[int, int]:
-    """(die sides, face) from a supply result embed: its first field is named after the die."""
-    first = answer.embed["fields"][0]
-    return int(first["name"].removeprefix("d")), int(first["value"])
+    """(die sides, face) from a compact supply result: its first line is "d8 **3**: ..."."""
+    first = compact_lines(answer.embed)[0]
+    matched = re.match(r"d(\d+) \*\*(\d+)\*\*: ", first)
+    assert matched, first
+    return int(matched[1]), int(matched[2])
 
 
 async def test_a_roll_of_3_or_lower_steps_the_die_down(harness: Harness, world: World) -> None:
@@ -50,11 +53,12 @@ async def test_a_roll_of_3_or_lower_steps_the_die_down(harness: Harness, world: 
     harness.bot.rng = Scripted([3, 4])
     stepped = await supply_roll(harness, world, "rope")
     assert not stepped.ephemeral
-    assert stepped.embed["title"] == "Supply: Rope d8 -> d6"
-    assert field(stepped, "d8") == "3"
+    assert stepped.embed["title"] == "Alice - Rope: d8 steps down to d6"
+    assert assert_compact(stepped.original) == ["d8 **3**: 3 or lower steps the die down"]
+    assert await field(harness, stepped, "d8") == "3"
     assert await stored(harness, world, "Rope") == 6
     held = await supply_roll(harness, world, "Rope")
-    assert held.embed["title"] == "Supply: Rope d6 holds" and field(held, "d6") == "4"
+    assert held.embed["title"] == "Alice - Rope: d6 holds" and await field(harness, held, "d6") == "4"
     assert await stored(harness, world, "Rope") == 6
     [last, first] = await harness.bot.store.log.last(world.guild.id, world.general.id, 2)
     assert (first.dice, last.dice) == ([3], [4]) and first.command == "supply roll"
@@ -74,8 +78,9 @@ async def test_an_empty_die_is_refused_and_nothing_changes(harness: Harness, wor
     await gm_set(harness, world, world.alice, "Water", 4)
     harness.bot.rng = Scripted([1])
     last = await supply_roll(harness, world, "Water")
-    assert last.embed["title"] == "Supply: Water d4 -> empty"
-    assert "run out of Water" in field(last, "Supply")
+    assert last.embed["title"] == "Alice - Water: d4 runs out"
+    assert assert_compact(last.original)[1] == "Alice has run out of Water."
+    assert "run out of Water" in await field(harness, last, "Supply")
     before = await harness.bot.store.log.last(world.guild.id, world.general.id, 10)
     refused = await supply_roll(harness, world, "water")
     assert refused.ephemeral and refused.public() == []
@@ -121,7 +126,7 @@ async def test_the_character_is_the_active_decision_sheet(harness: Harness, worl
     assert await stored(harness, world, "Arrows", character="Mira") == 6
     shown = await harness.slash(world.guild, world.general, world.bob, "supply show", {"member": world.alice})
     assert shown.ephemeral
-    assert field(shown, "Mira") == "Arrows: **d6**"
+    assert await field(harness, shown.embed, "Mira") == "Arrows: **d6**"
     mine = await harness.slash(world.guild, world.general, world.bob, "supply show")
     assert "No supply dice yet" in mine.embed["description"]
 
@@ -213,10 +218,23 @@ async def test_a_supply_die_survives_a_restart(fake: FakeDiscord, world: World, 
     die_after, face_after = rolled(after)
     assert die_after == kept
     expected = SupplyDie(kept).step_down() if face_after <= 3 else SupplyDie(kept)
-    assert re.search(rf"Rope: \*\*{expected.label}\*\*", field(shown, "Alice"))
+    assert re.search(rf"Rope: \*\*{expected.label}\*\*", shown.embed["fields"][0]["value"])
     store = await Store.open(database)
     try:
         assert (await store.supply.get(world.guild.id, world.alice.id, "Alice", "Rope")).die == expected.sides
     finally:
         await store.close()
     assert fake.violations == []
+
+
+async def test_item1_a_supply_roll_is_a_title_and_at_most_three_lines(harness: Harness, world: World) -> None:
+    await gm_set(harness, world, world.alice, "Rope", 4)
+    harness.bot.rng = Scripted([2])
+    answer = await supply_roll(harness, world, "Rope")
+    assert answer.embed["title"] == "Alice - Rope: d4 runs out"
+    assert assert_compact(answer.original) == [
+        "d4 **2**: 3 or lower, and it was the last size",
+        "Alice has run out of Rope.",
+    ]
+    details = await open_details(harness, answer.original, world.bob)
+    assert "DD-7" in details["footer"]["text"] and "Exactly 3/4" in details["fields"][-1]["value"]

@@ -12,6 +12,7 @@ from typing import Any
 from bot.core import systemx as sx
 from bot.core.dice import Dice
 from bot.ui.embeds import VERDICT_COLOURS
+from tests.e2e.compact import assert_compact, open_details
 from tests.fake_discord.harness import Answer, Harness, World
 
 CHART = sx.RollChart.model()  # the frozen data file equals the model (tests/test_systemx.py proves it)
@@ -81,6 +82,11 @@ async def sysx(
     return await harness.slash(world.guild, world.general, user or world.alice, f"sysx {path}", options)
 
 
+async def details(harness: Harness, answer: Answer, user: Any) -> dict[str, Any]:
+    """The roll's full breakdown, through its Details button, as ``user`` sees it."""
+    return await open_details(harness, answer.original, user)
+
+
 # -- check -------------------------------------------------------------------------------------------
 
 
@@ -89,11 +95,14 @@ async def test_check_from_the_active_sheet(harness: Harness, world: World) -> No
     answer = await sysx(harness, world, "check", {"skill": "climb"})
     [natural] = seeded(1)
     expected = sx.check(CHART, 16, natural)
-    embed = answer.embed
     word = "success" if expected.succeeded else "failure"
     assert not answer.ephemeral
+    lines = assert_compact(answer.original)
+    assert answer.embed["title"] == f"Ayla - Climb: {expected.margin.signed()}, {word}"
+    assert answer.embed["color"] == colour(expected.verdict)
+    assert lines[0] == f"d20 **{natural}** against SV 16" and lines[1] == "Needed +0 or better"
+    embed = await details(harness, answer, world.alice)
     assert embed["title"] == f"Climb: {expected.margin.signed()}, {word}"
-    assert embed["color"] == colour(expected.verdict)
     assert field(embed, "Skill Value") == "Agility 12 + Climb 4 = 16"
     assert field(embed, "Roll") == f"d20: **{natural}**"
     assert field(embed, "Margin") == f"**{expected.margin.signed()}**"
@@ -111,7 +120,11 @@ async def test_check_with_raw_numbers_and_rule_modifiers(
     answer = await sysx(harness, world, "check", options)
     [natural] = seeded(1)
     expected = sx.check(CHART, 15, natural, roll_modifier=2, sv_modifier=-3, required=sx.S2)
-    embed = answer.embed
+    assert assert_compact(answer.original)[:2] == [
+        f"d20 **{natural}** +2 = {natural + 2} against SV 15 -3 = 12",
+        "Needed +2 or better",
+    ]
+    embed = await details(harness, answer, world.bob)  # anyone at the table may open a public roll's details
     assert field(embed, "Skill Value") == "attribute 10 + skill 5 = 15; modifier -3 (rule -3) → 12"
     assert field(embed, "Roll") == f"d20: **{natural}**, modifier +2 (rule +2) → {natural + 2}"
     assert field(embed, "Margin") == f"**{expected.margin.signed()}**"
@@ -122,7 +135,10 @@ async def test_check_with_raw_numbers_and_rule_modifiers(
 
 async def test_sv_above_30_is_a_critical_success_without_the_chart(harness: Harness, world: World) -> None:
     answer = await sysx(harness, world, "check", {"sv": 35})  # SX-3
-    embed = answer.embed
+    assert answer.embed["title"] == "Alice - SV 35: CS, critical success"
+    needed = assert_compact(answer.original)[1]
+    assert needed == "Needed +0 or better; an SV above 30 always succeeds critically"
+    embed = await details(harness, answer, world.alice)
     assert field(embed, "Decided by") == "SV above 30 (SX-3)"
     assert field(embed, "Margin") == "**CS**"
     assert embed["color"] == colour(sx.Verdict.CRITICAL_SUCCESS)
@@ -134,8 +150,11 @@ async def test_letters_display_follows_the_guild_setting(harness: Harness, world
     answer = await sysx(harness, world, "check", {"sv": 16})
     [natural] = seeded(1)
     expected = sx.check(CHART, 16, natural)
-    assert field(answer.embed, "Margin") == f"**{expected.margin.letters()}**"
-    assert field(answer.embed, "Required").startswith("S0 (default)")
+    assert f": {expected.margin.letters()}, " in answer.embed["title"]
+    assert assert_compact(answer.original)[1] == "Needed S0 or better"
+    embed = await details(harness, answer, world.alice)
+    assert field(embed, "Margin") == f"**{expected.margin.letters()}**"
+    assert field(embed, "Required").startswith("S0 (default)")
 
 
 async def test_a_guilds_own_chart_is_used(harness: Harness, world: World) -> None:  # SX-5
@@ -143,8 +162,10 @@ async def test_a_guilds_own_chart_is_used(harness: Harness, world: World) -> Non
     await harness.bot.store.settings.update(world.guild.id, systemx_chart=own.to_csv())
     for _ in range(2):  # the second roll reuses the parsed chart
         answer = await sysx(harness, world, "check", {"sv": 10})
-        assert field(answer.embed, "Margin") == "**+5**"
-        assert "the guild's own roll chart" in answer.embed["footer"]["text"]
+        assert answer.embed["title"].endswith(": +5, success")
+        embed = await details(harness, answer, world.alice)
+        assert field(embed, "Margin") == "**+5**"
+        assert "the guild's own roll chart" in embed["footer"]["text"]
 
 
 async def test_check_in_a_dm_with_raw_numbers(harness: Harness, world: World) -> None:
@@ -152,15 +173,17 @@ async def test_check_in_a_dm_with_raw_numbers(harness: Harness, world: World) ->
     [natural] = seeded(1)
     expected = sx.check(CHART, 12, natural)
     assert not answer.ephemeral
-    assert answer.embed["title"].startswith(f"SV 12: {expected.margin.signed()}")
+    assert answer.embed["title"].startswith(f"Stranger - SV 12: {expected.margin.signed()}")
+    assert (await details(harness, answer, world.stranger))["title"].startswith("SV 12")
     flat = await harness.slash(None, None, world.stranger, "sysx flat", {"value": 11})
-    assert flat.embed["title"].startswith("Flat chance")
+    assert flat.embed["title"].startswith("Stranger - flat chance under 11")
 
 
 async def test_private_check_shows_the_result_only_to_the_roller(harness: Harness, world: World) -> None:
     answer = await sysx(harness, world, "check", {"sv": 14, "visibility": "private"})
     [natural] = seeded(1)
-    assert answer.ephemeral and field(answer.embed, "Roll") == f"d20: **{natural}**"
+    assert answer.ephemeral and assert_compact(answer.original)[0] == f"d20 **{natural}** against SV 14"
+    assert field(await details(harness, answer, world.alice), "Roll") == f"d20: **{natural}**"
     [notice] = answer.public()
     assert notice.embeds == [] and "private roll" in notice.content and "System X check" in notice.content
     text = notice.text()
@@ -213,14 +236,19 @@ async def test_a_gm_modifier_is_consumed_by_exactly_one_roll(harness: Harness, w
     second = await sysx(harness, world, "check", {"sv": 16, "sv_modifier": 1})
     one, two = seeded(2)
     expected = sx.check(CHART, 16, one, sv_modifier=-1, roll_modifier=3)  # GM-3, SX-6
-    embed = first.embed
+    lines = assert_compact(first.original)
+    assert lines[2] == (
+        f"GM modifiers: Skill Value -2 (set by {world.gm.mention}); roll +3 (set by {world.gm.mention})"
+    )
+    assert len(assert_compact(second.original)) == 2  # no GM line: the modifier was used up
+    embed = await details(harness, first, world.alice)
     assert field(embed, "Skill Value") == "16 (given); modifier -1 (rule +1, GM -2) → 15"
     assert field(embed, "Roll") == f"d20: **{one}**, modifier +3 (GM +3) → {one + 3}"
     assert field(embed, "Margin") == f"**{expected.margin.signed()}**"
     gm_field = field(embed, "GM modifiers")
     assert "Skill Value -2" in gm_field and "roll +3" in gm_field and world.gm.mention in gm_field
     assert "SX-6" in embed["footer"]["text"]
-    again = second.embed
+    again = await details(harness, second, world.alice)
     assert "GM modifier" not in [f["name"][:11] for f in again["fields"]]
     assert field(again, "Skill Value") == "16 (given); modifier +1 (rule +1) → 17"
     assert field(again, "Margin") == f"**{sx.check(CHART, 16, two, sv_modifier=1).margin.signed()}**"
@@ -234,9 +262,13 @@ async def test_a_gm_required_margin_overrides_the_players(harness: Harness, worl
     answer = await sysx(harness, world, "check", {"sv": 20, "required": "F2"})
     [natural] = seeded(1)
     expected = sx.check(CHART, 20, natural, required=sx.S3)
-    assert field(answer.embed, "Required").startswith("+3 (set by the GM)")
+    lines = assert_compact(answer.original)
+    assert lines[1].startswith("Needed +3 or better")
+    assert lines[2] == f"GM modifier: required margin S3 (set by {world.gm.mention})"
     assert answer.embed["color"] == colour(expected.verdict)
-    assert "for everyone" in field(answer.embed, "GM modifier")
+    embed = await details(harness, answer, world.alice)
+    assert field(embed, "Required").startswith("+3 (set by the GM)")
+    assert "for everyone" in field(embed, "GM modifier")
 
 
 # -- wounds (SX-2, GM-2) ---------------------------------------------------------------------------------
@@ -257,9 +289,11 @@ async def test_wounds_are_gm_only_and_cap_the_next_check(harness: Harness, world
     answer = await sysx(harness, world, "check", {"skill": "Climb"})
     [natural] = seeded(1)
     expected = sx.check(CHART, 16, natural, wounds=(3, 10))  # SX-2
-    assert field(answer.embed, "Skill Value") == "Agility 12 + Climb 4 = 16; wounds 3/10 cap SV at 6 → 6"
-    assert field(answer.embed, "Margin") == f"**{expected.margin.signed()}**"
-    assert "SX-2" in answer.embed["footer"]["text"]
+    assert assert_compact(answer.original)[0] == f"d20 **{natural}** against SV 16, capped at 6 by wounds"
+    embed = await details(harness, answer, world.alice)
+    assert field(embed, "Skill Value") == "Agility 12 + Climb 4 = 16; wounds 3/10 cap SV at 6 → 6"
+    assert field(embed, "Margin") == f"**{expected.margin.signed()}**"
+    assert "SX-2" in embed["footer"]["text"]
     healed = await sysx(harness, world, "wounds", {"member": world.alice, "current": 10}, user=world.gm)
     assert "no cap" in healed.content
     too_many = await sysx(harness, world, "wounds", {"member": world.alice, "current": 11}, user=world.gm)
@@ -281,7 +315,15 @@ async def test_opposed_uses_both_members_sheets(harness: Harness, world: World) 
     actor = sx.check(CHART, 14, first, roll_modifier=2)
     target = sx.check(CHART, 16, second)
     final = sx.opposed(actor.margin, target.margin)
-    embed = answer.embed
+    title = answer.embed["title"]
+    assert title.startswith(f"Ayla (Stealth) vs Brom (Notice): {final.signed()}")
+    lines = assert_compact(answer.original)
+    assert lines[0] == (
+        f"Ayla d20 **{first}** +2 = {first + 2} → {actor.margin.signed()} · "
+        f"Brom d20 **{second}** → {target.margin.signed()}"
+    )
+    assert lines[2] == f"GM modifier for Ayla: roll +2 (set by {world.gm.mention})"
+    embed = await details(harness, answer, world.bob)
     assert embed["title"].startswith(f"Opposed check: {final.signed()}")
     actor_text = field(embed, "Actor: Stealth")
     assert world.alice.mention in actor_text and "Agility 12 + Stealth 2 = 14" in actor_text
@@ -311,7 +353,9 @@ async def test_opposed_with_raw_svs_and_a_member_without_a_sheet(harness: Harnes
     )
     first, second = seeded(2)
     final = sx.opposed(sx.check(CHART, 12, first).margin, sx.check(CHART, 9, second).margin)
-    assert field(answer.embed, "Opposed (SX-8)").endswith(f"**{final.signed()}**")
+    assert answer.embed["title"].startswith(f"Alice (SV 12) vs Bob (SV 9): {final.signed()}")
+    embed = await details(harness, answer, world.alice)
+    assert field(embed, "Opposed (SX-8)").endswith(f"**{final.signed()}**")
 
 
 async def test_combined_with_three_members_shows_the_fold(harness: Harness, world: World) -> None:  # SX-9
@@ -329,7 +373,11 @@ async def test_combined_with_three_members_shows_the_fold(harness: Harness, worl
     dice = seeded(3)
     margins = [sx.check(CHART, sv, d).margin for sv, d in zip((16, 17, 8), dice, strict=True)]
     outcome = sx.combined(margins)
-    embed = answer.embed
+    assert answer.embed["title"].startswith(f"Combined: Ayla, Brom, Carol: {outcome.margin.signed()}")
+    lines = assert_compact(answer.original)
+    first, second = (partial.signed() for partial in outcome.partials)
+    assert lines[1] == f"Margins added in turn: {first} then {second}"
+    embed = await details(harness, answer, world.carol)
     assert embed["title"].startswith(f"Combined check: {outcome.margin.signed()}")
     assert world.carol.mention in field(embed, "3. SV 8") and f"d20: **{dice[2]}**" in field(embed, "3. SV 8")
     steps = field(embed, "Combined (SX-9)").splitlines()
@@ -352,8 +400,11 @@ async def test_opposed_against_an_npc_and_an_npc_acting(harness: Harness, world:
     first, second = seeded(2)
     actor = sx.check(CHART, 14, first, roll_modifier=2)
     final = sx.opposed(actor.margin, sx.check(CHART, 13, second).margin)
-    assert field(answer.embed, "Opposed (SX-8)").endswith(f"**{final.signed()}**")
-    assert "Gate \\*guard\\*" in field(answer.embed, "Target: SV 13")  # the NPC's name, markdown escaped
+    assert answer.embed["title"].startswith(f"Ayla (Stealth) vs Gate \\*guard\\* (SV 13): {final.signed()}")
+    assert_compact(answer.original)
+    embed = await details(harness, answer, world.bob)
+    assert field(embed, "Opposed (SX-8)").endswith(f"**{final.signed()}**")
+    assert "Gate \\*guard\\*" in field(embed, "Target: SV 13")  # the NPC's name, markdown escaped
     [logged_roll] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
     assert logged_roll.inputs["target"] is None and logged_roll.inputs["target_name"] == "Gate \\*guard\\*"
     # an NPC acting takes no GM modifier; Alice, only defending, keeps hers for her next check
@@ -364,7 +415,10 @@ async def test_opposed_against_an_npc_and_an_npc_acting(harness: Harness, world:
     again = await sysx(harness, world, "opposed", options, user=world.gm)
     third, fourth = seeded(2, skip=2)
     final = sx.opposed(sx.check(CHART, 15, third).margin, sx.check(CHART, 16, fourth).margin)
-    assert field(again.embed, "Opposed (SX-8)").endswith(f"**{final.signed()}**")
+    assert again.embed["title"].startswith(f"Ogre (SV 15) vs Ayla (Climb): {final.signed()}")
+    assert field(await details(harness, again, world.alice), "Opposed (SX-8)").endswith(
+        f"**{final.signed()}**"
+    )
     assert "GM modifier" not in again.original.text()
     assert len(await harness.bot.store.modifiers.list(world.guild.id, world.general.id)) == 1
 
@@ -404,8 +458,9 @@ async def test_combined_with_members_and_npcs(harness: Harness, world: World) ->
         sx.check(CHART, 9, dice[2]).margin,
     ]
     outcome = sx.combined(margins)
-    embed = answer.embed
-    assert embed["title"].startswith(f"Combined check: {outcome.margin.signed()}")
+    assert answer.embed["title"].startswith(f"Combined: Ayla, Ogre, Elf: {outcome.margin.signed()}")
+    assert_compact(answer.original)
+    embed = await details(harness, answer, world.bob)
     assert "Ogre" in field(embed, "2. SV 15") and "Elf" in field(embed, "3. SV 9")
     [logged_roll] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
     assert logged_roll.inputs["actors"] == [
@@ -421,7 +476,14 @@ async def test_synergy_chain_carries_each_margin(harness: Harness, world: World)
     dice = seeded(3)
     steps = [sx.SkillCheck(sv=sv) for sv in (12, 16, 10)]
     outcome = sx.synergy(CHART, steps, dice, required=sx.S1)
-    embed = answer.embed
+    assert answer.embed["title"].startswith(f"Ayla - Swim, Climb, SV 10: {outcome.margin.signed()}")
+    lines = assert_compact(answer.original)
+    assert lines[0] == (
+        f"d20s **{dice[0]}**, **{dice[1]}**, **{dice[2]}**: "
+        + " → ".join(link.result.margin.signed() for link in outcome.links)
+    )
+    assert lines[1] == "Each margin adds to the next SV; needed +1 or better"
+    embed = await details(harness, answer, world.alice)
     assert embed["title"].startswith(f"Synergistic check: {outcome.margin.signed()}")
     names = [f["name"] for f in embed["fields"]]
     assert names[0] == "1. Swim (first check: carries +0)"
@@ -443,9 +505,12 @@ async def test_flat_chance(harness: Harness, world: World) -> None:  # SX-11
     [natural] = seeded(1)
     result = sx.flat(natural, 8)
     happened = "happens" if result.happened else "does not happen"
-    assert answer.embed["title"] == f"Flat chance: the event {happened}"
-    assert field(answer.embed, "Roll") == f"d20: **{natural}**"
+    assert answer.embed["title"] == f"Alice - flat chance under 8: {happened}"
+    assert assert_compact(answer.original) == [f"d20 **{natural}**, needed under 8"]
     assert answer.embed["color"] == colour(result.verdict)
+    embed = await details(harness, answer, world.alice)
+    assert embed["title"] == f"Flat chance: the event {happened}"
+    assert field(embed, "Roll") == f"d20: **{natural}**"
 
 
 # -- autocomplete ------------------------------------------------------------------------------------------
@@ -496,3 +561,29 @@ async def test_skills_autocomplete_from_the_right_sheet(harness: Harness, world:
         world.guild, world.general, world.carol, "sysx check", {"skill": ""}, "skill"
     )
     assert nobody.choices == []
+
+
+# -- issue 31, item 1: compact by default ------------------------------------------------------------------
+
+
+async def test_item1_every_sysx_roll_is_a_title_and_at_most_three_lines(
+    harness: Harness, world: World
+) -> None:
+    await alice_sheet(harness, world)
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", None, "roll", 1, 5, world.gm.id
+    )
+    rolls = [
+        ("check", {"skill": "Climb", "required": "S1"}),
+        ("opposed", {"actor": world.alice, "target": world.bob, "actor_skill": "Climb", "target_sv": 12}),
+        ("combined", {"member1": world.alice, "skill1": "Climb", "member2": world.bob, "sv2": 9}),
+        ("synergy", {"skills": "Swim, Climb, Stealth"}),
+        ("flat", {"value": 9}),
+    ]
+    for path, options in rolls:
+        answer = await sysx(harness, world, path, options)
+        lines = assert_compact(answer.original)  # title, at most three lines, no rule ids, a Details button
+        assert len(answer.public()) == 1 and lines, path
+        if path != "flat":
+            assert world.gm.mention in lines[-1] and "roll +1" in lines[-1], (path, lines)
+        assert (await details(harness, answer, world.bob))["fields"], path

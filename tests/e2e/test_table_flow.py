@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.core import systemx as sx
 from bot.core.dice import Dice
+from tests.e2e.compact import shown
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import FakeDiscord
 
@@ -60,9 +61,9 @@ async def test_sheets_made_with_commands_drive_an_opposed_check_and_survive_expo
     actor = sx.check(CHART, 15, actor_roll)
     target = sx.check(CHART, 16, target_roll)
     final = sx.opposed(actor.margin, target.margin)
-    assert first.embed["title"].startswith(f"Opposed check: {final.signed()}")
-    assert "Agility 12 + Stealth 3 = 15" in field(first.embed, "Actor: Stealth")
-    assert "Senses 11 + Notice 5 = 16" in field(first.embed, "Target: Notice")
+    assert first.embed["title"].startswith(f"Ayla (Stealth) vs Brom (Notice): {final.signed()}, ")
+    assert "Agility 12 + Stealth 3 = 15" in field(await shown(harness, first), "Actor: Stealth")
+    assert "Senses 11 + Notice 5 = 16" in field(await shown(harness, first), "Target: Notice")
 
     # export Alice's sheet, delete it, import it back: the same sheet drives the same Skill Value
     exported = await run(harness, world, world.alice, "sheet export", {"name": "Ayla"})
@@ -79,7 +80,7 @@ async def test_sheets_made_with_commands_drive_an_opposed_check_and_survive_expo
     assert after.document() == before.document()
     assert json.loads(file.data)["skills"]["Stealth"]["rating"] == 3
     again = await run(harness, world, world.alice, "sysx opposed", options)
-    assert "Agility 12 + Stealth 3 = 15" in field(again.embed, "Actor: Stealth")
+    assert "Agility 12 + Stealth 3 = 15" in field(await shown(harness, again), "Actor: Stealth")
 
 
 async def test_a_gm_modifier_set_with_gm_modifier_is_consumed_by_exactly_one_roll(
@@ -99,10 +100,10 @@ async def test_a_gm_modifier_set_with_gm_modifier_is_consumed_by_exactly_one_rol
     assert set_.ephemeral
     rolls = d20s(2)
     first = await run(harness, world, world.alice, "sysx check", {"sv": 12})
-    assert world.gm.mention in field(first.embed, "GM modifier")
+    assert world.gm.mention in field(await shown(harness, first), "GM modifier")
     assert sx.check(CHART, 12, rolls[0], roll_modifier=2).margin.signed() in first.embed["title"]
     second = await run(harness, world, world.alice, "sysx check", {"sv": 12})
-    assert not any(f["name"].startswith("GM modifier") for f in second.embed.get("fields", []))
+    assert not any(f["name"].startswith("GM modifier") for f in (await shown(harness, second))["fields"])
     assert sx.check(CHART, 12, rolls[1]).margin.signed() in second.embed["title"]
     listed = await run(harness, world, world.gm, "gm modifiers", {})
     assert listed.embed["description"] == "None in this channel."
@@ -131,5 +132,5 @@ async def test_a_roll_that_fails_before_its_log_row_keeps_the_gm_modifier_for_th
     assert store.modifiers.ticket(failed.record.id) is None, "its reservation was not given back"
     await store.db.execute("DROP TRIGGER refuse_log")
     rolled = await run(harness, world, world.alice, "sysx check", {"sv": 12})
-    assert world.gm.mention in field(rolled.embed, "GM modifier")
+    assert world.gm.mention in field(await shown(harness, rolled), "GM modifier")
     assert await store.modifiers.list(world.guild.id, world.general.id) == []

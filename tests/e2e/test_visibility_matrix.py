@@ -271,5 +271,6 @@ async def test_each_mode_shows_each_audience_exactly_what_it_may_see(
         )
         assert copy.content == header and not copy.ephemeral
         assert comparable(copy.embeds[0]) == reference  # the GMs get the whole result
-        assert copy.custom_ids() == [f"reveal:{last.id}"]
+        # Reveal, and the roll's Details under a compact result (issue 31)
+        assert copy.custom_ids() in ([f"reveal:{last.id}"], [f"reveal:{last.id}", f"details:{last.id}"])
     assert len(kinds) == 1  # the private and gm notices name the same kind of check

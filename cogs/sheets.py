@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from bot.store import NotFound, Sheet, Store
 from bot.store.models import MAX_NOTES, SYSTEMS, name_key
+from bot.store.sheets import parent_problems
 from bot.ui.reply import UserError, reply
 from bot.ui.rolls import guild_key, sheets_hidden
 from bot.ui.sheets import (
@@ -220,8 +221,8 @@ class Sheets(commands.Cog):
         name="The sheet.",
         skill="The skill's name.",
         rating="Its rating.",
-        parent="The attribute it is checked with (RPS-1).",
-        alternates="Other attributes a check may use instead, separated by commas.",
+        parent="The attribute its rolls add (default: the one it has; System X and RPS need one).",
+        alternates="Other attributes a check may use instead, separated by commas (a dash clears them).",
     )
     @app_commands.autocomplete(name=sheet_names, skill=sheet_skills, parent=sheet_attributes)
     async def set_skill(
@@ -240,13 +241,11 @@ class Sheets(commands.Cog):
             skill,
             rating,
             parent,
-            _split_names(alternates),
+            None if alternates is None else _split_names("" if alternates.strip() == "-" else alternates),
         )
         await self._answer(interaction, sheet, f"{skill.strip()} is now {rating}.")
 
-    @sheet.command(
-        name="set-bonus", description="Set a characteristic bonus (cards, BJ-9) or a stored bonus."
-    )
+    @sheet.command(name="set-bonus", description="Set a characteristic bonus (cards) or a stored bonus.")
     @app_commands.describe(name="The sheet.", bonus="The bonus's name.", value="Its value.")
     @app_commands.autocomplete(name=sheet_names, bonus=sheet_bonuses)
     async def set_bonus(
@@ -258,7 +257,7 @@ class Sheets(commands.Cog):
         await self._answer(interaction, sheet, f"Bonus {bonus.strip()} is now {value:+d}.")
 
     @sheet.command(name="wounds", description="Set current wounds (and the maximum); no values clears them.")
-    @app_commands.describe(name="The sheet.", current="Current wounds.", maximum="Maximum wounds (SX-2).")
+    @app_commands.describe(name="The sheet.", current="Current wounds.", maximum="Maximum wounds.")
     @app_commands.autocomplete(name=sheet_names)
     async def wounds(
         self,
@@ -317,7 +316,7 @@ class Sheets(commands.Cog):
         await reply(interaction, f"Deleted the sheet {sheet.name}.", ephemeral=True)
 
     # -- files --------------------------------------------------------------------------------------------
-    @sheet.command(name="export", description="Get a sheet as a JSON file (see data/sheet.schema.json).")
+    @sheet.command(name="export", description="Get a sheet as a JSON file that /sheet import reads back.")
     @app_commands.describe(name="Which sheet (default: your only or active one).")
     @app_commands.autocomplete(name=sheet_names)
     async def export(self, interaction: discord.Interaction[Any], name: NameText | None = None) -> None:
@@ -353,7 +352,11 @@ class Sheets(commands.Cog):
         sheet = await self.store.sheets.import_json(
             guild_key(interaction), interaction.user.id, text, replace
         )
-        await self._answer(interaction, sheet, f"Imported {sheet.name} ({system_label(sheet.system)}).")
+        text = f"Imported {sheet.name} ({system_label(sheet.system)})."
+        problems = parent_problems(sheet)
+        if problems:  # a file may hold what /sheet set-skill refuses: say so now, not at the roll
+            text += f" Before rolling with it: {problems[0]}"
+        await self._answer(interaction, sheet, text)
 
 
 async def setup(bot: commands.Bot) -> None:

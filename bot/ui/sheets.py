@@ -81,11 +81,14 @@ def sheet_list_embed(sheets: Sequence[Sheet], owner: str) -> discord.Embed:
     if not sheets:
         return info_embed(f"Sheets of {owner}", "No sheets yet: /sheet create makes one.")
     lines = [
-        f"{'▶ ' if s.active else '• '}**{discord.utils.escape_markdown(s.name)}** ({system_label(s.system)})"
-        f"{' active' if s.active else ''}"
+        f"▶ **{discord.utils.escape_markdown(s.name)}** ({system_label(s.system)}, active)"
+        if s.active
+        else f"• {discord.utils.escape_markdown(s.name)} ({system_label(s.system)})"
         for s in sheets
     ]
-    return info_embed(f"Sheets of {owner}", clip("\n".join(lines), 4000))
+    embed = info_embed(f"Sheets of {owner}", clip("\n".join(lines), 4000))
+    embed.set_footer(text="▶ the active sheet: the one rolls in its system use. /sheet use switches.")
+    return embed
 
 
 def export_filename(sheet: Sheet) -> str:

@@ -15,9 +15,11 @@ from discord.ext import commands
 from bot.store import NotFound, Sheet, Store
 from bot.store.models import MAX_NOTES, SYSTEMS, name_key
 from bot.store.sheets import parent_problems
+from bot.ui import pages
 from bot.ui.reply import UserError, reply
 from bot.ui.rolls import guild_key, sheets_hidden
 from bot.ui.sheets import (
+    LIST_TITLE,
     MAX_SHEET_FILE,
     export_file,
     sheet_embed,
@@ -36,6 +38,7 @@ Rating = app_commands.Range[int, 0, 30]
 Bonus = app_commands.Range[int, -10, 10]
 WoundCount = app_commands.Range[int, 0, 100]
 NameText = app_commands.Range[str, 1, 64]
+SHEETS_PAGE = 15  # sheets a page of /sheet list shows
 
 
 def _store(interaction: discord.Interaction[Any]) -> Store:
@@ -105,6 +108,32 @@ async def section_keys(interaction: discord.Interaction[Any], current: str) -> l
         entries: dict[str, Any] = getattr(sheet, SECTION_FIELDS[section])
         return _matching(list(entries), current)
     return _matching([*sheet.attributes, *sheet.skills, *sheet.bonuses], current)
+
+
+async def sheets_page(
+    interaction: discord.Interaction[Any], args: tuple[int, ...], number: int, owner_name: str | None = None
+) -> pages.Page:
+    """Page ``number`` of the sheets of the player ``args[0]``, reloaded from the store."""
+    owner_id = args[0]
+    if sheets_hidden(interaction, owner_id):
+        raise UserError(DM_SHEETS)
+    sheets = await _store(interaction).sheets.list(guild_key(interaction), owner_id)
+    last = pages.page_count(len(sheets), SHEETS_PAGE)
+    number = pages.clamp(number, last)
+    name = owner_name or _listed_name(interaction, owner_id)
+    return pages.Page(sheet_list_embed(pages.window(sheets, number, SHEETS_PAGE), name), number, last)
+
+
+def _listed_name(interaction: discord.Interaction[Any], owner_id: int) -> str:
+    """The owner's name on a page turned by a click: the clicker's own, a member's, or the listing's."""
+    if owner_id == interaction.user.id:
+        return _who(interaction.user)
+    member = interaction.guild.get_member(owner_id) if interaction.guild is not None else None
+    if member is not None:
+        return _who(member)
+    message = interaction.message
+    title = message.embeds[0].title if message is not None and message.embeds else None
+    return title.removeprefix(LIST_TITLE) if title and title.startswith(LIST_TITLE) else "this player"
 
 
 class Sheets(commands.Cog):
@@ -190,10 +219,10 @@ class Sheets(commands.Cog):
     @app_commands.describe(member="Whose sheets (default: yours).")
     async def list_(self, interaction: discord.Interaction[Any], member: discord.User | None = None) -> None:
         owner = member or interaction.user
-        if sheets_hidden(interaction, owner.id):
-            raise UserError(DM_SHEETS)
-        sheets = await self.store.sheets.list(guild_key(interaction), owner.id)
-        await reply(interaction, embed=sheet_list_embed(sheets, _who(owner)), ephemeral=True)
+        args = (owner.id,)
+        page = await sheets_page(interaction, args, 1, owner_name=_who(owner))
+        embed, view = pages.present(page, "sheets", args, interaction.user.id)
+        await reply(interaction, embed=embed, view=view, ephemeral=True)
 
     @sheet.command(name="use", description="Make a sheet the active one for its system.")
     @app_commands.describe(name="The sheet to play.")
@@ -360,4 +389,5 @@ class Sheets(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
+    pages.register(bot, "sheets", sheets_page)
     await bot.add_cog(Sheets(bot))

@@ -6,11 +6,11 @@ import csv
 import io
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from bot.store._util import dumps, json_column, now_text, parse_time, validated
-from bot.store.db import Database, Outcome, Statement, Tx
+from bot.store.db import Database, Outcome, Params, Tx
 from bot.store.errors import InvalidData, NotFound
 from bot.store.models import MAX_LOG_JSON, RollRecord
 from bot.store.modifiers import ModifierRepository, ModifierTicket
@@ -68,35 +68,35 @@ class RollLogRepository:
         """
         if not modifiers:
             self._modifiers.release(modifiers)
-            return _log_id(await self._db.run(self._statement(record)))
+            return _log_id(await self._db.execute(_INSERT, self._params(record)))
         insert = self.inserter(record)
         take = self._modifiers.taker(modifiers)
 
-        def work(tx: Tx) -> int:
-            take(tx)
-            return insert(tx)
+        async def work(tx: Tx) -> int:
+            await take(tx)
+            return await insert(tx)
 
         async with self._modifiers.settling(modifiers):
             return await self._db.run(work)
 
     @classmethod
-    def inserter(cls, record: RollRecord) -> Callable[[Tx], int]:
+    def inserter(cls, record: RollRecord) -> Callable[[Tx], Awaitable[int]]:
         """Validate ``record`` now; the returned function writes it inside a unit of work (its log id)."""
-        statement = cls._statement(record)
+        params = cls._params(record)
 
-        def insert(tx: Tx) -> int:
-            return _log_id(statement(tx))
+        async def insert(tx: Tx) -> int:
+            return _log_id(await tx.execute(_INSERT, params))
 
         return insert
 
     @staticmethod
-    def _statement(record: RollRecord) -> Statement:
-        """Validate ``record`` now; the INSERT of its row."""
+    def _params(record: RollRecord) -> Params:
+        """Validate ``record`` now; the parameters of its row's INSERT."""
         # again, from its field values as they are: model_copy(update=...) skips validation
         record = validated(lambda: RollRecord.model_validate(record.__dict__), "Roll")
         inputs = json_column(record.inputs, "roll's inputs", MAX_LOG_JSON)
         dice = json_column(record.dice, "roll's dice", MAX_LOG_JSON)
-        params = (
+        return (
             record.guild_id,
             record.channel_id,
             record.user_id,
@@ -111,7 +111,6 @@ class RollLogRepository:
             record.revealed_by,
             record.revealed_at.isoformat() if record.revealed_at else None,
         )
-        return Statement(_INSERT, params)
 
     async def get(self, record_id: int) -> RollRecord:
         """One logged roll by id."""
@@ -172,7 +171,7 @@ class RollLogRepository:
         sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
         if not include_hidden:
             sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
-        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id), background=True)
+        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id))
         records = [_record(row).model_dump(mode="json") for row in rows]
         if fmt == "jsonl":
             return "".join(dumps(record) + "\n" for record in records)

@@ -6,15 +6,14 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
-
 from tests.paths import SHARED
+
+if TYPE_CHECKING:  # jsonschema is a test dependency: the local table imports this module without it
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 OPENAPI_PATH = SHARED / "discord-api" / "openapi.json"
 BASE_URI = "https://discord.test/openapi.json"
@@ -48,6 +47,9 @@ class OpenAPIValidator:
     """Finds the path template of a request and validates its JSON body against the documented schema."""
 
     def __init__(self) -> None:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+
         self.document: dict[str, Any] = json.loads(OPENAPI_PATH.read_text())
         # Discord parses a snowflake sent as a JSON integer as well as a string (discord.py sends
         # recipient_id as an int); the spec only documents the string form.
@@ -73,6 +75,8 @@ class OpenAPIValidator:
 
     @cache  # noqa: B019 - one validator per documented operation, the instance lives for the session
     def _validator(self, template: str, method: str) -> Draft202012Validator | None:
+        from jsonschema import Draft202012Validator
+
         operation = self.document["paths"][template].get(method.lower())
         if operation is None or "requestBody" not in operation:
             return None
@@ -93,12 +97,16 @@ class OpenAPIValidator:
 
     @cache  # noqa: B019
     def _component(self, name: str) -> Draft202012Validator:
+        from jsonschema import Draft202012Validator
+
         return Draft202012Validator(
             {"$ref": f"{BASE_URI}#/components/schemas/{name}"}, registry=self.registry
         )
 
     def check(self, method: str, path: str, body: Any) -> list[Violation]:
         """Every reason real Discord would refuse this request (empty when it is fine)."""
+        from jsonschema.exceptions import best_match
+
         template = self.template_for(path)
         if template is None:
             return [Violation(method, path, "no such route in Discord's API")]

@@ -16,7 +16,7 @@ from bot.core.errors import RuleError
 from bot.core.systemx import Margin, parse_chart
 from bot.store import MARGINS, MODIFIER_KINDS, SYSTEMS, VISIBILITIES, GuildSettings, Store
 from bot.store.models import MAX_MODIFIER_USES
-from bot.ui.embeds import info_embed
+from bot.ui.embeds import info_embed, shown_name
 from bot.ui.gm import (
     KIND_WORDS,
     RequestRollButton,
@@ -53,7 +53,7 @@ def _here(interaction: discord.Interaction[Any]) -> tuple[int, int]:
 
 
 def _name(user: discord.abc.User) -> str:
-    return discord.utils.escape_markdown(user.display_name)
+    return shown_name(user.display_name)
 
 
 async def kind_choices(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:

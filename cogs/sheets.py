@@ -16,6 +16,7 @@ from bot.store import NotFound, Sheet, Store
 from bot.store.models import MAX_NOTES, SYSTEMS, name_key
 from bot.store.sheets import parent_problems
 from bot.ui import pages
+from bot.ui.embeds import shown_name
 from bot.ui.reply import UserError, reply
 from bot.ui.rolls import guild_key, sheets_hidden
 from bot.ui.sheets import (
@@ -47,7 +48,7 @@ def _store(interaction: discord.Interaction[Any]) -> Store:
 
 
 def _who(user: discord.abc.User) -> str:
-    return discord.utils.escape_markdown(user.display_name)
+    return shown_name(user.display_name)
 
 
 def _split_names(text: str | None) -> list[str]:

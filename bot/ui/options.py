@@ -19,14 +19,13 @@ import discord
 from discord import app_commands
 from discord.enums import AppCommandOptionType as Kind
 
-from bot.ui.reply import NO_DMS, refuse, release_when_handled
+from bot.ui.reply import CHANGED, NO_DMS, refuse, release_when_handled
 
 log = logging.getLogger(__name__)
 
 DISCORD_INT = 2**53  # Discord's integer options lie in -2^53..2^53
 SNOWFLAKE = re.compile(r"[1-9][0-9]{0,19}")
 UNREADABLE = "That command came with options I cannot read; please run it again."
-NAME_MAX = 40  # option names in a refusal are clipped: a forged name may be anything
 
 _KIND_WORDS: dict[Kind, str] = {
     Kind.string: "text",
@@ -47,11 +46,6 @@ _RESOLVED: dict[Kind, tuple[str, ...]] = {
     Kind.mentionable: ("users", "roles"),
     Kind.attachment: ("attachments",),
 }
-
-
-def _name(option: Any) -> str:
-    text = option if isinstance(option, str) else repr(option)
-    return text if len(text) <= NAME_MAX else text[: NAME_MAX - 1] + "…"
 
 
 def _number(value: object) -> str:
@@ -149,7 +143,7 @@ def options_problem(
         name = option.get("name")
         parameter = declared.get(name) if isinstance(name, str) else None
         if parameter is None:
-            return f"{_name(name)} is not an option of /{command.qualified_name}."
+            return CHANGED  # only an older copy of the command, still shown by Discord, sends it
         if name in given:
             return f"{name} was given twice."
         given.add(parameter.name)
@@ -244,7 +238,12 @@ class TableTree(app_commands.CommandTree[Any]):
                 problem = options_problem(command, options, resolved, autocomplete=autocomplete)
         if problem is None:
             return True
-        log.info("Refused /%s from %s: %s", data.get("name"), interaction.user.id, problem)
+        if problem == CHANGED:  # not the user's doing, and no bug: worth a warning, not a traceback
+            log.warning(
+                "Refused /%s from %s: an option it no longer has", data.get("name"), interaction.user.id
+            )
+        else:
+            log.info("Refused /%s from %s: %s", data.get("name"), interaction.user.id, problem)
         await self._refuse(interaction, problem)
         return False
 

@@ -11,7 +11,7 @@ import discord
 from bot.store import SHEET_RANGES, Sheet, Skill
 from bot.store.models import SYSTEM_NAMES
 from bot.store.sheets import export_json
-from bot.ui.embeds import NEUTRAL, info_embed, result_embed
+from bot.ui.embeds import NEUTRAL, info_embed, result_embed, shown_name
 
 LIST_TITLE = "Sheets of "
 MAX_SHEET_FILE = 64 * 1024  # what /sheet import downloads at most (the store reads 64,000 characters)
@@ -83,9 +83,9 @@ def sheet_list_embed(sheets: Sequence[Sheet], owner: str) -> discord.Embed:
     if not sheets:
         return info_embed(f"{LIST_TITLE}{owner}", "No sheets yet: /sheet create makes one.")
     lines = [
-        f"▶ **{discord.utils.escape_markdown(s.name)}** ({system_label(s.system)}, active)"
+        f"▶ **{shown_name(s.name)}** ({system_label(s.system)}, active)"
         if s.active
-        else f"• {discord.utils.escape_markdown(s.name)} ({system_label(s.system)})"
+        else f"• {shown_name(s.name)} ({system_label(s.system)})"
         for s in sheets
     ]
     embed = info_embed(f"{LIST_TITLE}{owner}", "\n".join(lines))

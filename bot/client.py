@@ -17,9 +17,7 @@ from discord.ext import commands
 from bot.invite import invite_url
 from bot.settings import Settings
 from bot.store import Store
-from bot.ui.callbacks import CallbackClient
 from bot.ui.options import TableTree
-from bot.ui.payloads import guard_interactions
 from bot.ui.visibility import RevealButton
 from bot.ui.workers import Workers
 
@@ -82,7 +80,6 @@ class TabletopBot(commands.Bot):
     """The bot a table uses; ``bot.store`` and ``bot.rng`` are what cogs need."""
 
     store: Store
-    callbacks: CallbackClient
     workers: Workers
     chart_workers: Workers
 
@@ -111,8 +108,6 @@ class TabletopBot(commands.Bot):
         # `freeze_start_up` is for a process that runs this one bot (python -m bot): in a process that
         # starts many (the tests), what a frozen bot leaves behind would never be collected.
         self.freeze_gc = freeze_gc
-        guard_interactions(self)  # a malformed interaction is refused before discord.py parses it
-        self.callbacks = CallbackClient()  # answers to interactions, on connections of our own
         if settings.discord_api_base:
             point_at(settings.discord_api_base)
 
@@ -191,7 +186,6 @@ class TabletopBot(commands.Bot):
         try:
             await super().close()
         finally:
-            self.callbacks.close()
             for pool in ("workers", "chart_workers"):
                 workers = self.__dict__.pop(pool, None)
                 if workers is not None:

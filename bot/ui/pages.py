@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import discord
 
 from bot.ui.embeds import NO_MENTIONS, add_footer_line
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, TableView, refuse
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, TableView, refuse, release_when_handled
 
 T = TypeVar("T")
 MAX_ARGS = 3
@@ -77,6 +77,7 @@ def present(
     view = TableView(timeout=None)
     view.add_item(PageButton(kind, asker, page.number - 1, args, "Previous", page.number == 1))
     view.add_item(PageButton(kind, asker, page.number + 1, args, "Next", page.number == page.pages))
+    release_when_handled(view)
     return page.embed, view
 
 
@@ -112,12 +113,15 @@ class PageButton(
         args = tuple(int(arg) for arg in match["args"].split(":")[1:])
         return cls(match["kind"], int(match["asker"]), int(match["page"]), args)
 
-    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+    async def allowed(self, interaction: discord.Interaction[Any]) -> bool:
         if interaction.user.id != self.asker:
             await refuse(interaction, STRANGER)
-            return
+            return False
         if self.kind not in _LOADERS:
             await refuse(interaction, GONE)
-            return
+            return False
+        return True
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
         embed, view = await load(interaction, self.kind, self.args, self.page, self.asker)
         await interaction.response.edit_message(embed=embed, view=view, allowed_mentions=NO_MENTIONS)

@@ -96,11 +96,14 @@ def cards_summary(odds: InvoluntaryOdds, actual_trl: int | None = None) -> str:
 
 
 def hand_decision_summary(decision: HandDecision) -> str:
-    """ "Hit 62% (E TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"."""
+    """ "Hit 62% (E TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"; Hit's figures read
+    "about" when they are an estimate (``HandDecision.exact``)."""
     parts = []
     for option in decision.options:
+        about = "about " if option.action.kind == "hit" and not decision.exact else ""
         parts.append(
-            f"{option.action.label} {percent(option.success)} (TRL {float(option.expected_trl):.1f})"
+            f"{option.action.label} {about}{percent(option.success)} "
+            f"(TRL {about}{float(option.expected_trl):.1f})"
         )
     return " · ".join(parts) + f" · best: {decision.best.action.label}"
 

@@ -193,22 +193,29 @@ def test_involuntary_with_discards_against_real_shoe_draws() -> None:
         )
 
 
-@pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, BOTH_RULES])
-def test_involuntary_one_deck_against_monte_carlo(setting: tuple) -> None:
+@pytest.mark.parametrize(
+    "task",
+    [
+        {"options": bj.HandOptions()},
+        {"characteristic": "Speed", "characteristic_bonus": 4},
+        # BJ-9: several characteristics, each bonus counting once when its suit is played
+        {"characteristics": (("Strength", 3), ("Dexterity", -2), ("Speed", 4))},
+    ],
+)
+def test_involuntary_one_deck_against_monte_carlo(task: dict) -> None:
     # BJ-3 from a one-deck shoe with cards gone, against seeded deals through blackjack.play_involuntary.
-    characteristic, bonus, options = setting
     gone = {C(x) for x in ["AS", "10D", "7H", "7C", "2S", "KH"]}
     shoe = [c for c in full_deck() if c not in gone]
-    exact = odds.involuntary_odds(shoe, 1, 4, characteristic, bonus, options)
+    exact = odds.involuntary_odds(shoe, 1, 4, **task)
     rng = random.Random(2024)
     n = 20_000
     results: Counter[int] = Counter()
     for _ in range(n):
         order = shoe[:]
         rng.shuffle(order)
-        hand = bj.play_involuntary(iter(order), 1, 4, characteristic, bonus, options)
+        hand = bj.play_involuntary(iter(order), 1, 4, **task)
         results[bj.resolve(hand).trl] += 1
-    for threshold in (-1, 0, 1, 2, 3):
+    for threshold in (-1, 0, 1, 2, 3, 4):
         assert within_sigmas(
             exact.at_least(threshold), sum(c for t, c in results.items() if t >= threshold), n
         )
@@ -636,3 +643,116 @@ def test_voluntary_full_deck_worst_cases_equal_the_search_by_suit_state(
     fast = plan.decision
     _without_shortcuts(monkeypatch)
     assert odds.plan_voluntary(root, shoe).decision == fast
+
+
+# -- BJ-9: a task names several characteristics; each one's bonus counts once when its suit is played -----
+
+SEVERAL = (("Strength", 3), ("Dexterity", -2), ("Speed", 4))
+SEVERAL_TASKS = [
+    (SEVERAL, bj.HandOptions()),
+    (SEVERAL, bj.HandOptions(suit_bonus=False)),
+    ((("Strength", 2), ("Intelligence", 3), ("Will", -4)), bj.HandOptions(suit_bonus=False)),
+    (SEVERAL, bj.HandOptions(characteristic_rule=False)),
+]
+
+
+def brute_involuntary_several(
+    shoe: list[Card], skill: int, difficulty: int, named: tuple, options: bj.HandOptions
+) -> dict[int, Fraction]:
+    counts: Counter[int] = Counter()
+    for order in itertools.permutations(shoe):
+        hand = bj.start_involuntary(skill, difficulty, options=options, characteristics=named)
+        counts[trl_of(play_out(hand, list(order)))] += 1
+    total = sum(counts.values())
+    return {t: Fraction(c, total) for t, c in counts.items()}
+
+
+@pytest.mark.parametrize("shoe", [SMALL_SHOE, *MIXED_SHOES])
+@pytest.mark.parametrize(("named", "options"), SEVERAL_TASKS)
+def test_involuntary_with_several_characteristics_matches_every_order(
+    shoe: list[Card], named: tuple, options: bj.HandOptions
+) -> None:
+    # BJ-9 with BJ-3 and BJ-6: every order of small shoes through the real hand, Fractions equal.
+    exact = odds.involuntary_odds(shoe, 2, 3, options=options, characteristics=named)
+    assert dict(exact.trl.outcomes) == brute_involuntary_several(shoe, 2, 3, named, options)
+
+
+@pytest.mark.parametrize(("shoe_codes", "discard_codes"), RESHUFFLES[:4])
+def test_involuntary_with_several_characteristics_and_discards_matches_every_order(
+    shoe_codes: list[str], discard_codes: list[str]
+) -> None:
+    # BJ-9 with BJ-1: the shoe runs out and the discards are dealt on from.
+    shoe, discards = [C(x) for x in shoe_codes], [C(x) for x in discard_codes]
+    counts: Counter[int] = Counter()
+    for first in itertools.permutations(shoe):
+        for then in itertools.permutations(discards):
+            hand = bj.start_involuntary(2, 3, characteristics=SEVERAL)
+            counts[trl_of(play_out(hand, [*first, *then]))] += 1
+    brute = {t: Fraction(c, sum(counts.values())) for t, c in counts.items()}
+    exact = odds.involuntary_odds(shoe, 2, 3, discards=discards, characteristics=SEVERAL)
+    assert dict(exact.trl.outcomes) == brute
+
+
+def test_two_characteristics_of_one_suit_are_one_bonus_to_the_odds() -> None:
+    # BJ-9: Strength 2 and Intelligence 3 (both spades) count together: the odds of Strength 5.
+    shoe = MIXED_SHOES[0]
+    pair = odds.involuntary_odds(shoe, 2, 3, characteristics=[("Strength", 2), ("Intelligence", 3)])
+    assert pair == odds.involuntary_odds(shoe, 2, 3, "Strength", 5)
+    face = C("2C")
+    both = bj.hit(bj.start_voluntary(3, 4, characteristics=[("Strength", 2), ("Intelligence", 3)]), face)
+    one = bj.hit(bj.start_voluntary(3, 4, "Strength", 5), face)
+    assert odds.voluntary_decision(both, shoe) == odds.voluntary_decision(one, shoe)
+
+
+@pytest.mark.parametrize("shoe", [SMALL_SHOE, *MIXED_SHOES[:2]])
+@pytest.mark.parametrize("named", [SEVERAL, (("Strength", -2), ("Will", 5))])
+@pytest.mark.parametrize(("skill", "difficulty", "face_down"), [(3, 4, "2C"), (1, 2, "AH"), (5, 7, "9D")])
+def test_voluntary_with_several_characteristics_is_exact_without_the_suit_rule(
+    shoe: list[Card], named: tuple, skill: int, difficulty: int, face_down: str
+) -> None:
+    # BJ-9 with BJ-4, BJ-7 (suit rule off): which tracked suits have shown is all the suits can change, so
+    # Hit's odds equal the plan's own choices on every order of the shoe, and no player who sees every card
+    # does better.
+    options = bj.HandOptions(suit_bonus=False)
+    root = bj.hit(bj.start_voluntary(skill, difficulty, options=options, characteristics=named), C(face_down))
+    plan = odds.plan_voluntary(root, shoe)
+    decision = plan.decision
+    assert decision.exact and decision.hit is not None
+    assert (decision.hit.success, decision.hit.expected_trl) == _policy_value(plan, root, shoe)
+    best = (decision.best.success, decision.best.expected_trl)
+    assert _full_information_best(root, tuple(shoe)) == best
+    for option in (decision.stand, *decision.adders):
+        hand = bj.stand(root) if option.action.kind == "stand" else bj.add_skill(root, option.action.value)
+        t = trl_of(hand)
+        assert (option.success, option.expected_trl) == (Fraction(int(t >= 1)), Fraction(t))
+
+
+@pytest.mark.parametrize(("shoe_codes", "discard_codes", "face_down"), VOLUNTARY_RESHUFFLES[:6])
+def test_voluntary_with_several_characteristics_and_discards(
+    shoe_codes: list[str], discard_codes: list[str], face_down: str
+) -> None:
+    # BJ-9 with BJ-1 (suit rule off): the discards are dealt on from; exact, as every order shows.
+    options = bj.HandOptions(suit_bonus=False)
+    shoe, discards = [C(x) for x in shoe_codes], [C(x) for x in discard_codes]
+    root = bj.hit(bj.start_voluntary(2, 4, options=options, characteristics=SEVERAL), C(face_down))
+    plan = odds.plan_voluntary(root, shoe, discards)
+    decision = plan.decision
+    assert decision.hit is not None and decision.exact
+    assert (decision.hit.success, decision.hit.expected_trl) == _policy_value_with_discards(
+        plan, root, shoe, discards
+    )
+    best = _full_information_best_two_piles(root, tuple(shoe), tuple(discards))
+    assert best == (decision.best.success, decision.best.expected_trl)
+
+
+def test_voluntary_with_several_characteristics_and_the_suit_rule_is_marked_an_estimate() -> None:
+    # BJ-9 with BJ-6 and two tracked suits or more: the suit-match chance after a tracked suit shows is
+    # estimated, so the decision says so; Stand and the adders stay exact, and Hit stays close to the
+    # best a player who sees every card reaches.
+    shoe = MIXED_SHOES[0]
+    root = bj.hit(bj.start_voluntary(3, 4, characteristics=SEVERAL), C("2C"))
+    decision = odds.voluntary_decision(root, shoe)
+    assert not decision.exact and decision.hit is not None
+    assert decision.stand.expected_trl == trl_of(bj.stand(root))
+    full = _full_information_best(root, tuple(shoe))
+    assert abs(full[1] - max(decision.hit.expected_trl, decision.stand.expected_trl)) < Fraction(1, 10)

@@ -182,6 +182,23 @@ async def test_odds_cards_involuntary_from_this_channels_shoe(harness: Harness, 
     assert await shoe_of(store, world.general) == shoe  # asking draws nothing
 
 
+async def test_odds_cards_with_several_characteristics(harness: Harness, world: World) -> None:  # BJ-9
+    store = harness.bot.store
+    await stack_shoe(store, world.general, ["KS", "6H", "9D", "2C"])
+    shoe = await shoe_of(store, world.general)
+    values = {"difficulty": 4, "level": 2, "characteristics": "Strength +3, Speed -2", "public": True}
+    embed = answered(await odds(harness, world, "cards", values), ephemeral=False)
+    options = await guild_options(harness, world)
+    named = [("Strength", 3), ("Speed", -2)]
+    expected = involuntary_odds(
+        shoe.remaining, 2, 4, options=options, discards=shoe.discards, characteristics=named
+    )
+    assert expected.expected_trl != involuntary_odds(shoe.remaining, 2, 4, options=options).expected_trl
+    assert field(embed, "Expected TRL") == f"{float(expected.expected_trl):.2f}"
+    refused = await odds(harness, world, "cards", {"difficulty": 4, "level": 2, "characteristics": "Luck"})
+    assert refused.ephemeral and refused.content.startswith("'Luck' is not a characteristic")
+
+
 async def test_odds_cards_do_not_see_another_players_face_down_card(harness: Harness, world: World) -> None:
     # BJ-4, issue 7: odds from the shoe's true remaining cards told Bob Alice's face-down card; from the
     # cards Bob can know about, that card may as well be in the shoe

@@ -155,14 +155,17 @@ def cards_line(hand: Hand, summary: HandSummary) -> str:
 
 
 def _characteristic_parts(hand: Hand, summary: HandSummary) -> list[str]:
+    # while a card is hidden, only the cards shown say which bonuses count already
+    shown_suits = {card.suit for card in summary.cards if card is not None}
     parts = []
     for i, item in enumerate(hand.characteristics):
         text = f"{item.name} {item.bonus:+d}"
+        counts = item.suit in shown_suits if summary.counting is None else summary.counting[i]
         if not hand.options.characteristic_rule:
             parts.append(f"{text} (not used in this server)")
-        elif summary.counting is None or (not hand.is_over and not summary.counting[i]):
+        elif not hand.is_over and not counts:
             parts.append(f"{text} if a {item.suit.symbol} is played")
-        elif summary.counting[i]:
+        elif counts:
             parts.append(f"{text} counts ({item.suit.symbol} played)")
         else:
             parts.append(f"{text} does not count (no {item.suit.symbol})")
@@ -272,7 +275,7 @@ def fumble_text(hand: Hand, summary: HandSummary) -> str | None:
     if not summary.fumble_flags:
         return None
     parts = [f"{summary.labels[i]} as card {i + 1}" for i in summary.fumble_flags]
-    return "Fumble chance: " + ", ".join(parts) + " (a card's value at most the cards in the hand, BJ-11)"
+    return "Fumble chance: " + ", ".join(parts) + " (a card's value at most its place in the hand)"
 
 
 def _characteristic_details(hand: Hand, summary: HandSummary) -> str:

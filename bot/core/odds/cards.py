@@ -42,9 +42,20 @@ need a card is counted as ending where it stands, and Hit is not offered. With a
 or more an involuntary hand can never run out.
 
 A voluntary hand's player knows the face-down card, so Stand and each skill adder have a certain
-result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The policy
+result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The search
 decides on the total, the values of the cards gone and which of them were of the characteristic's suit
 (only whether that suit has shown, when the suit rule is off).
+
+The player also sees the other suits, and with the suit rule they can turn a later move: a 21-card's
+bonus card matches with a chance that depends on which suits the cards drawn before it had. The search
+averages over those suits, so where the best move depends on them its Hit figure would fall short of
+optimal play. Without a tracked suit (``VoluntaryPlan._hit_plain``), each state's search also bounds how
+far those suits can move its Hit (the match counts at the 21s below, per suit, lie within bounds of the
+cards drawn since the root); where Stand or an adder is further from Hit's average than that, the move is
+the same for every suit and the average is exact. Elsewhere the state is tainted, and Hit's figure at the
+root is settled exactly from fresh plans of the cards actually left after each card that leads there
+(``_refine_hit``), within a work budget; past it, or where no such bound is kept (a tracked suit with the
+suit rule), the decision says its Hit figure is an estimate (``HandDecision.exact``).
 
 With both suit rules, once the characteristic's suit has shown its bonus is settled, and the suits matter
 only through BJ-6's match chance at a 21, which is linear in the counts of that suit left (per value). So
@@ -113,6 +124,17 @@ def _factors(v: int, n: int) -> list[int]:
 
 
 _FACTORS: dict[tuple[int, int], list[int]] = {}  # (v, n) -> _factors(v, n)
+_NO_SPREAD = (0.0, 0.0)
+# The work one decision may spend on fresh plans that settle the states whose move depends on suits the
+# averaged search does not know (``VoluntaryPlan._refine_hit``), in states searched: this many times the
+# plan's own, and at least the floor, a fresh plan's set-up counting as SETUP_COST states; past it the
+# odds are marked an estimate.
+REFINE_FACTOR = 3
+REFINE_FLOOR = 3000
+SETUP_COST = 50
+# Float slack of the spread bound: its sums carry relative rounding far below this.
+_SLACK = 1e-9
+_MARGIN = 1 + _SLACK
 _NOT_YET = (-1, -1)  # a memo lookup's default (a stored None means "not decided by Stand or an adder")
 
 
@@ -121,20 +143,6 @@ def _cards(shoe: Shoe | Iterable[Card]) -> tuple[Card, ...]:
     if not all(isinstance(c, Card) for c in cards):
         raise RuleError("Card odds take the shoe's remaining cards.")
     return cards
-
-
-def _mask_of_cards(bit_of: dict[Suit, int], cards: Iterable[Card]) -> int:
-    """The mask of the tracked suits (``_Solver.bit_of``) among ``cards``."""
-    mask = 0
-    for card in cards:
-        mask |= bit_of.get(card.suit, 0)
-    return mask
-
-
-def _mask_of(hand: rules.Hand, cards: Iterable[Card]) -> int:
-    """The mask of ``hand``'s tracked suits among ``cards``, as ``_Solver`` numbers them."""
-    bonuses = rules.suit_bonuses(hand.characteristics) if hand.options.characteristic_rule else {}
-    return _mask_of_cards({s: 1 << i for i, s in enumerate(s for s in Suit if s in bonuses)}, cards)
 
 
 def _soft(hard: int, ace: bool) -> int:
@@ -153,19 +161,22 @@ class _Solver:
         characteristics: tuple[rules.Characteristic, ...],
         options: rules.HandOptions,
         start_hard: int = 0,
-        root_mask: int = 0,
+        seen: frozenset[Suit] = frozenset(),
         plan: bool = True,
         extra_scale: int = 1,
     ) -> None:
         """``plan``: build the shoe's tables for a voluntary plan (an involuntary hand needs only the
-        task's: options, suits, TRL tables; ``_Piles`` has its shoe tables)."""
+        task's: options, suits, TRL tables; ``_Piles`` has its shoe tables). ``seen``: the suits of the
+        cards the hand has played (their characteristics' bonuses count already, BJ-9)."""
         # Validate the task as a hand would, and take the TRL table from the rule function (BJ-8).
         probe = rules.start_involuntary(skill, difficulty, options=options, characteristics=characteristics)
         self.options = probe.options
         # The tracked suits: a card of one changes the TRL (BJ-9), the net bonus of that suit's
         # characteristics once it shows. A mask has bit i set once a card of tracked[i] has been played.
+        # A suit the hand has shown already is not tracked: its bonus counts whatever comes (``shown``).
         bonuses = rules.suit_bonuses(probe.characteristics) if probe.options.characteristic_rule else {}
-        self.tracked: tuple[Suit, ...] = tuple(s for s in Suit if s in bonuses)
+        shown = sum(bonus for suit, bonus in bonuses.items() if suit in seen)
+        self.tracked: tuple[Suit, ...] = tuple(s for s in Suit if s in bonuses and s not in seen)
         self.bit_of = {suit: 1 << i for i, suit in enumerate(self.tracked)}
         self.masks = 1 << len(self.tracked)
         self.suit: Suit | None = self.tracked[0] if len(self.tracked) == 1 else None
@@ -175,11 +186,13 @@ class _Solver:
         self.exact = len(self.tracked) == 1 and self.suit_rule
         # two or more tracked suits and the suit rule: the match chances are estimated (``VoluntaryPlan``)
         self.approx = len(self.tracked) > 1 and self.suit_rule
-        self.root_mask = root_mask if self.track else 0
+        self.root_mask = 0
         # (two rows at least: without a tracked suit, "seen" changes nothing, and helpers may ask it)
         self.trl = [
             _trl_row(
-                probe.skill, probe.difficulty, sum(bonuses[s] for s, b in self.bit_of.items() if mask & b)
+                probe.skill,
+                probe.difficulty,
+                shown + sum(bonuses[s] for s, b in self.bit_of.items() if mask & b),
             )
             for mask in range(max(self.masks, 2))
         ]
@@ -274,6 +287,69 @@ def _suit_rows(by_suit: Counter[tuple[int, Suit]], suits: list[Suit]) -> tuple[l
     a fifth of a last-move decision's set-up)."""
     rows = [[by_suit[(v, s)] for s in suits] for v in range(11)]
     return rows, [sum(row) for row in rows]
+
+
+@lru_cache(maxsize=64)
+def _most_gain(row: tuple[int, ...]) -> tuple[int, int]:
+    """The most a second bonus card can move P(success) and the TRL after a 21 and a bonus card (BJ-6),
+    over a TRL row's totals: the spread bound's (``VoluntaryPlan._hit_plain``)."""
+    return (
+        max(
+            abs(int(row[BLACKJACK + w + u] >= 1) - int(row[BLACKJACK + w] >= 1))
+            for w in VALUES
+            for u in VALUES
+        ),
+        max(abs(row[BLACKJACK + w + u] - row[BLACKJACK + w]) for w in VALUES for u in VALUES),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _match_bounds(
+    row_x: tuple[int, ...], row_w: tuple[int, ...], drawn_x: int, drawn_w: int
+) -> tuple[int, int]:
+    """Least and most of sum over suits s of c_xs c_ws (BJ-6: a 21-card of value x and a bonus card of
+    value w of one suit), c = ``row`` less the cards drawn of each value, ``drawn_x`` and ``drawn_w`` of
+    them, every split among the suits allowed; ``row_w`` empty: w = x, and the sum is of c_xs (c_xs - 1).
+
+    With a = the cards drawn per suit, the sum is sum r_x r_w - sum a_w r_x - sum a_x r_w + sum a_x a_w:
+    the two middle sums are least (most) with the cards drawn from the suits where the other value has
+    fewest (most) cards, and the last lies within 0 .. min(drawn_x, drawn_w). For x = w, the sum of the
+    squares is least with each card drawn from the largest pile left and most from the smallest.
+    """
+    if not row_w:
+        largest, smallest = list(row_x), list(row_x)  # the piles left, drawn from the largest/smallest
+        for _ in range(drawn_x):
+            smallest[smallest.index(min(c for c in smallest if c))] -= 1
+            largest[largest.index(max(largest))] -= 1
+        left = sum(row_x) - drawn_x
+        return sum(c * c for c in largest) - left, sum(c * c for c in smallest) - left
+
+    def taken(drawn: int, caps: tuple[int, ...], weights: tuple[int, ...], high: bool) -> int:
+        total = 0
+        for weight, cap in sorted(zip(weights, caps, strict=True), reverse=high):
+            take = min(cap, drawn)
+            total += weight * take
+            drawn -= take
+        return total
+
+    full = sum(a * b for a, b in zip(row_x, row_w, strict=True))
+    least = full - taken(drawn_w, row_w, row_x, True) - taken(drawn_x, row_x, row_w, True)
+    most = full - taken(drawn_w, row_w, row_x, False) - taken(drawn_x, row_x, row_w, False)
+    return max(least, 0), most + min(drawn_x, drawn_w)
+
+
+@lru_cache(maxsize=256)
+def _square_widths(row: tuple[int, ...]) -> tuple[int, ...]:
+    """Per number d of cards of one value drawn from piles of ``row`` (one per suit), how far apart the
+    sum of the squares of the piles left can lie: most when each card comes from the smallest pile left,
+    least when each comes from the largest (taking one from a pile of k lowers the sum by 2k - 1)."""
+    most, least = list(row), list(row)
+    widths = [0]
+    for _ in range(sum(row)):
+        most[most.index(min(c for c in most if c))] -= 1
+        least[least.index(max(least))] -= 1
+        widths.append(sum(c * c for c in most) - sum(c * c for c in least))
+    return tuple(widths)
 
 
 @lru_cache(maxsize=256)
@@ -675,7 +751,8 @@ class HandDecision:
     adders: tuple[ActionOdds, ...]
     hit: ActionOdds | None  # None when the shoe is empty
     best: ActionOdds  # max P(success), then max expected TRL; ties go to Stand, then adders, then Hit
-    # False when Hit's odds (and so ``best``) are an estimate, not exact optimal play: the UI marks them
+    # False when Hit's odds (and so ``best``) are an estimate, not exact optimal play by a player who sees
+    # every card: the UI marks them (the module docstring says when)
     exact: bool = True
 
     @property
@@ -716,13 +793,13 @@ class VoluntaryPlan:
             _cards(discards),
             sum(c.pip_value for c in hand.cards),
             any(c.rank == 1 for c in hand.cards),
-            _mask_of(hand, hand.played),
+            frozenset(c.suit for c in hand.played),
         )
         self.decision = self._decision(hand)
 
     @classmethod
     def _from_state(
-        cls, task: rules.Hand, pile: tuple[Card, ...], hard: int, ace: bool, seen: int
+        cls, task: rules.Hand, pile: tuple[Card, ...], hard: int, ace: bool, seen: frozenset[Suit]
     ) -> VoluntaryPlan:
         """A plan from a state, not a hand: the hand of ``task`` at (hard, ace, seen) with ``pile`` to draw
         from (the reshuffled discards, when the shoe ran out; no discards behind them)."""
@@ -739,9 +816,10 @@ class VoluntaryPlan:
         pile: tuple[Card, ...],
         hard: int,
         ace: bool,
-        seen: int,
+        seen: frozenset[Suit],
     ) -> None:
         hand = task
+        self.seen_suits = seen  # the suits the hand has shown (the fresh plans of ``_fresh_best`` too)
         self.remaining = remaining
         self.pile = pile
         self.root_hard, self.root_ace = hard, ace
@@ -760,11 +838,14 @@ class VoluntaryPlan:
             hand.characteristics,
             hand.options,
             start_hard=hard,
-            root_mask=seen,
+            seen=seen,
             extra_scale=extra,
         )
         self.adders = hand.allowed_adders
-        if solver.approx or (self.refill_plan is not None and not self.refill_plan.exact_odds):
+        # Estimates: several tracked suits with the suit rule (the masked mode cannot follow a match after
+        # a tracked suit shows), and one tracked suit with it (the exact mode follows that suit, but its
+        # search averages over the other suits without the bounds ``_hit_plain`` keeps)
+        if solver.approx or solver.exact:
             self.exact_odds = False
         self.exact = solver.exact  # both suit rules: the state holds the characteristic's suit by value
         self.track = solver.track
@@ -833,6 +914,19 @@ class VoluntaryPlan:
             for seen in ((0, 1) if self.exact else ())
         }
         self.refill_hit: tuple[int, int] | None = None  # Hit's value once the shoe is empty (BJ-1)
+        # With the suit rule and no tracked suit the search averages over which suits the drawn cards
+        # had; ``certify`` bounds how far those suits can move each state's Hit (``_hit_plain``).
+        self.certify = solver.suit_rule and not solver.track
+        self.spread: dict[int, tuple[float, float]] = {}  # key -> bound on V's move over the suits
+        self.tainted: set[int] = set()  # keys whose value leans on a move the suits may change
+        self.last_spread: tuple[float, float, bool] = (0.0, 0.0, False)  # of the latest _hit_plain
+        self.refill_spread: tuple[float, float, bool] = (0.0, 0.0, False)
+        self.deviation_memo: dict[int, tuple[float, float]] = {}
+        self.budget: list[int] = []  # shared with the fresh plans it builds (``_refine_hit``)
+        # and their results, by the shoe's make-up (suits in any order: none is tracked) and the hand
+        self.fresh: dict[tuple[object, ...], tuple[Fraction, Fraction]] = {}
+        if self.certify:
+            self._certify_setup(remaining)
         # _form packs a (P, E) pair of numerators as P << shift + E: |E| stays below half of 1 << shift
         most = max(abs(t) for row in solver.trl for t in row) + 1
         self.shift = (solver.depth_scale[0] * scale * most).bit_length() + 2
@@ -849,7 +943,7 @@ class VoluntaryPlan:
         pile: tuple[Card, ...],
         hard: int,
         ace: bool,
-        seen: int,
+        seen: frozenset[Suit],
     ) -> int:
         """Prepare dealing on from the discards; return what the plan's common denominator must hold.
 
@@ -858,7 +952,7 @@ class VoluntaryPlan:
         last card or its second-to-last takes its bonus cards from the discards (``_refill_bonus``).
         """
         probe = _Solver(
-            remaining, task.skill, task.difficulty, task.characteristics, task.options, plan=False
+            remaining, task.skill, task.difficulty, task.characteristics, task.options, seen=seen, plan=False
         )
         self.pile_counts = [0] * 11
         # per tracked suit, (its bit, the discards' cards of it by value)
@@ -878,8 +972,8 @@ class VoluntaryPlan:
         extra = size * max(size - 1, 1) * lcm(*(f.denominator for row in self.cross for f in row))
         all_hard = hard + sum(c.pip_value for c in remaining)
         all_ace = ace or any(c.rank == 1 for c in remaining)
-        all_seen = seen | _mask_of_cards(probe.bit_of, remaining)
-        self.switch = (all_hard, all_ace, all_seen)
+        all_seen = seen | {c.suit for c in remaining}
+        self.switch = (all_hard, all_ace)  # the state with every card of the shoe drawn
         if _soft(all_hard, all_ace) < BLACKJACK:  # the hand can be in play with the shoe empty
             sub = self.refill_plan = VoluntaryPlan._from_state(task, pile, all_hard, all_ace, all_seen)
             extra = lcm(extra, sub.solver.depth_scale[0] * sub.solver.scale)
@@ -890,8 +984,9 @@ class VoluntaryPlan:
         if self.refill_hit is None:
             sub = self.refill_plan
             assert sub is not None
-            hard, ace, seen = self.switch
-            p, e = sub._hit(sub.ckey0, sub.skey0, hard, ace, seen, sub.solver.size)
+            hard, ace = self.switch
+            p, e = sub._hit(sub.ckey0, sub.skey0, hard, ace, sub.solver.root_mask, sub.solver.size)
+            self.refill_spread = sub.last_spread
             unit = sub.solver.depth_scale[0] * sub.solver.scale
             factor, rest = divmod(self.solver.depth_scale[self.solver.size] * self.solver.scale, unit)
             assert not rest
@@ -1064,6 +1159,8 @@ class VoluntaryPlan:
         """
         if self.masked:
             return self._hit_masked(ckey, hard, ace, seen, left)
+        if self.certify:
+            return self._hit_plain(ckey, hard, ace, left)
         solver = self.solver
         unit = solver.depth_scale[solver.size - left + 1] * solver.scale
         cnt, chr_, place, suit_place = self.cnt, self.chr, self.place, self.suit_place
@@ -1177,6 +1274,182 @@ class VoluntaryPlan:
             self.unseen_tables[seen] = found
         return found
 
+    def _certify_setup(self, remaining: tuple[Card, ...]) -> None:
+        """Tables of the spread bound (``_hit_plain``, ``_deviation``): how far apart the suits' counts of
+        each value lie, and the most a second bonus card can move P(success) and the TRL (BJ-6)."""
+        by_suit = Counter((c.pip_value, c.suit) for c in remaining)
+        rows = [tuple(by_suit[(v, suit)] for suit in Suit) for v in range(11)]
+        self.suit_rows = rows
+        self.p_bounds_memo: dict[int, tuple[float, float]] = {}
+        self.suit_gap = [max(row) - min(row) for row in rows]
+        # for ``_hit_plain``'s quick sum over w of ``_deviation``'s widths: gap_x + 1 and the other gaps
+        self.gap1 = [g + 1 for g in self.suit_gap]
+        self.gap2 = [sum(self.suit_gap) - g for g in self.suit_gap]
+        self.counts_root = [0, *self.solver.counts0]
+        self.gain_most = _most_gain(self.solver.trl[0])
+        self.square_widths = [_square_widths(row) for row in rows]
+
+    def _deviation(self, ck: int, x: int, after: int) -> tuple[float, float]:
+        """A 21 made by a card of value x (``cnt`` holds the counts after it, ``after`` cards left): n_x
+        times the most its bonus cards' (P, E) can move from the average over the suits (BJ-6).
+
+        Over the suits s, the 21-card x and the bonus cards w that match it count sum_s c_xs c_ws =: M_xw,
+        and each such card moves the result, with chance 1 / ``after``, by what a second bonus card adds
+        on average to a single one (``_second_pair``); M_xw lies between the bounds ``_match_bounds``
+        gives for the cards of each value drawn since the plan's root.
+        """
+        key = ck * 11 + x
+        found = self.deviation_memo.get(key)
+        if found is None:
+            cnt, root, rows = self.cnt, self.counts_root, self.suit_rows
+            seconds, single = self._second_pair(ck, 0), self.solver.single[0]
+            d_x = root[x] - cnt[x] - 1
+            dev_p = dev_e = 0.0
+            for w in VALUES:
+                if not cnt[w]:
+                    continue
+                least, most = _match_bounds(rows[x], rows[w] if w != x else (), d_x, root[w] - cnt[w])
+                width = most - least
+                if width:
+                    (sum_p, sum_e), (one_p, one_e) = seconds[w], single[w]
+                    dev_p += width * abs(sum_p - one_p * (after - 1))
+                    dev_e += width * abs(sum_e - one_e * (after - 1))
+            found = self.deviation_memo[key] = (dev_p / (after * (after - 1)), dev_e / (after * (after - 1)))
+        return found
+
+    def _p_bounds(self, ckey: int, hard: int, ace: bool, left: int) -> tuple[float, float]:
+        """Bounds of Hit's P(success) then best play, whichever way the suits of the cards drawn since
+        the root lie (``cnt`` holds the state's counts): BJ-6's match counts M_xw (``_deviation``) at
+        their least and most (``_match_bounds``; a second bonus card never lowers P(success) here), and
+        P(success) of each state the most of Stand's, the adders' and Hit's bound. For a state whose
+        move P(success) decides."""
+        found = self.p_bounds_memo.get(ckey)
+        if found is not None:
+            return found
+        solver = self.solver
+        cnt, place, root, rows = self.cnt, self.place, self.counts_root, self.suit_rows
+        steps, wrap_p, _, _, _ = self._steps(hard, ace, 0)
+        low = high = float(sum(map(mul, cnt, wrap_p)))
+        for v, new_hard, new_ace, total in steps:
+            n = cnt[v]
+            if not n:
+                continue
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            if total != BLACKJACK:
+                low_v = high_v = float(self._fixed_max(new_hard, new_ace, 0)[0])
+                if left > 1:
+                    low_h, high_h = self._p_bounds(ck, new_hard, new_ace, left - 1)
+                    low_v, high_v = max(low_v, low_h), max(high_v, high_h)
+                elif self.refill_plan is not None:  # Hit from the discards (BJ-1): not bounded here
+                    high_v = 1.0
+                low += n * low_v
+                high += n * high_v
+            elif left > 2 or not self.refills:  # BJ-6 from the shoe: single bonus cards, then matches
+                after = left - 1
+                single = solver.single[0]
+                if not after:  # no bonus card: the hand stands at 21
+                    low += n * single[0][0]
+                    high += n * single[0][0]
+                    cnt[v] = n
+                    continue
+                seconds = self._second_pair(ck, 0) if after > 1 else []
+                base = fewest = most = 0.0
+                for w in VALUES:
+                    if not cnt[w]:
+                        continue
+                    base += n * cnt[w] * single[w][0]
+                    gain = (seconds[w][0] - single[w][0] * (after - 1)) / (after - 1) if seconds else 0.0
+                    if gain:
+                        other = rows[w] if w != v else ()
+                        pairs = _match_bounds(rows[v], other, root[v] - n, root[w] - cnt[w])
+                        fewest += gain * pairs[0]
+                        most += gain * pairs[1]
+                low += (base + fewest) / after
+                high += (base + most) / after
+            else:  # the discards give the bonus cards: anything from failing to succeeding
+                high += n
+            cnt[v] = n
+        found = self.p_bounds_memo[ckey] = (low / left, high / left)
+        return found
+
+    def _precise_spread(self, ckey: int, hard: int, ace: bool, left: int) -> tuple[float, float]:
+        """``_hit_plain``'s spread with this state's own 21s bounded closely (``_deviation``), for a state
+        whose quick bound left its move in doubt (``cnt`` holds the state's counts)."""
+        cnt, place, spread = self.cnt, self.place, self.spread
+        s_p = s_e = 0.0
+        for v, _, _, total in self._steps(hard, ace, 0)[0]:
+            n = cnt[v]
+            if not n:
+                continue
+            ck = ckey - place[v]
+            if total != BLACKJACK:
+                move = spread[ck]
+                s_p += n * move[0]
+                s_e += n * move[1]
+            elif left > 2:
+                cnt[v] = n - 1
+                dev = self._deviation(ck, v, left - 1)
+                cnt[v] = n
+                s_p += dev[0]
+                s_e += dev[1]
+            elif self.refills:
+                s_p += n * self.gain_most[0]
+                s_e += n * self.gain_most[1]
+        return s_p / left, s_e / left
+
+    def _hit_plain(self, ckey: int, hard: int, ace: bool, left: int) -> tuple[int, int]:
+        """``_hit`` with the suit rule and no tracked suit: the same sums, and beside them in
+        ``last_spread`` the bound on how far the suits of the cards drawn since the root can move them,
+        and whether a child is tainted (``_settle``)."""
+        solver = self.solver
+        unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        cnt, place, memo, pair_memo = self.cnt, self.place, self.memo, self.pair_memo
+        spread, tainted = self.spread, self.tainted
+        steps, wrap_p, wrap_e, _, _ = self._steps(hard, ace, 0)
+        p = sum(map(mul, cnt, wrap_p)) * unit
+        e = sum(map(mul, cnt, wrap_e)) * unit
+        s_p = s_e = 0.0
+        below = False
+        drawn = solver.size - left
+        gap1, gap2, root, square = self.gap1, self.gap2, self.counts_root, self.square_widths
+        widths = 0  # of the 21s' M_xw (``_deviation``), bounded quickly; times the most gain, below
+        for v, new_hard, new_ace, total in steps:
+            n = cnt[v]
+            if not n:
+                continue
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            if total == BLACKJACK:  # BJ-6
+                found = pair_memo.get(ck * 176 + 16 * v)
+                if found is None:
+                    found = self._bonus_pair(ck, 0, v, 0, 0, left - 1)
+                if left > 2:  # a second bonus card can follow: its chance leans on the suits
+                    # (a quick bound of ``_deviation``'s; ``_settle`` asks it when this is not enough)
+                    d_v = root[v] - n
+                    widths += (drawn - d_v) * gap1[v] + d_v * gap2[v] + square[v][d_v]
+                elif self.refills:  # from the discards: a match between 0 and 1
+                    widths += n * max(left - 1, 1)
+            else:
+                found = memo.get(ck)
+                if found is None:
+                    found = self._value(ck, 0, new_hard, new_ace, 0, left - 1)
+                move = spread[ck]
+                if move is not _NO_SPREAD:
+                    s_p += n * move[0]
+                    s_e += n * move[1]
+                if tainted and ck in tainted:
+                    below = True
+            p += n * found[0]
+            e += n * found[1]
+            cnt[v] = n
+        if widths:
+            most_p, most_e = self.gain_most
+            s_p += widths * most_p / max(left - 1, 1)
+            s_e += widths * most_e / max(left - 1, 1)
+        self.last_spread = (s_p / left, s_e / left, below)
+        return p, e
+
     def _hit_masked(self, ckey: int, hard: int, ace: bool, seen: int, left: int) -> tuple[int, int]:
         """``_hit`` in the masked mode: the state is (counts by value, mask of tracked suits seen); a card of
         a tracked suit still unseen adds its bit (BJ-9)."""
@@ -1252,12 +1525,74 @@ class VoluntaryPlan:
             hit = None
             if left:  # (with both suit rules, _hit has already asked _robust about this state)
                 hit = self._hit(ckey, skey, hard, ace, seen, left)
+                spread = self.last_spread
             elif self.refill_plan is not None:  # BJ-1: the shoe is empty, Hit deals from the discards
                 hit = self._refill_hit_value()
+                spread = self.refill_spread
+            if self.certify:  # (``_settle``, its usual case inlined: this runs for every state)
+                if hit is None:
+                    self.spread[key] = _NO_SPREAD
+                else:
+                    s_p, s_e, below = spread
+                    d_p = found[0] - hit[0]
+                    if s_p:
+                        sure = abs(d_p) > (s_p * _MARGIN + _SLACK) * unit
+                    else:
+                        sure = d_p != 0 or not s_e or abs(found[1] - hit[1]) > (s_e * _MARGIN + _SLACK) * unit
+                    if not sure:
+                        self._settle(key, found, hit, spread, unit, (ckey, hard, ace, left))
+                    elif hit > found:
+                        self.spread[key] = (s_p, s_e)
+                        if below:
+                            self.tainted.add(key)
+                    else:
+                        self.spread[key] = _NO_SPREAD
             if hit is not None and hit > found:  # strictly better: ties stay with Stand or the adder
                 found = hit
             self.memo[key] = found
         return found
+
+    @staticmethod
+    def _sure(d_p: int, d_e: int, s_p: float, s_e: float, unit: int) -> bool:
+        """True when a gap (d_p, d_e) between Stand (or an adder) and Hit's average outlasts a spread
+        (s_p, s_e) of Hit: in P(success), or in expected TRL when the suits cannot move P(success)."""
+        if s_p:
+            return abs(d_p) > (s_p * _MARGIN + _SLACK) * unit
+        return bool(d_p) or not s_e or abs(d_e) > (s_e * _MARGIN + _SLACK) * unit
+
+    def _settle(
+        self,
+        key: int,
+        fixed: tuple[int, int],
+        hit: tuple[int, int],
+        spread: tuple[float, float, bool],
+        unit: int,
+        state: tuple[int, int, bool, int],
+    ) -> None:
+        """Record how far the suits can move this state's value (``spread``) and whether it leans on a
+        move they may change (``tainted``): a state whose best move the suits might turn, or one that
+        hits into such a state (``_value`` does the usual case itself).
+
+        ``spread`` bounds, for every way the suits of the cards drawn since the plan's root may lie, how
+        far Hit then optimal play can be from the search's average (``_hit_plain``). If Stand or the
+        best adder is further from that average than the bound, in P(success) or, when the suits cannot
+        move P(success), in expected TRL, the move is the same whatever the suits and the average is
+        exact; otherwise the state is tainted and a fresh plan of its actual cards settles it.
+        """
+        s_p, s_e, below = spread
+        d_p, d_e = fixed[0] - hit[0], fixed[1] - hit[1]
+        sure = False
+        if state[3]:  # a closer look at this state's own 21s
+            s_p, s_e = self._precise_spread(*state)
+            sure = self._sure(d_p, d_e, s_p, s_e, unit)
+            if not sure and d_p:  # P(success) decides: Hit's own bounds on it may settle the move
+                low, high = self._p_bounds(*state)
+                standing = fixed[0] / unit
+                sure = low > standing + _SLACK if d_p < 0 else high < standing - _SLACK
+        hits = hit > fixed
+        self.spread[key] = (s_p, s_e) if hits or not sure else _NO_SPREAD
+        if not sure or (hits and below):
+            self.tainted.add(key)
 
     def _form(self, ckey: int, hard: int, ace: bool, left: int) -> _Form | None:
         """Both suit rules, the characteristic's suit seen: the state's value as a polynomial in the counts
@@ -1892,34 +2227,158 @@ class VoluntaryPlan:
 
     # -- the answers ----------------------------------------------------------------------------------
 
-    def _choices(self, hand: rules.Hand) -> list[tuple[Action, tuple[int, int]]]:
-        if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
-            raise RuleError("That hand did not grow from this plan's hand.")
-        drawn = hand.cards[len(self.root.cards) :]
-        plan = self
-        if len(drawn) > self.solver.size:  # the shoe ran out and the hand went on from the discards
-            if self.refill_plan is None or Counter(drawn[: self.solver.size]) != Counter(self.remaining):
-                raise RuleError("That hand drew cards this plan's shoe does not hold.")
-            plan, drawn = self.refill_plan, drawn[self.solver.size :]
+    def _choices(self, hand: rules.Hand) -> list[tuple[Action, tuple[Fraction, Fraction]]]:
+        plan, drawn = self._plan_of(hand)
         hard = sum(c.pip_value for c in hand.cards)
         ace = any(c.rank == 1 for c in hand.cards)
         return plan._choices_at(drawn, hard, ace)
 
+    def _plan_of(self, hand: rules.Hand) -> tuple[VoluntaryPlan, tuple[Card, ...]]:
+        """The plan whose shoe a later state of this hand draws from (this one, or the discards' when the
+        shoe ran out, BJ-1) and the cards drawn from it."""
+        if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
+            raise RuleError("That hand did not grow from this plan's hand.")
+        drawn = hand.cards[len(self.root.cards) :]
+        if len(drawn) > self.solver.size:  # the shoe ran out and the hand went on from the discards
+            if self.refill_plan is None or Counter(drawn[: self.solver.size]) != Counter(self.remaining):
+                raise RuleError("That hand drew cards this plan's shoe does not hold.")
+            return self.refill_plan, drawn[self.solver.size :]
+        return self, drawn
+
     def _choices_at(
         self, drawn: Sequence[Card], hard: int, ace: bool
-    ) -> list[tuple[Action, tuple[int, int]]]:
+    ) -> list[tuple[Action, tuple[Fraction, Fraction]]]:
+        """Every move's (P, E) at the state ``drawn`` after the root; Hit refined when the suits of the
+        cards left could change a later move (``_refine_hit``)."""
         ckey, skey, seen, left = self._enter(drawn)
         depth = self.solver.size - left
-        choices = [(STAND, self._fixed(hard, ace, 0, seen, depth))]
-        choices += [(Action("add", a), self._fixed(hard, ace, a, seen, depth)) for a in self.adders]
+        unit = self.solver.depth_scale[depth] * self.solver.scale
+        options = [(STAND, self._fixed(hard, ace, 0, seen, depth))]
+        options += [(Action("add", a), self._fixed(hard, ace, a, seen, depth)) for a in self.adders]
+        below = False
         if left:
-            choices.append((HIT, self._hit(ckey, skey, hard, ace, seen, left)))
+            options.append((HIT, self._hit(ckey, skey, hard, ace, seen, left)))
+            below = self.certify and self.last_spread[2]
         elif self.refill_plan is not None:  # BJ-1: Hit deals from the reshuffled discards
-            choices.append((HIT, self._refill_hit_value()))
+            options.append((HIT, self._refill_hit_value()))
+            below = self.certify and self.refill_spread[2]
+        choices = [(action, (Fraction(p, unit), Fraction(e, unit))) for action, (p, e) in options]
+        if below and not drawn:  # (at a later state, ``decide`` asks a fresh plan of the cards left)
+            exact = self._refine_hit(drawn, ckey, skey, hard, ace, left, choices[-1][1])
+            if exact is None:
+                self.exact_odds = False
+            else:
+                choices[-1] = (HIT, exact)
         return choices
 
+    def _refine_hit(
+        self,
+        drawn: Sequence[Card],
+        ckey: int,
+        skey: int,
+        hard: int,
+        ace: bool,
+        left: int,
+        hit: tuple[Fraction, Fraction],
+    ) -> tuple[Fraction, Fraction] | None:
+        """Hit's exact (P, E) at a state whose cards are known (``drawn`` after the root), when a child's
+        value leans on a move the suits may change (``tainted``): that child's average is replaced by
+        the average, over the suits of the card that made it, of a fresh plan of the actual cards left
+        (which settles its own tainted states the same way). None when that takes more work than
+        ``budget`` allows: the caller marks the odds an estimate.
+
+        ``cnt`` holds the state's counts (``_enter``), which the fresh plans do not touch.
+        """
+        solver = self.solver
+        if not self.budget:
+            self.budget.append(max(REFINE_FLOOR, REFINE_FACTOR * len(self.memo)))
+        if not left:  # the shoe is empty: Hit is the discards' plan's (BJ-1), which settles its own
+            sub = self.refill_plan
+            assert sub is not None
+            sub.budget, sub.fresh = self.budget, self.fresh
+            refilled = sub._choices_at((), hard, ace)[-1][1]
+            return refilled if sub.exact_odds else None
+        left_cards = Counter(self.remaining)
+        left_cards.subtract(drawn)
+        cards = sorted(left_cards.elements())
+        unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        tracked = solver.suit if self.exact else None
+        p, e = hit
+        for v in VALUES:
+            n = self.cnt[v]
+            ck = ckey - self.place[v]
+            if not n or _soft(hard + v, ace or v == 1) >= BLACKJACK:
+                continue
+            # the children of value v: one class (every suit alike), or in the exact mode the cards of
+            # the tracked suit apart (``chr``), each its own memo key
+            classes = [(ck, [suit for suit in Suit if suit is not tracked])]
+            if tracked is not None:
+                classes[0] = (ck + skey, classes[0][1])
+                classes.append((ck + skey - self.suit_place[v], [tracked]))
+            for key, suits in classes:
+                if key not in self.tainted:
+                    continue
+                average = self.memo[key]
+                exact_p = exact_e = Fraction(0)
+                count = 0
+                for suit in suits:
+                    card = next((c for c in cards if c.pip_value == v and c.suit is suit), None)
+                    if card is None:
+                        continue
+                    k = sum(1 for c in cards if c.pip_value == v and c.suit is suit)
+                    rest = list(cards)
+                    rest.remove(card)
+                    found = self._fresh_best(tuple(rest), hard + v, ace or v == 1, self.seen_suits | {suit})
+                    if found is None:
+                        return None
+                    exact_p += k * found[0]
+                    exact_e += k * found[1]
+                    count += k
+                p += (exact_p - count * Fraction(average[0], unit)) / left
+                e += (exact_e - count * Fraction(average[1], unit)) / left
+        return p, e
+
+    def _fresh_best(
+        self, cards: tuple[Card, ...], hard: int, ace: bool, seen: frozenset[Suit]
+    ) -> tuple[Fraction, Fraction] | None:
+        """The best (P, E) of the state (hard, ace, suits ``seen``) with exactly ``cards`` left in the shoe
+        (and this plan's discards behind them), from a plan of its own sharing this plan's budget; None
+        when the budget ran out. Results are shared by the shoe's make-up, the suits whose order cannot
+        matter (no bonus of theirs is still to count) in any order."""
+        options = self.root.options
+        bonuses = rules.suit_bonuses(self.root.characteristics) if options.characteristic_rule else {}
+        # a suit's row: its cards left by value, then in the discards (which the order of suits must keep)
+        by_suit = Counter((card.suit, card.pip_value) for card in cards)
+        in_pile = Counter((card.suit, card.pip_value) for card in self.pile)
+        rows = {
+            suit: tuple(by_suit[(suit, v)] for v in VALUES) + tuple(in_pile[(suit, v)] for v in VALUES)
+            for suit in Suit
+        }
+        fixed = tuple((suit, rows[suit]) for suit in Suit if suit in bonuses and suit not in seen)
+        free = sorted(rows[suit] for suit in Suit if suit not in bonuses or suit in seen)
+        key = (hard, ace, fixed, *free)
+        found = self.fresh.get(key)
+        if found is not None:
+            return found
+        if self.budget[0] <= 0:
+            return None
+        plan = VoluntaryPlan.__new__(VoluntaryPlan)
+        plan.root = self.root
+        plan.exact_odds = True
+        plan._setup(self.root, cards, self.pile, hard, ace, seen)
+        plan.budget, plan.fresh = self.budget, self.fresh
+        choices = plan._choices_at((), hard, ace)
+        self.budget[0] -= len(plan.memo) + SETUP_COST
+        if not plan.exact_odds:
+            return None
+        found = self.fresh[key] = choices[self._best(choices)][1]
+        return found
+
     @staticmethod
-    def _best(choices: list[tuple[Action, tuple[int, int]]]) -> int:
+    def _best(
+        choices: Sequence[tuple[Action, tuple[Fraction, Fraction]]]
+        | Sequence[tuple[Action, tuple[int, int]]],
+    ) -> int:
         best = 0
         for i, (_, pe) in enumerate(choices):
             if pe > choices[best][1]:  # lexicographic: P(success) first, then expected TRL
@@ -1929,9 +2388,7 @@ class VoluntaryPlan:
     def _decision(self, hand: rules.Hand) -> HandDecision:
         choices = self._choices(hand)
         best = self._best(choices)
-        left = sum(self.cnt)
-        unit = self.solver.depth_scale[self.solver.size - left] * self.solver.scale
-        odds = [ActionOdds(action, Fraction(p, unit), Fraction(e, unit)) for action, (p, e) in choices]
+        odds = [ActionOdds(action, p, e) for action, (p, e) in choices]
         hit = odds[-1] if odds[-1].action == HIT else None
         adders = tuple(o for o in odds if o.action.kind == "add")
         return HandDecision(
@@ -1939,10 +2396,20 @@ class VoluntaryPlan:
         )
 
     def decide(self, hand: rules.Hand) -> Action:
-        """The optimal move for a later state of this hand (same shoe, more cards drawn)."""
+        """The optimal move for a later state of this hand (same shoe, more cards drawn).
+
+        Where the suits of the cards drawn since the root could turn that move (a tainted state), a fresh
+        plan of the cards actually left decides it.
+        """
         if not hand.can_stand:
             raise IllegalMove("This hand has no decision to make now.")
         choices = self._choices(hand)
+        plan, drawn = self._plan_of(hand)
+        ckey, skey, seen, _ = plan._enter(drawn)
+        if plan.certify and drawn and plan._key(ckey, skey, seen) in plan.tainted:
+            left = Counter(plan.remaining)
+            left.subtract(drawn)
+            return VoluntaryPlan(hand, sorted(left.elements()), plan.pile).decision.best.action
         return choices[self._best(choices)][0]
 
 

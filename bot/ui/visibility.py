@@ -8,6 +8,7 @@ that make no sense here (gm/blind in DMs, blind rolls a guild switched off).
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -92,6 +93,7 @@ async def deliver(
     log_id: int | None = None,
     kind: str | None = None,
     view: discord.ui.View | None = None,
+    gm_embeds: Sequence[discord.Embed] = (),
 ) -> Delivery:
     """Show ``result_embed`` to whoever ``mode`` allows (issue 7).
 
@@ -101,6 +103,7 @@ async def deliver(
       guild's GM channel or by DM to each GM of the channel, and a public notice naming roller and kind.
     - blind: the roller only learns that the roll went to the GM; GM copies as for gm.
     ``notice_text`` replaces the default notice; ``kind`` names the check in it ("System X check").
+    ``gm_embeds`` follow the result on the GM copies only (what Reveal posts is the result alone).
     """
     if interaction.guild is None and mode in ("gm", "blind"):
         raise UserError("GM and blind rolls work only in a server channel; in DMs use public or private.")
@@ -114,7 +117,7 @@ async def deliver(
             await reply(interaction, notice_text or default_notice(interaction, mode, kind))
         return done
 
-    await _send_to_gms(interaction, store, result_embed, mode, log_id, done)
+    await _send_to_gms(interaction, store, [result_embed, *gm_embeds], mode, log_id, done)
     problems = " ".join(done.problems) or None
     if mode == "gm":
         await reply(interaction, problems, embed=result_embed, view=view, ephemeral=True)
@@ -128,7 +131,7 @@ async def deliver(
 async def _send_to_gms(
     interaction: discord.Interaction[Any],
     store: Store,
-    result_embed: discord.Embed,
+    embeds: list[discord.Embed],
     mode: Mode,
     log_id: int | None,
     done: Delivery,
@@ -143,7 +146,7 @@ async def _send_to_gms(
     if settings.gm_channel_id is not None:
         gm_channel = interaction.client.get_partial_messageable(settings.gm_channel_id, guild_id=guild_id)
         try:
-            await gm_channel.send(header, embed=result_embed, allowed_mentions=NO_MENTIONS, **_view(gm_view))
+            await gm_channel.send(header, embeds=embeds, allowed_mentions=NO_MENTIONS, **_view(gm_view))
             done.gm_channel_id = settings.gm_channel_id
             return
         except discord.HTTPException as err:
@@ -158,7 +161,7 @@ async def _send_to_gms(
     for user_id in gm_ids:
         try:
             dm = await interaction.client.create_dm(discord.Object(id=user_id))
-            await dm.send(header, embed=result_embed, allowed_mentions=NO_MENTIONS, **_view(gm_view))
+            await dm.send(header, embeds=embeds, allowed_mentions=NO_MENTIONS, **_view(gm_view))
             done.dm_sent_to.append(user_id)
         except discord.HTTPException as err:
             reason = (

@@ -33,6 +33,11 @@ def titled(words: str):  # type: ignore[no-untyped-def]
     return lambda m: any(words in (e.get("title") or "") for e in m["embeds"])
 
 
+def hand_number(number: int):  # type: ignore[no-untyped-def]
+    """A hand's message: its number is in the footer."""
+    return lambda m: any((e.get("footer") or {}).get("text") == f"Hand #{number}" for e in m["embeds"])
+
+
 def answer_to(command: str):  # type: ignore[no-untyped-def]
     return lambda m: (m["used"] or {}).get("command") == command and bool(m["embeds"])
 
@@ -108,14 +113,14 @@ async def test_autocomplete_buttons_and_selects_go_through_the_bot(client: PageC
 
     # the select: a skill adder on a fresh hand
     await client.command(alice, "cards task", {"difficulty": 2, "level": 3})
-    first = await alice.message(titled("hand #1"))
+    first = await alice.message(hand_number(1))
     select = next(c for row in first["components"] for c in row["components"] if c["type"] == 3)
     chosen = select["options"][0]["value"]
     assert await client.click(alice, first, select["custom_id"], [chosen]) == (200, {"ok": True})
     await alice.message(lambda m: m["id"] == first["id"] and m["embeds"] != first["embeds"])
     # the buttons: Hit, then Stand, on the same message, edited in place
     await client.command(alice, "cards task", {"difficulty": 2, "level": 3})
-    hand = await alice.message(titled("hand #2"))
+    hand = await alice.message(hand_number(2))
     assert {"Hit", "Stand"} <= {c.get("label") for row in hand["components"] for c in row["components"]}
     assert await client.click(alice, hand, custom_id(hand, "Hit")) == (200, {"ok": True})
     hit = await alice.message(lambda m: m["id"] == hand["id"] and m["embeds"] != hand["embeds"])
@@ -125,7 +130,7 @@ async def test_autocomplete_buttons_and_selects_go_through_the_bot(client: PageC
     # a stranger's click on someone else's hand is the bot's to refuse, one sentence to them only
     bob = await client.open("bob")
     await client.command(alice, "cards task", {"difficulty": 2, "level": 3})
-    third = await alice.message(titled("hand #3"))
+    third = await alice.message(hand_number(3))
     assert await client.click(bob, third, custom_id(third, "Hit")) == (200, {"ok": True})
     refusal = await bob.message(lambda m: m["ephemeral"] and "Only the player" in m["content"])
     await alice.quiet(0.5)
@@ -178,7 +183,7 @@ async def test_the_table_is_kept_between_runs_and_fresh_starts_over(tmp_path: Pa
             )
             await make_sheet(client, alice)
             await client.command(alice, "cards task", {"difficulty": 2, "level": 3})
-            hand = await alice.message(titled("hand"))
+            hand = await alice.message(titled("cards task"))
             await alice.quiet(0.5)
     finally:
         assert first.stop() == 0

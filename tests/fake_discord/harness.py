@@ -136,6 +136,16 @@ def standard_world(fake: FakeDiscord) -> World:
     return World(guild, general, gm_screen, gm_role, owner, manager, gm, alice, bob, carol, stranger)
 
 
+def unanswered(record: InteractionRecord) -> str:
+    """Why the user saw "The application did not respond"."""
+    if record.late_callback is not None:
+        return (
+            f"the bot answered interaction {record.payload['data']} {record.late_callback:.2f} s after it "
+            "was sent: Discord had dropped it (404 Unknown interaction)"
+        )
+    return f"the bot left interaction {record.payload['data']} unanswered"
+
+
 class ErrorCollector(logging.Handler):
     """Collects every ERROR record (tree.on_error, View.on_error, dynamic items, our error codes)."""
 
@@ -225,7 +235,7 @@ class Harness:
         await self.fake.dispatch("INTERACTION_CREATE", record.payload)
         await self._settle(record, seen)
         if record.callback is None:
-            raise AssertionError(f"the bot left interaction {record.payload['data']} unanswered")
+            raise AssertionError(unanswered(record))
         return Answer(record, self.fake.message_log[record.first_message_index :], self.fake)
 
     async def _settle(self, record: InteractionRecord, seen: asyncio.Event) -> None:
@@ -374,7 +384,7 @@ class SubprocessBot(Harness):
         try:
             await asyncio.wait_for(record.answered.wait(), WAIT)
         except TimeoutError:
-            raise AssertionError(f"the subprocess bot left {record.payload['data']} unanswered") from None
+            raise AssertionError(unanswered(record)) from None
         while True:  # follow-ups may still come: wait until the bot has been quiet for a moment
             seen = len(self.fake.requests)
             await asyncio.sleep(QUIET)

@@ -2,6 +2,8 @@
 
 Every request body the bot sends is checked against Discord's OpenAPI description; a violation is recorded
 (and the e2e fixtures fail the test on any). Interactions are built from the commands the bot synced.
+As on Discord, a callback later than 3 s after INTERACTION_CREATE, or a follow-up or an edit through the
+interaction's token later than 15 minutes, is refused with 404 10062 (the clock is injectable).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ from tests.fake_discord.world import (
 API = "/api/v10"
 COMMAND_NAME = re.compile(r"^[-_\w]{1,32}$")
 ARRIVED = web.RequestKey("arrived", float)  # time.monotonic() when a REST request reached the fake
+ARRIVED_CLOCK = web.RequestKey("arrived_clock", float)  # the fake's clock (`FakeDiscord.now`) then
+CALLBACK_DEADLINE = 3.0  # seconds Discord waits for the first callback
+TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token takes follow-ups and edits
 
 # Interaction callback types
 PONG, MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL = (
@@ -114,6 +119,10 @@ class InteractionRecord:
     callback_at: float | None = None
     # the payload as JSON, when a load generator encoded it ahead of its burst (`encode_ahead`)
     encoded: str | None = None
+    # the fake's clock (`FakeDiscord.now`) when INTERACTION_CREATE was written: the deadlines count from it
+    dispatched_clock: float | None = None
+    # seconds after INTERACTION_CREATE of a callback refused for coming too late (None: none was)
+    late_callback: float | None = None
 
     def encode_ahead(self) -> None:
         """Encode the payload now, so dispatching it spends no CPU on that (benchmarks: the encoding is the
@@ -126,9 +135,23 @@ class InteractionRecord:
 
 
 class FakeDiscord:
-    """The server. ``await fake.start()`` then point the bot at ``fake.api_base``."""
+    """The server. ``await fake.start()`` then point the bot at ``fake.api_base``.
 
-    def __init__(self) -> None:
+    ``clock`` (default ``time.monotonic``) times the interaction deadlines: ``callback_deadline`` seconds
+    for the first callback, ``token_lifetime`` for follow-ups and edits; ``advance_clock`` jumps ahead.
+    """
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        callback_deadline: float = CALLBACK_DEADLINE,
+        token_lifetime: float = TOKEN_LIFETIME,
+    ) -> None:
+        self.clock = clock
+        self.clock_offset = 0.0
+        self.callback_deadline = callback_deadline
+        self.token_lifetime = token_lifetime
         self.app_id = snowflake()
         self.bot_user = FakeUser(self.app_id, "tabletop", bot=True)
         self.users: dict[int, FakeUser] = {}
@@ -182,6 +205,15 @@ class FakeDiscord:
     @property
     def gateway_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/gateway/"
+
+    # -- time -------------------------------------------------------------------------------------------
+    def now(self) -> float:
+        """The fake's clock: ``clock()`` plus whatever ``advance_clock`` added."""
+        return self.clock() + self.clock_offset
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the fake's clock ahead (a test need not wait 15 minutes for a token to expire)."""
+        self.clock_offset += seconds
 
     # -- building the world -----------------------------------------------------------------------------
     def add_user(self, username: str, *, blocks_dms: bool = False) -> FakeUser:
@@ -348,6 +380,7 @@ class FakeDiscord:
             text = _dumps({"op": 0, "t": event, "s": self._seq, "d": data}).decode()
         if record is not None:  # stamped after encoding, right before the write (for latency benchmarks)
             record.dispatched_at = time.monotonic()
+            record.dispatched_clock = self.now()
         await ws.send_str(text)
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
@@ -366,6 +399,7 @@ class FakeDiscord:
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         arrived = time.monotonic()
+        request[ARRIVED_CLOCK] = self.now()
         path = "/" + request.match_info["tail"]
         method = request.method
         try:
@@ -568,6 +602,19 @@ class FakeDiscord:
             raise FakeHTTPError(404, 10062, "Unknown interaction")
         return record
 
+    def _live_record(self, request: web.Request, token: str) -> InteractionRecord:
+        """The interaction of a webhook route's token, refused as Discord does once the token expired."""
+        record = self._record(token)
+        if record.dispatched_clock is not None:
+            age = request[ARRIVED_CLOCK] - record.dispatched_clock
+            if age > self.token_lifetime:
+                where = re.sub(r"/webhooks/(\d+)/[^/]+", r"/webhooks/\1/...", request.path.removeprefix(API))
+                self.violations.append(
+                    Violation(request.method, where, f"interaction token used {age:.0f} s after it was sent")
+                )
+                raise FakeHTTPError(404, 10062, "Unknown interaction")
+        return record
+
     def _new_message(
         self,
         channel: FakeChannel,
@@ -613,6 +660,19 @@ class FakeDiscord:
         self, _r: Any, body: Any, files: Any, interaction_id: str, token: str
     ) -> dict[str, Any]:
         record = self._record(token)
+        if record.dispatched_clock is not None:
+            late = _r[ARRIVED_CLOCK] - record.dispatched_clock
+            if late > self.callback_deadline:  # Discord dropped the interaction already
+                record.late_callback = late
+                self.violations.append(
+                    Violation(
+                        "POST",
+                        f"/interactions/{interaction_id}/.../callback",
+                        f"callback {late:.2f} s after INTERACTION_CREATE "
+                        f"(Discord waits {self.callback_deadline:g} s)",
+                    )
+                )
+                raise FakeHTTPError(404, 10062, "Unknown interaction")
         if record.callback_at is None:
             record.callback_at = _r[ARRIVED]
         record.callbacks += 1
@@ -681,7 +741,7 @@ class FakeDiscord:
         return message
 
     async def _followup(self, _r: Any, body: Any, files: Any, app: str, token: str) -> dict[str, Any]:
-        record = self._record(token)
+        record = self._live_record(_r, token)
         if record.callback is None:
             raise FakeHTTPError(
                 404, 10015, "Unknown Webhook"
@@ -706,12 +766,12 @@ class FakeDiscord:
     async def _get_webhook_message(
         self, _r: Any, _b: Any, _f: Any, app: str, token: str, mid: str
     ) -> dict[str, Any]:
-        return self._webhook_message(self._record(token), mid).payload()
+        return self._webhook_message(self._live_record(_r, token), mid).payload()
 
     async def _edit_webhook_message(
         self, _r: Any, body: Any, files: Any, app: str, token: str, mid: str
     ) -> Any:
-        message = self._webhook_message(self._record(token), mid)
+        message = self._webhook_message(self._live_record(_r, token), mid)
         self._apply(message, body or {}, files)
         message.flags &= ~LOADING
         message.edits += 1
@@ -720,7 +780,7 @@ class FakeDiscord:
     async def _delete_webhook_message(
         self, _r: Any, _b: Any, _f: Any, app: str, token: str, mid: str
     ) -> None:
-        message = self._webhook_message(self._record(token), mid)
+        message = self._webhook_message(self._live_record(_r, token), mid)
         message.deleted = True
         message.flags &= ~LOADING
         return None

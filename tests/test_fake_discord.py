@@ -7,15 +7,26 @@ callback, an expired token, a rate limit or a slow route, a hidden command, shar
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
+import discord
 import pytest
 
+from bot.client import point_at
 from tests.e2e.conftest import fake, world
 from tests.fake_discord.harness import World, standard_world
-from tests.fake_discord.server import API, FakeDiscord, InteractionRecord
+from tests.fake_discord.server import (
+    API,
+    CHANNEL_POST_ROUTE,
+    DM_POST_ROUTE,
+    FakeDiscord,
+    InteractionRecord,
+    posts_to,
+)
 
 __all__ = ["fake", "world"]  # fixtures shared with the e2e suite
 
@@ -206,3 +217,150 @@ async def test_follow_ups_and_edits_work_for_fifteen_minutes_then_are_refused(
     assert len(fake.violations) == 5
     assert all(record.token not in v.path for v in fake.violations)
     fake.violations.clear()
+
+
+# -- rate limits, server errors, slow routes ---------------------------------------------------------------
+async def post_message(
+    session: aiohttp.ClientSession, fake: FakeDiscord, channel_id: int, content: str = "x"
+) -> tuple[int, Any, dict[str, str]]:
+    url = f"{fake.api_base}{API}/channels/{channel_id}/messages"
+    async with session.post(url, json={"content": content}) as response:
+        return response.status, await response.json(content_type=None), dict(response.headers)
+
+
+async def upload(
+    session: aiohttp.ClientSession, fake: FakeDiscord, channel_id: int
+) -> tuple[int, Any, dict[str, str]]:
+    form = aiohttp.FormData(quote_fields=False)
+    payload = {"content": "file", "attachments": [{"id": 0, "filename": "log.csv"}]}
+    form.add_field("payload_json", json.dumps(payload), content_type="application/json")
+    form.add_field("files[0]", b"a,b\n1,2\n", filename="log.csv", content_type="text/csv")
+    url = f"{fake.api_base}{API}/channels/{channel_id}/messages"
+    async with session.post(url, data=form) as response:
+        return response.status, await response.json(content_type=None), dict(response.headers)
+
+
+async def test_a_429_carries_retry_after_and_the_rate_limit_headers_discord_sends(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    fault = fake.fail(posts_to(world.gm_screen), status=429, retry_after=4, times=1, bucket="abc123")
+    status, body, headers = await post_message(session, fake, world.gm_screen.id)
+    assert status == 429
+    assert body == {"message": "You are being rate limited.", "retry_after": 4, "global": False}
+    assert headers["Retry-After"] == "4" and headers["Via"].startswith("1.1")
+    assert headers["X-RateLimit-Limit"] == "5" and headers["X-RateLimit-Remaining"] == "0"
+    assert headers["X-RateLimit-Reset-After"] == "4.000" and headers["X-RateLimit-Bucket"] == "abc123"
+    assert headers["X-RateLimit-Scope"] == "user"
+    assert abs(float(headers["X-RateLimit-Reset"]) - (time.time() + 4)) < 2
+    assert headers["Content-Type"] == "application/json"
+    assert fake.message_log == []  # refused, not carried out
+    status, _, _ = await post_message(session, fake, world.gm_screen.id)  # times=1: the next one passes
+    assert status == 200 and fault.hits == 1 and len(fake.message_log) == 1
+    status, _, _ = await post_message(session, fake, world.general.id)  # another channel: never affected
+    assert status == 200
+
+
+async def test_a_global_429_says_so_in_its_body_and_headers(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    fake.fail("*", r"^/channels/", status=429, retry_after=0.5, is_global=True)
+    status, body, headers = await post_message(session, fake, world.general.id)
+    assert status == 429 and body["global"] is True and body["retry_after"] == 0.5
+    assert headers["X-RateLimit-Global"] == "true" and headers["X-RateLimit-Scope"] == "global"
+    assert headers["Retry-After"] == "1"
+    assert "X-RateLimit-Bucket" not in headers
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504])
+async def test_a_server_error_n_times_then_normal_service(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession, status: int
+) -> None:
+    fault = fake.fail(CHANNEL_POST_ROUTE, status=status, times=2)
+    answers = [(await post_message(session, fake, world.general.id))[:2] for _ in range(3)]
+    assert [a[0] for a in answers] == [status, status, 200]
+    assert answers[0][1]["message"].startswith(str(status)) and fault.hits == 2
+    assert len(fake.message_log) == 1
+
+
+async def test_a_fault_for_ever_and_the_old_two_argument_form(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    fake.fail("POST", r"^/channels/\d+/messages$", status=503, times=None)
+    assert {(await post_message(session, fake, world.general.id))[0] for _ in range(6)} == {503}
+    fake.faults.clear()
+    assert (await post_message(session, fake, world.general.id))[0] == 200
+
+
+async def test_after_carries_the_request_out_and_then_answers_the_error(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    fake.fail(CHANNEL_POST_ROUTE, status=500, after=True)
+    assert (await post_message(session, fake, world.general.id))[0] == 500
+    assert len(fake.message_log) == 1  # Discord posted it; the answer was lost
+
+
+async def test_dm_routes_match_only_dm_channels_even_ones_opened_later(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    fault = fake.fail(DM_POST_ROUTE, status=429, retry_after=1, times=None)
+    assert (await post_message(session, fake, world.general.id))[0] == 200
+    status, dm = await call(session, fake, "POST", "/users/@me/channels", {"recipient_id": str(world.gm.id)})
+    assert status == 200
+    assert (await post_message(session, fake, int(dm["id"])))[0] == 429
+    assert fault.hits == 1
+
+
+async def test_a_delay_makes_one_route_slow_and_leaves_the_others_fast(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    slow = fake.delay(DM_POST_ROUTE, seconds=0.6)
+    dm = fake.dm_channel(world.gm)
+    started = time.monotonic()
+    fast, slowed = await asyncio.gather(
+        post_message(session, fake, world.general.id, "fast"), post_message(session, fake, dm.id, "slow")
+    )
+    assert fast[0] == slowed[0] == 200
+    assert time.monotonic() - started >= 0.6 and slow.hits == 1
+    assert [m.content for m in fake.message_log] == ["fast", "slow"]  # carried out after the wait
+
+
+async def test_a_delay_for_some_times_by_method_and_path(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    fake.delay("POST", rf"^/channels/{world.general.id}/messages$", seconds=0.4, times=1)
+    durations = []
+    for _ in range(2):
+        started = time.monotonic()
+        await post_message(session, fake, world.general.id)
+        durations.append(time.monotonic() - started)
+    assert durations[0] >= 0.4 > durations[1]
+
+
+async def test_uploads_can_be_made_slow_or_failing_apart_from_plain_posts(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    fake.delay(CHANNEL_POST_ROUTE, seconds=0.4, uploads=True)
+    fault = fake.fail(CHANNEL_POST_ROUTE, status=429, retry_after=0.1, uploads=True)
+    started = time.monotonic()
+    assert (await post_message(session, fake, world.general.id))[0] == 200
+    assert time.monotonic() - started < 0.4
+    started = time.monotonic()
+    assert (await upload(session, fake, world.general.id))[0] == 429
+    assert (await upload(session, fake, world.general.id))[0] == 200
+    assert time.monotonic() - started >= 0.8 and fault.hits == 1
+    assert fake.message_log[-1].attachments[0].data == b"a,b\n1,2\n"
+    assert fake.violations == []
+
+
+async def test_discord_py_waits_out_a_429_and_retries(fake: FakeDiscord, world: World) -> None:
+    fake.fail(posts_to(world.general), status=429, retry_after=0.3, times=1)
+    point_at(fake.api_base)  # the e2e fixture `fake` puts discord.py back afterwards
+    client = discord.Client(intents=discord.Intents.none())
+    try:
+        await client.login("fake-token")
+        started = time.monotonic()
+        await client.get_partial_messageable(world.general.id).send("x")
+        assert time.monotonic() - started >= 0.3
+    finally:
+        await client.close()
+    assert [m.content for m in fake.message_log] == ["x"]

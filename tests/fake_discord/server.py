@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import secrets
 import time
@@ -78,19 +79,87 @@ class FakeHTTPError(Exception):
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
 
 
+# Route patterns for `FakeDiscord.fail` and `FakeDiscord.delay`: "METHOD path-regex", searched in the path
+# without /api/v10; "*" matches any method. {id} is any snowflake, {token} an interaction token, {dm} the
+# id of a DM channel (checked when a request arrives, so DMs opened later count).
+CALLBACK_ROUTE = r"POST ^/interactions/{id}/{token}/callback$"
+FOLLOWUP_ROUTE = r"POST ^/webhooks/{id}/{token}$"
+EDIT_ORIGINAL_ROUTE = r"PATCH ^/webhooks/{id}/{token}/messages/@original$"
+CHANNEL_POST_ROUTE = r"POST ^/channels/{id}/messages$"
+DM_POST_ROUTE = r"POST ^/channels/{dm}/messages$"
+DM_OPEN_ROUTE = r"POST ^/users/@me/channels$"
+PLACEHOLDERS = {"{id}": r"\d+", "{token}": r"[^/]+", "{dm}": r"(?P<dm>\d+)"}
+
+STATUS_MESSAGES = {
+    429: "You are being rate limited.",
+    500: "500: Internal Server Error",
+    502: "502: Bad Gateway",
+    503: "503: Service Unavailable",
+    504: "504: Gateway Timeout",
+}
+
+
+def posts_to(channel: FakeChannel) -> str:
+    """The route pattern of messages posted to ``channel`` (to make that channel slow or failing)."""
+    return rf"POST ^/channels/{channel.id}/messages$"
+
+
+def route_pattern(method: str, path_regex: str | None = None) -> tuple[str, re.Pattern[str]]:
+    r"""``("POST", r"^/channels/\d+/messages$")`` or ``("POST ^/channels/{dm}/messages$",)``: a method and a
+    compiled path regex (the placeholders expanded)."""
+    if path_regex is None:
+        method, _, path_regex = method.strip().partition(" ")
+        if method.startswith(("/", "^")):  # no method: any
+            method, path_regex = "*", method + (" " + path_regex if path_regex else "")
+    for name, regex in PLACEHOLDERS.items():
+        path_regex = path_regex.replace(name, regex)
+    return method.upper(), re.compile(path_regex.strip())
+
+
 @dataclass
-class Fault:
-    """An error the fake answers instead of the real thing (for reliability tests)."""
+class RouteRule:
+    """What a fault or a delay applies to: a method, a path, optionally only uploads; ``times`` at most."""
 
     method: str
     path: re.Pattern[str]
-    status: int
-    code: int
-    message: str
     times: int | None  # None = forever
+    hits: int = field(default=0, kw_only=True)
+    uploads: bool | None = field(default=None, kw_only=True)  # True: only multipart requests with files
+
+    def applies(self, method: str, path: str, uploads: bool, channels: dict[int, FakeChannel]) -> bool:
+        if self.method not in ("*", method) or (self.times is not None and self.hits >= self.times):
+            return False
+        if self.uploads is not None and self.uploads != uploads:
+            return False
+        matched = self.path.search(path)
+        if matched is None:
+            return False
+        if "dm" in self.path.groupindex:
+            channel = channels.get(int(matched["dm"]))
+            return channel is not None and channel.is_dm
+        return True
+
+
+@dataclass
+class Fault(RouteRule):
+    """An error the fake answers instead of the real thing (for reliability tests)."""
+
+    status: int = 500
+    code: int = 0
+    message: str = ""
     retry_after: float | None = None
-    hits: int = 0
     after: bool = False  # carry the request out, then answer the error (the response was lost on the way)
+    is_global: bool = False  # a 429 of the global rate limit, not of the route's bucket
+    scope: str = "user"  # X-RateLimit-Scope of a 429: user, global or shared
+    bucket: str = field(default_factory=lambda: secrets.token_hex(16))
+    limit: int = 5  # X-RateLimit-Limit of a 429
+
+
+@dataclass
+class Delay(RouteRule):
+    """Discord being slow on a route: each matching request waits ``seconds`` before it is carried out."""
+
+    seconds: float = 0.0
 
 
 @dataclass
@@ -166,6 +235,7 @@ class FakeDiscord:
         self.requests: list[tuple[str, str, Any]] = []
         self.violations: list[Violation] = []
         self.faults: list[Fault] = []
+        self.delays: list[Delay] = []
         self.identify_payloads: list[dict[str, Any]] = []
         self.attachments: dict[int, FakeAttachment] = {}
         self._sockets: list[web.WebSocketResponse] = []
@@ -274,50 +344,92 @@ class FakeDiscord:
         self.attachments[att.id] = att
         return att
 
-    # -- faults -----------------------------------------------------------------------------------------
+    # -- faults and delays ------------------------------------------------------------------------------
     def fail(
         self,
         method: str,
-        path_regex: str,
+        path_regex: str | None = None,
         *,
         status: int = 500,
         code: int = 0,
-        message: str = "Internal Server Error",
+        message: str | None = None,
         times: int | None = 1,
         retry_after: float | None = None,
         after: bool = False,
+        is_global: bool = False,
+        scope: str | None = None,
+        bucket: str | None = None,
+        limit: int = 5,
+        uploads: bool | None = None,
     ) -> Fault:
-        """Answer the next ``times`` matching requests (path without /api/v10) with an error.
+        """Answer the next ``times`` matching requests (None: all of them) with an error.
 
+        The route is ``method, path_regex`` or one pattern ``"POST ^/channels/{dm}/messages$"`` (see
+        `route_pattern`; the path is searched without /api/v10). A 429 carries ``retry_after`` in its body
+        and the ``Retry-After`` and ``X-RateLimit-*`` headers Discord sends (``is_global``: the global limit;
+        ``scope``, ``bucket``, ``limit`` as in those headers); a 5xx carries ``code`` and ``message``.
         ``after``: carry each request out first, then answer the error (as when Discord applied it but the
-        answer was lost), so a client that retries sends it twice.
+        answer was lost), so a client that retries sends it twice. ``uploads``: only requests with files.
         """
-        fault = Fault(method.upper(), re.compile(path_regex), status, code, message, times, retry_after)
-        fault.after = after
+        route_method, path = route_pattern(method, path_regex)
+        fault = Fault(
+            route_method,
+            path,
+            times,
+            uploads=uploads,
+            status=status,
+            code=code,
+            message=message if message is not None else STATUS_MESSAGES.get(status, f"{status}: Error"),
+            retry_after=retry_after,
+            after=after,
+            is_global=is_global,
+            scope=scope or ("global" if is_global else "user"),
+            limit=limit,
+        )
+        if bucket is not None:
+            fault.bucket = bucket
         self.faults.append(fault)
         return fault
 
-    def rate_limit(self, method: str, path_regex: str, *, retry_after: float = 0.05, times: int = 1) -> Fault:
-        """Answer 429 with Retry-After the next ``times`` matching requests."""
+    def rate_limit(
+        self,
+        method: str,
+        path_regex: str | None = None,
+        *,
+        retry_after: float = 0.05,
+        times: int | None = 1,
+        is_global: bool = False,
+    ) -> Fault:
+        """Answer 429 with ``retry_after`` the next ``times`` matching requests."""
         return self.fail(
-            method,
-            path_regex,
-            status=429,
-            message="You are being rate limited.",
-            times=times,
-            retry_after=retry_after,
+            method, path_regex, status=429, times=times, retry_after=retry_after, is_global=is_global
         )
 
-    def _fault_for(self, method: str, path: str) -> Fault | None:
-        for fault in self.faults:
-            if (
-                fault.method == method
-                and fault.path.search(path)
-                and (fault.times is None or fault.hits < fault.times)
-            ):
-                fault.hits += 1
-                return fault
+    def delay(
+        self,
+        method: str,
+        path_regex: str | None = None,
+        *,
+        seconds: float,
+        times: int | None = None,
+        uploads: bool | None = None,
+    ) -> Delay:
+        """Make matching requests (all, or the next ``times``) wait ``seconds`` before they are carried out:
+        Discord slow on a route (DMs, posts to another channel, uploads). Routes as for `fail`."""
+        route_method, path = route_pattern(method, path_regex)
+        delay = Delay(route_method, path, times, uploads=uploads, seconds=seconds)
+        self.delays.append(delay)
+        return delay
+
+    def _rule_for(self, rules: list[Any], method: str, path: str, uploads: bool) -> Any:
+        for rule in rules:
+            if rule.applies(method, path, uploads, self.channels):
+                rule.hits += 1
+                return rule
         return None
+
+    def _fault_for(self, method: str, path: str, uploads: bool = False) -> Fault | None:
+        return self._rule_for(self.faults, method, path, uploads)  # type: ignore[no-any-return]
 
     # -- gateway ----------------------------------------------------------------------------------------
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
@@ -417,7 +529,9 @@ class FakeDiscord:
             self.violations.extend(problems)
             errors = {"_errors": [{"code": "BASE_TYPE_INVALID", "message": str(p)} for p in problems]}
             return _json({"message": "Invalid Form Body", "code": 50035, "errors": errors}, 400)
-        fault = self._fault_for(method, path)
+        if self.delays and (delay := self._rule_for(self.delays, method, path, bool(files))):
+            await asyncio.sleep(delay.seconds)
+        fault = self._fault_for(method, path, bool(files)) if self.faults else None
         if fault is not None and not fault.after:
             return _fault_response(fault)
         try:
@@ -1056,8 +1170,22 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
 def _fault_response(fault: Fault) -> web.Response:
     if fault.status == 429:
         retry = fault.retry_after if fault.retry_after is not None else 0.05
-        body = {"message": fault.message, "retry_after": retry, "global": False}
+        body = {"message": fault.message, "retry_after": retry, "global": fault.is_global}
         # real Discord answers via Google's front end; discord.py takes a 429 without Via for a Cloudflare ban
-        headers = {"Retry-After": str(retry), "X-RateLimit-Scope": "user", "Via": "1.1 google"}
+        headers = {
+            "Retry-After": str(math.ceil(retry)),
+            "Via": "1.1 google",
+            "X-RateLimit-Scope": fault.scope,
+        }
+        if fault.is_global:
+            headers["X-RateLimit-Global"] = "true"
+        else:
+            headers |= {
+                "X-RateLimit-Limit": str(fault.limit),
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset": f"{time.time() + retry:.3f}",
+                "X-RateLimit-Reset-After": f"{retry:.3f}",
+                "X-RateLimit-Bucket": fault.bucket,
+            }
         return _json(body, 429, headers)
     return _json({"message": fault.message, "code": fault.code}, fault.status)

@@ -23,10 +23,12 @@ from tests.fake_discord.server import (
     API,
     CHANNEL_POST_ROUTE,
     DM_POST_ROUTE,
+    CommandUnavailable,
     FakeDiscord,
     InteractionRecord,
     posts_to,
 )
+from tests.fake_discord.world import ADMINISTRATOR, MANAGE_GUILD, USE_APPLICATION_COMMANDS, FakeMessage
 
 __all__ = ["fake", "world"]  # fixtures shared with the e2e suite
 
@@ -364,3 +366,118 @@ async def test_discord_py_waits_out_a_429_and_retries(fake: FakeDiscord, world: 
     finally:
         await client.close()
     assert [m.content for m in fake.message_log] == ["x"]
+
+
+# -- who may invoke a command ------------------------------------------------------------------------------
+COMMANDS = [
+    {"name": "roll", "description": "Anyone.", "options": [{"name": "n", "description": "n", "type": 4}]},
+    {"name": "gm", "description": "Manage Server.", "default_member_permissions": str(MANAGE_GUILD)},
+    {"name": "lockdown", "description": "Admins only.", "default_member_permissions": "0"},
+    {"name": "dmonly", "description": "DMs only.", "contexts": [1, 2]},
+    {"name": "old-guildonly", "description": "No DMs.", "dm_permission": False},
+]
+
+
+def invoke(fake: FakeDiscord, world: World, user: Any, name: str, channel: Any = None) -> InteractionRecord:
+    where = channel or world.general
+    data = fake.build_command_data(fake.guilds.get(where.guild_id or 0), name, {})
+    return fake.interaction_payload(2, data, user=user, channel=where)
+
+
+async def test_default_member_permissions_decide_who_can_invoke(fake: FakeDiscord, world: World) -> None:
+    sync_commands(fake, COMMANDS)
+    admin = fake.add_user("admin")
+    fake.add_member(world.guild, admin, [fake.add_role(world.guild, "Admins", permissions=ADMINISTRATOR)])
+    allowed = {
+        "roll": {"owner", "manager", "gamemaster", "alice", "admin"},
+        "gm": {"owner", "manager", "admin"},
+        "lockdown": {"owner", "admin"},
+    }
+    for name, users in allowed.items():
+        for user in (world.owner, world.manager, world.gm, world.alice, admin):
+            if user.username in users:
+                assert invoke(fake, world, user, name).payload["data"]["name"] == name
+            else:
+                before = len(fake.interactions)
+                with pytest.raises(CommandUnavailable, match=rf"/{name}.*{user.username} lacks"):
+                    invoke(fake, world, user, name)
+                assert len(fake.interactions) == before  # nothing was made, nothing can be sent
+
+
+async def test_the_reason_names_the_missing_permission(fake: FakeDiscord, world: World) -> None:
+    sync_commands(fake, COMMANDS)
+    with pytest.raises(CommandUnavailable, match=r"alice lacks manage_guild \(default_member_permissions"):
+        invoke(fake, world, world.alice, "gm")
+
+
+async def test_autocomplete_of_a_hidden_command_is_refused_too(fake: FakeDiscord, world: World) -> None:
+    sync_commands(fake, [{**COMMANDS[0], "default_member_permissions": str(MANAGE_GUILD)}])
+    data = fake.build_command_data(world.guild, "roll", {"n": 1}, focused="n")
+    with pytest.raises(CommandUnavailable):
+        fake.interaction_payload(4, data, user=world.alice, channel=world.general)
+    assert fake.interaction_payload(4, data, user=world.manager, channel=world.general).type == 4
+
+
+async def test_contexts_and_dm_permission_decide_where(fake: FakeDiscord, world: World) -> None:
+    sync_commands(fake, COMMANDS)
+    with pytest.raises(CommandUnavailable, match="not available in servers"):
+        invoke(fake, world, world.alice, "dmonly")
+    dm = fake.dm_channel(world.alice)
+    assert invoke(fake, world, world.alice, "dmonly", dm).payload["context"] == 1
+    assert invoke(fake, world, world.alice, "gm", dm).payload["context"] == 1  # no member permissions in DMs
+    with pytest.raises(CommandUnavailable, match="not available in DMs"):
+        invoke(fake, world, world.alice, "old-guildonly", dm)
+    assert invoke(fake, world, world.alice, "old-guildonly").type == 2
+
+
+async def test_an_admin_can_grant_or_deny_a_command_per_role_member_and_channel(
+    fake: FakeDiscord, world: World
+) -> None:
+    sync_commands(fake, COMMANDS)
+    fake.set_command_permissions(world.guild, "gm", allow=[world.gm_role])
+    assert invoke(fake, world, world.gm, "gm").type == 2  # the GM role may, though it lacks Manage Server
+    fake.set_command_permissions(world.guild, "gm", deny=[world.gm])
+    with pytest.raises(CommandUnavailable, match="turned /gm off for gamemaster"):
+        invoke(fake, world, world.gm, "gm")  # a member's own override wins over their role's
+    fake.set_command_permissions(world.guild, "roll", deny=[world.gm_screen])
+    with pytest.raises(CommandUnavailable, match="off in #gm-screen"):
+        invoke(fake, world, world.alice, "roll", world.gm_screen)
+    assert invoke(fake, world, world.owner, "roll", world.gm_screen).type == 2  # the owner sees everything
+    fake.set_command_permissions(world.guild, "roll", deny=[world.guild])
+    with pytest.raises(CommandUnavailable):
+        invoke(fake, world, world.alice, "roll")
+
+
+async def test_a_member_without_use_application_commands_sees_none(fake: FakeDiscord, world: World) -> None:
+    sync_commands(fake, COMMANDS)
+    world.guild.everyone.permissions &= ~USE_APPLICATION_COMMANDS
+    with pytest.raises(CommandUnavailable, match="Use Application Commands"):
+        invoke(fake, world, world.alice, "roll")
+
+
+async def test_visible_commands_is_what_typing_a_slash_lists(fake: FakeDiscord, world: World) -> None:
+    sync_commands(fake, COMMANDS)
+    names = {c["name"] for c in fake.visible_commands(world.alice, world.general)}
+    assert names == {"roll", "old-guildonly"}
+    names = {c["name"] for c in fake.visible_commands(world.owner, world.general)}
+    assert names == {"roll", "gm", "lockdown", "old-guildonly"}
+    names = {c["name"] for c in fake.visible_commands(world.alice, fake.dm_channel(world.alice))}
+    assert names == {"roll", "gm", "lockdown", "dmonly"}
+
+
+async def test_clicks_are_not_checked_against_command_permissions(fake: FakeDiscord, world: World) -> None:
+    sync_commands(fake, COMMANDS)
+    message = FakeMessage(1, world.general.id, world.guild.id, fake.bot_user)
+    data = {"custom_id": "x", "component_type": 2}
+    assert (
+        fake.interaction_payload(3, data, user=world.alice, channel=world.general, message=message).type == 3
+    )
+
+
+async def test_a_raw_payload_can_skip_the_check(fake: FakeDiscord, world: World) -> None:
+    sync_commands(fake, COMMANDS)
+    data = fake.build_command_data(world.guild, "gm", {})
+    record = fake.interaction_payload(
+        2, data, user=world.alice, channel=world.general, check_permissions=False
+    )
+    assert record.payload["member"]["permissions"] == str(world.guild.members[world.alice.id].permissions)

@@ -1,9 +1,11 @@
 """A fake Discord (REST + gateway on 127.0.0.1) and a harness that runs the real bot against it."""
 
-from tests.fake_discord.server import FakeDiscord, InteractionRecord
+from tests.fake_discord.server import CommandUnavailable, Delay, FakeDiscord, Fault, InteractionRecord
 from tests.fake_discord.world import FakeChannel, FakeGuild, FakeMember, FakeMessage, FakeRole, FakeUser
 
 __all__ = [
+    "CommandUnavailable",
+    "Delay",
     "FakeChannel",
     "FakeDiscord",
     "FakeGuild",
@@ -11,5 +13,6 @@ __all__ = [
     "FakeMessage",
     "FakeRole",
     "FakeUser",
+    "Fault",
     "InteractionRecord",
 ]

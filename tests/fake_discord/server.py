@@ -14,19 +14,22 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import discord
 import orjson
 from aiohttp import WSMsgType, web
 
 from tests.fake_discord.schema import Violation, validator
 from tests.fake_discord.world import (
+    ADMINISTRATOR,
     EPHEMERAL,
     EVERYONE_PERMISSIONS,
     LOADING,
     MANAGE_GUILD,
+    USE_APPLICATION_COMMANDS,
     FakeAttachment,
     FakeChannel,
     FakeGuild,
@@ -69,6 +72,14 @@ PONG, MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_R
     NUMBER,
     ATTACHMENT,
 ) = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+
+
+# Interaction types
+APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE = 2, 3, 4
+
+
+class CommandUnavailable(AssertionError):
+    """The user cannot invoke this command there (Discord does not even list it): nothing was sent."""
 
 
 class FakeHTTPError(Exception):
@@ -231,6 +242,8 @@ class FakeDiscord:
         self.global_commands: list[dict[str, Any]] = []
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self.command_syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
+        # (guild id, command name) -> {role, user, channel or guild (@everyone) id: allowed}
+        self.command_permissions: dict[tuple[int, str], dict[int, bool]] = {}
         self.interactions: dict[str, InteractionRecord] = {}
         self.requests: list[tuple[str, str, Any]] = []
         self.violations: list[Violation] = []
@@ -963,9 +976,85 @@ class FakeDiscord:
             for command in pool:
                 if command["name"] == name and command.get("type", 1) == 1:
                     if guild is None and not _usable_in_dms(command):
-                        raise AssertionError(f"/{name} is not available in DMs")
+                        raise CommandUnavailable(f"/{name} is not available in DMs (dm_permission/contexts)")
                     return command
         raise AssertionError(f"the bot did not sync a command /{name}")
+
+    def command_by_id(self, command_id: int | str) -> dict[str, Any] | None:
+        """The synced command with this id, global or of any guild (None: no such command)."""
+        for pool in [self.global_commands, *self.guild_commands.values()]:
+            for command in pool:
+                if command["id"] == str(command_id):
+                    return command
+        return None
+
+    def set_command_permissions(
+        self,
+        guild: FakeGuild,
+        name: str,
+        *,
+        allow: Sequence[FakeRole | FakeUser | FakeMember | FakeChannel | FakeGuild] = (),
+        deny: Sequence[FakeRole | FakeUser | FakeMember | FakeChannel | FakeGuild] = (),
+    ) -> None:
+        """What a server admin sets under Integrations: allow or deny command ``name`` to roles, members and
+        channels (the guild itself stands for @everyone), over its ``default_member_permissions``."""
+        table = self.command_permissions.setdefault((guild.id, name), {})
+        for targets, allowed in ((allow, True), (deny, False)):
+            for target in targets:
+                table[target.id] = allowed
+
+    def why_hidden(self, command: dict[str, Any], user: FakeUser, channel: FakeChannel) -> str | None:
+        """Why Discord hides ``command`` from ``user`` in ``channel`` (None: they see it and can use it).
+
+        In a DM: ``contexts`` / ``dm_permission``. In a guild: ``contexts``, Use Application Commands, the
+        admin's overrides (`set_command_permissions`), then ``default_member_permissions`` against the
+        member's permissions from their roles; the owner and Administrators see every command.
+        """
+        name = command["name"]
+        if channel.guild_id is None:
+            return None if _usable_in_dms(command) else f"/{name} is not available in DMs"
+        guild = self.guilds[channel.guild_id]
+        contexts = command.get("contexts")
+        if contexts is not None and 0 not in contexts:
+            return f"/{name} is not available in servers"
+        member = guild.members.get(user.id)
+        if member is None:
+            return f"{user.username} is not a member of {guild.name}"
+        permissions = member.permissions
+        if permissions & ADMINISTRATOR:
+            return None
+        if not permissions & USE_APPLICATION_COMMANDS:
+            return f"{user.username} lacks Use Application Commands in #{channel.name}"
+        overrides = self.command_permissions.get((guild.id, name), {})
+        if overrides.get(channel.id) is False or overrides.get(guild.id - 1) is False:
+            return f"an admin turned /{name} off in #{channel.name}"
+        roles = [overrides[role.id] for role in member.roles if role.id in overrides]
+        for decided in (
+            overrides.get(user.id),
+            True in roles or (False if roles else None),
+            overrides.get(guild.id),
+        ):
+            if decided is not None:
+                return None if decided else f"an admin turned /{name} off for {user.username}"
+        needed = command.get("default_member_permissions")
+        if needed is None:
+            return None
+        missing = int(needed) & ~permissions if int(needed) else ADMINISTRATOR
+        if not missing:
+            return None
+        names = ", ".join(n for n, on in discord.Permissions(missing) if on)
+        return f"{user.username} lacks {names} (default_member_permissions of /{name})"
+
+    def visible_commands(self, user: FakeUser, channel: FakeChannel) -> list[dict[str, Any]]:
+        """The slash commands ``user`` sees when typing / in ``channel``, as Discord lists them."""
+        guild = self.guilds.get(channel.guild_id) if channel.guild_id else None
+        pools = ([self.guild_commands.get(guild.id, [])] if guild else []) + [self.global_commands]
+        return [
+            command
+            for pool in pools
+            for command in pool
+            if command.get("type", 1) == 1 and self.why_hidden(command, user, channel) is None
+        ]
 
     def build_command_data(
         self,
@@ -1051,8 +1140,17 @@ class FakeDiscord:
         channel: FakeChannel,
         message: FakeMessage | None = None,
         locale: str = "en-US",
+        check_permissions: bool = True,
     ) -> InteractionRecord:
-        """A full INTERACTION_CREATE payload, remembered so the bot's answers can be matched to it."""
+        """A full INTERACTION_CREATE payload, remembered so the bot's answers can be matched to it.
+
+        A command (or its autocomplete) that Discord hides from ``user`` in ``channel`` raises
+        `CommandUnavailable` and nothing is made; ``check_permissions=False`` skips that (a raw payload).
+        """
+        if check_permissions and kind in (APPLICATION_COMMAND, AUTOCOMPLETE):
+            command = self.command_by_id(data.get("id", ""))
+            if command is not None and (why := self.why_hidden(command, user, channel)) is not None:
+                raise CommandUnavailable(f"Discord hides /{command['name']} here: {why}")
         guild = self.guilds.get(channel.guild_id) if channel.guild_id else None
         interaction_id = snowflake()
         token = "aW50ZXJhY3Rpb24" + secrets.token_urlsafe(48)

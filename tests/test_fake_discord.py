@@ -381,7 +381,7 @@ COMMANDS = [
 def invoke(fake: FakeDiscord, world: World, user: Any, name: str, channel: Any = None) -> InteractionRecord:
     where = channel or world.general
     data = fake.build_command_data(fake.guilds.get(where.guild_id or 0), name, {})
-    return fake.interaction_payload(2, data, user=user, channel=where)
+    return fake.interaction_payload(2, data, user=user, channel=where, check_permissions=True)
 
 
 async def test_default_member_permissions_decide_who_can_invoke(fake: FakeDiscord, world: World) -> None:
@@ -414,8 +414,11 @@ async def test_autocomplete_of_a_hidden_command_is_refused_too(fake: FakeDiscord
     sync_commands(fake, [{**COMMANDS[0], "default_member_permissions": str(MANAGE_GUILD)}])
     data = fake.build_command_data(world.guild, "roll", {"n": 1}, focused="n")
     with pytest.raises(CommandUnavailable):
-        fake.interaction_payload(4, data, user=world.alice, channel=world.general)
-    assert fake.interaction_payload(4, data, user=world.manager, channel=world.general).type == 4
+        fake.interaction_payload(4, data, user=world.alice, channel=world.general, check_permissions=True)
+    manager = fake.interaction_payload(
+        4, data, user=world.manager, channel=world.general, check_permissions=True
+    )
+    assert manager.type == 4
 
 
 async def test_contexts_and_dm_permission_decide_where(fake: FakeDiscord, world: World) -> None:
@@ -477,7 +480,200 @@ async def test_clicks_are_not_checked_against_command_permissions(fake: FakeDisc
 async def test_a_raw_payload_can_skip_the_check(fake: FakeDiscord, world: World) -> None:
     sync_commands(fake, COMMANDS)
     data = fake.build_command_data(world.guild, "gm", {})
-    record = fake.interaction_payload(
-        2, data, user=world.alice, channel=world.general, check_permissions=False
-    )
+    record = fake.interaction_payload(2, data, user=world.alice, channel=world.general)  # a forged call
     assert record.payload["member"]["permissions"] == str(world.guild.members[world.alice.id].permissions)
+
+
+# -- the gateway and its shards ----------------------------------------------------------------------------
+async def guilds_on_both_shards(fake: FakeDiscord) -> dict[int, list[int]]:
+    """Enough guilds that each of two shards holds some (a guild's shard follows its id's timestamp)."""
+    while len({(g >> 22) % 2 for g in fake.guilds}) < 2:
+        fake.add_guild(f"Guild {len(fake.guilds)}")
+        await asyncio.sleep(0.002)
+    by_shard: dict[int, list[int]] = {0: [], 1: []}
+    for guild_id in fake.guilds:
+        by_shard[(guild_id >> 22) % 2].append(guild_id)
+    return by_shard
+
+
+async def test_get_gateway_bot_gives_the_url_with_its_slash_shards_and_session_limits(
+    fake: FakeDiscord, session: aiohttp.ClientSession
+) -> None:
+    status, bot_gateway = await call(session, fake, "GET", "/gateway/bot")
+    assert status == 200 and bot_gateway["url"] == fake.gateway_url and fake.gateway_url.endswith("/gateway/")
+    assert bot_gateway["shards"] == 1
+    limit = bot_gateway["session_start_limit"]
+    assert set(limit) == {"total", "remaining", "reset_after", "max_concurrency"}
+    fake.shards = 3
+    assert (await call(session, fake, "GET", "/gateway/bot"))[1]["shards"] == 3
+    assert (await call(session, fake, "GET", "/gateway"))[1] == {"url": fake.gateway_url}
+    await Gateway.connect(session, fake)
+    remaining = (await call(session, fake, "GET", "/gateway/bot"))[1]["session_start_limit"]["remaining"]
+    assert remaining == limit["remaining"] - 1  # an IDENTIFY starts a session
+
+
+async def test_the_recommended_shard_count_follows_the_guilds(fake: FakeDiscord) -> None:
+    fake.guilds_per_shard = 2
+    for n in range(5):
+        fake.add_guild(f"Guild {n}")
+    assert fake.required_shards == fake.recommended_shards == 3
+
+
+async def test_the_gateway_lives_at_the_path_with_the_trailing_slash(
+    fake: FakeDiscord, session: aiohttp.ClientSession
+) -> None:
+    with pytest.raises(aiohttp.WSServerHandshakeError):
+        await session.ws_connect(fake.gateway_url.rstrip("/") + "?v=10&encoding=json")
+    assert (await Gateway.connect(session, fake)).ready["v"] == 10
+
+
+async def test_each_guilds_events_go_to_its_shard_and_dms_to_shard_0(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    by_shard = await guilds_on_both_shards(fake)
+    shard0 = await Gateway.connect(session, fake, shard=[0, 2])
+    shard1 = await Gateway.connect(session, fake, shard=[1, 2])
+    await fake.wait_for_shards(2)
+    assert fake.ready_shards == [(0, 2), (1, 2)]
+    assert shard0.ready["shard"] == [0, 2] and shard1.ready["shard"] == [1, 2]
+    assert sorted(shard0.guild_ids) == sorted(by_shard[0]) and sorted(shard1.guild_ids) == sorted(by_shard[1])
+    assert {int(g["id"]) for g in shard0.ready["guilds"]} == set(by_shard[0])
+    sync_commands(fake, [HELLO])
+    for guild_id in (by_shard[0][0], by_shard[1][0]):
+        guild = fake.guilds[guild_id]
+        player = fake.add_user(f"player-{guild_id}")
+        fake.add_member(guild, player)
+        data = fake.build_command_data(guild, "hello", {})
+        record = fake.interaction_payload(2, data, user=player, channel=guild.channel("general"))
+        await fake.dispatch("INTERACTION_CREATE", record.payload)
+        mine, other = (shard0, shard1) if (guild_id >> 22) % 2 == 0 else (shard1, shard0)
+        assert (await mine.next("INTERACTION_CREATE"))["guild_id"] == str(guild_id)
+        assert await other.nothing_within(0.1)
+    dm = fake.interaction_payload(
+        2, fake.build_command_data(None, "hello", {}), user=world.alice, channel=fake.dm_channel(world.alice)
+    )
+    await fake.dispatch("INTERACTION_CREATE", dm.payload)
+    assert (await shard0.next("INTERACTION_CREATE"))["id"] == str(dm.id)
+    assert await shard1.nothing_within(0.1)
+    role = await fake.create_role(fake.guilds[by_shard[1][0]], "GM")
+    assert (await shard1.next("GUILD_ROLE_CREATE"))["role"]["id"] == str(role.id)
+    assert await shard0.nothing_within(0.1)
+
+
+async def test_a_guild_joined_later_arrives_on_its_shard(
+    fake: FakeDiscord, session: aiohttp.ClientSession
+) -> None:
+    shards = [await Gateway.connect(session, fake, shard=[n, 2]) for n in range(2)]
+    joined = await fake.create_guild("New table")
+    created = await shards[(joined.id >> 22) % 2].next("GUILD_CREATE")
+    assert created["id"] == str(joined.id) and created["channels"][0]["name"] == "general"
+
+
+async def test_a_dispatch_waits_for_the_shard_that_owns_the_guild(
+    fake: FakeDiscord, session: aiohttp.ClientSession
+) -> None:
+    by_shard = await guilds_on_both_shards(fake)
+    await Gateway.connect(session, fake, shard=[0, 2])
+    guild_id = by_shard[1][0]
+    pending = asyncio.create_task(fake.dispatch("GUILD_UPDATE", {"id": str(guild_id), "name": "x"}))
+    await asyncio.sleep(0.1)
+    assert not pending.done()  # shard 1 is not connected yet: its guild's events wait for it
+    shard1 = await Gateway.connect(session, fake, shard=[1, 2])
+    await pending
+    assert (await shard1.next("GUILD_UPDATE"))["id"] == str(guild_id)
+
+
+async def test_the_newest_connection_of_a_shard_gets_its_events(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    old, new = await Gateway.connect(session, fake), await Gateway.connect(session, fake)
+    await fake.dispatch("GUILD_UPDATE", {"id": str(world.guild.id), "name": "x"})
+    assert (await new.next("GUILD_UPDATE"))["name"] == "x"
+    assert await old.nothing_within(0.1)
+
+
+async def close_code(ws: aiohttp.ClientWebSocketResponse) -> int | None:
+    while (await ws.receive(timeout=5)).type not in (
+        aiohttp.WSMsgType.CLOSE,
+        aiohttp.WSMsgType.CLOSED,
+        aiohttp.WSMsgType.CLOSING,
+    ):
+        pass
+    return ws.close_code
+
+
+async def identify_and_close(
+    session: aiohttp.ClientSession, fake: FakeDiscord, identify: Any, query: str = "?v=10&encoding=json"
+) -> int | None:
+    ws = await session.ws_connect(fake.gateway_url + query)
+    if (await ws.receive()).type == aiohttp.WSMsgType.TEXT:  # HELLO
+        frames = identify if isinstance(identify, list) else [identify]
+        for frame in frames:
+            await (ws.send_str(frame) if isinstance(frame, str) else ws.send_json(frame))
+    return await close_code(ws)
+
+
+def identify(**extra: Any) -> dict[str, Any]:
+    return {"op": 2, "d": {"token": "t", "intents": 1, "properties": {}, **extra}}
+
+
+async def test_the_gateway_refuses_what_discord_refuses(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    assert await identify_and_close(session, fake, identify(shard=[2, 2])) == 4010
+    assert await identify_and_close(session, fake, identify(shard=[0])) == 4010
+    fake.add_guild("Second")
+    fake.guilds_per_shard = 1
+    assert await identify_and_close(session, fake, identify()) == 4011  # two guilds need two shards
+    fake.guilds_per_shard = 2500
+    assert await identify_and_close(session, fake, identify(intents=1 | 1 << 1)) == 4014  # members
+    assert await identify_and_close(session, fake, identify(intents=1 | 1 << 15)) == 4014  # content
+    assert await identify_and_close(session, fake, identify(), "?v=9&encoding=json") == 4012
+    assert await identify_and_close(session, fake, identify(), "?v=10&encoding=etf") == 4002
+    assert await identify_and_close(session, fake, "{not json") == 4002
+    assert await identify_and_close(session, fake, {"op": 2, "d": {"token": "t"}}) == 4002
+    assert await identify_and_close(session, fake, {"op": 99, "d": None}) == 4001
+    assert await identify_and_close(session, fake, {"op": 8, "d": {}}) == 4003  # before IDENTIFY
+    assert await identify_and_close(session, fake, [identify(), identify()]) == 4005
+    fake.privileged_intents = 1 << 1  # switched on in the Developer Portal
+    gateway = await Gateway.connect(session, fake, intents=1 | 1 << 1)
+    assert gateway.guild_ids
+
+
+async def test_discord_py_runs_two_shards_against_the_fake(fake: FakeDiscord, world: World) -> None:
+    by_shard = await guilds_on_both_shards(fake)
+    fake.shards = 2
+    point_at(fake.api_base)
+    seen: list[tuple[int, int | None]] = []
+
+    class Client(discord.AutoShardedClient):
+        async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+            return None  # Discord's 5 s between IDENTIFYs is not what this test is about
+
+        async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+            seen.append(
+                (interaction.guild_id or 0, interaction.guild.shard_id if interaction.guild else None)
+            )
+
+    client = Client(intents=discord.Intents(guilds=True))
+    task = asyncio.create_task(client.start("fake-token"))
+    try:
+        await asyncio.wait_for(client.wait_until_ready(), 30)
+        assert client.shard_count == 2 and sorted(client.shards) == [0, 1]
+        assert {g.id: g.shard_id for g in client.guilds} == {
+            guild_id: shard for shard, ids in by_shard.items() for guild_id in ids
+        }
+        sync_commands(fake, [HELLO])
+        for ids in by_shard.values():
+            guild = fake.guilds[ids[0]]
+            data = fake.build_command_data(guild, "hello", {})
+            owner = fake.users[guild.owner_id]
+            record = fake.interaction_payload(2, data, user=owner, channel=guild.channel("general"))
+            await fake.dispatch("INTERACTION_CREATE", record.payload)
+        async with asyncio.timeout(10):
+            while len(seen) < 2:
+                await asyncio.sleep(0.01)
+        assert sorted(seen) == sorted((ids[0], shard) for shard, ids in by_shard.items())
+    finally:
+        await client.close()
+        await asyncio.wait_for(task, 10)

@@ -7,6 +7,8 @@ answer.embed["title"]; answer.ephemeral; answer.messages; answer.public(); answe
 again = await harness.click(answer.original, "reveal:12", world.gm)
     answer = await harness.autocomplete(guild, channel, world.alice, "sheet use", {"name": "A"}, "name")
 await harness.stop()
+
+slash and autocomplete raise CommandUnavailable for a command Discord hides from that user there.
 """
 
 from __future__ import annotations
@@ -176,10 +178,15 @@ class Harness:
         *,
         locale: str = "en-US",
     ) -> Answer:
-        """Run ``/path`` with ``options`` as ``user`` in ``channel`` (guild None and channel None: a DM)."""
+        """Run ``/path`` with ``options`` as ``user`` in ``channel`` (guild None and channel None: a DM).
+
+        Raises `CommandUnavailable` when Discord would not offer the command to ``user`` there
+        (``default_member_permissions``, ``contexts``): nothing is sent to the bot."""
         channel = self._where(guild, channel, user)
         data = self.fake.build_command_data(guild, path, options or {})
-        record = self.fake.interaction_payload(2, data, user=user, channel=channel, locale=locale)
+        record = self.fake.interaction_payload(
+            2, data, user=user, channel=channel, locale=locale, check_permissions=True
+        )
         return await self._send(record)
 
     async def autocomplete(
@@ -194,7 +201,7 @@ class Harness:
         """Type into option ``focused`` of ``/path``; the answer's ``choices`` are what Discord would list."""
         channel = self._where(guild, channel, user)
         data = self.fake.build_command_data(guild, path, options, focused=focused)
-        record = self.fake.interaction_payload(4, data, user=user, channel=channel)
+        record = self.fake.interaction_payload(4, data, user=user, channel=channel, check_permissions=True)
         return await self._send(record)
 
     async def click(

@@ -173,6 +173,30 @@ class Delay(RouteRule):
     seconds: float = 0.0
 
 
+GUILD_EVENTS = frozenset({"GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE"})  # the guild is the data's "id"
+# GUILD_MEMBERS, GUILD_PRESENCES, MESSAGE_CONTENT: Discord closes 4014 unless switched on for the app
+PRIVILEGED_INTENTS = (1 << 1) | (1 << 8) | (1 << 15)
+
+
+@dataclass(eq=False)
+class GatewaySession:
+    """One gateway connection: the shard it identified as, its sequence number, whether READY went out."""
+
+    ws: web.WebSocketResponse
+    shard_id: int = 0
+    shard_count: int = 1
+    intents: int = 0
+    seq: int = 0
+    session_id: str = ""
+    ready: bool = False
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether this shard gets the events of ``guild_id`` (None: DMs, which go to shard 0)."""
+        if guild_id is None:
+            return self.shard_id == 0
+        return (guild_id >> 22) % self.shard_count == self.shard_id
+
+
 @dataclass
 class InteractionRecord:
     """One interaction the fake sent, and everything the bot answered to it."""
@@ -219,6 +243,8 @@ class FakeDiscord:
 
     ``clock`` (default ``time.monotonic``) times the interaction deadlines: ``callback_deadline`` seconds
     for the first callback, ``token_lifetime`` for follow-ups and edits; ``advance_clock`` jumps ahead.
+    ``shards`` is the shard count ``GET /gateway/bot`` recommends (None: as few as the guilds need); each
+    gateway connection gets the events of the guilds of the shard it identified as.
     """
 
     def __init__(
@@ -227,6 +253,7 @@ class FakeDiscord:
         clock: Callable[[], float] = time.monotonic,
         callback_deadline: float = CALLBACK_DEADLINE,
         token_lifetime: float = TOKEN_LIFETIME,
+        shards: int | None = None,
     ) -> None:
         self.clock = clock
         self.clock_offset = 0.0
@@ -251,8 +278,17 @@ class FakeDiscord:
         self.delays: list[Delay] = []
         self.identify_payloads: list[dict[str, Any]] = []
         self.attachments: dict[int, FakeAttachment] = {}
-        self._sockets: list[web.WebSocketResponse] = []
-        self._seq = 0
+        self.sessions: list[GatewaySession] = []  # open gateway connections, oldest first
+        self._session_ready = asyncio.Event()  # pulsed when a connection received READY
+        self.shards = shards
+        self.guilds_per_shard = 2500  # Discord closes 4011 when a shard would hold more
+        self.privileged_intents = 0  # the privileged intents switched on for the app (Developer Portal)
+        self.session_start_limit = {
+            "total": 1000,
+            "remaining": 1000,
+            "reset_after": 86_400_000,
+            "max_concurrency": 1,
+        }
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.connected = asyncio.Event()
@@ -262,8 +298,7 @@ class FakeDiscord:
     # -- lifecycle --------------------------------------------------------------------------------------
     async def start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_get("/gateway/", self._gateway)
-        app.router.add_get("/gateway", self._gateway)
+        app.router.add_get("/gateway/", self._gateway)  # the trailing slash, as wss://gateway.discord.gg/
         app.router.add_get("/attachments/{id}/{filename}", self._attachment)
         app.router.add_route("*", API + "/{tail:.*}", self._rest)
         self._runner = web.AppRunner(app, access_log=None)
@@ -275,8 +310,8 @@ class FakeDiscord:
         self.port = server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
-        for ws in list(self._sockets):
-            await ws.close()
+        for session in list(self.sessions):
+            await session.ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -327,6 +362,13 @@ class FakeDiscord:
         )
         guild.roles[role.id] = role
         return role
+
+    async def create_guild(self, name: str, owner: FakeUser | None = None) -> FakeGuild:
+        """Add a guild while the bot is connected (the bot is invited: GUILD_CREATE on its shard)."""
+        guild = self.add_guild(name, owner)
+        if self._session_for(guild.id) is not None:
+            await self.dispatch("GUILD_CREATE", guild.payload(FakeMember(self.bot_user, guild)))
+        return guild
 
     async def create_role(self, guild: FakeGuild, name: str, *, manage_guild: bool = False) -> FakeRole:
         """Add a role while the bot is connected (Discord tells the bot with GUILD_ROLE_CREATE)."""
@@ -445,39 +487,112 @@ class FakeDiscord:
         return self._rule_for(self.faults, method, path, uploads)  # type: ignore[no-any-return]
 
     # -- gateway ----------------------------------------------------------------------------------------
+    @property
+    def recommended_shards(self) -> int:
+        """The ``shards`` of ``GET /gateway/bot``: as set, or what Discord requires for the guilds."""
+        return self.shards if self.shards is not None else self.required_shards
+
+    @property
+    def required_shards(self) -> int:
+        """The fewest shards Discord accepts (one per ``guilds_per_shard`` guilds)."""
+        return max(1, math.ceil(len(self.guilds) / self.guilds_per_shard))
+
+    @property
+    def ready_shards(self) -> list[tuple[int, int]]:
+        """``(shard id, shard count)`` of every connection that received READY, in connection order."""
+        return [(s.shard_id, s.shard_count) for s in self.sessions if s.ready]
+
+    async def wait_for_shards(self, count: int, timeout: float = 30.0) -> None:
+        """Wait until ``count`` different shard ids are connected and ready."""
+        async with asyncio.timeout(timeout):
+            while len({shard for shard, _ in self.ready_shards}) < count:
+                self._session_ready.clear()
+                await self._session_ready.wait()
+
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
-        self._sockets.append(ws)
+        version, encoding = request.query.get("v"), request.query.get("encoding", "json")
+        if version != "10":
+            await ws.close(code=4012, message=b"Invalid API version")
+            return ws
+        if encoding != "json":
+            await ws.close(code=4002, message=b"Decode error: the fake speaks JSON only")
+            return ws
+        session = GatewaySession(ws)
+        self.sessions.append(session)
         await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
                     continue
-                frame = json.loads(msg.data)
-                op = frame.get("op")
+                try:
+                    frame = json.loads(msg.data)
+                    op = frame["op"]
+                except (ValueError, KeyError, TypeError):
+                    await ws.close(code=4002, message=b"Decode error")
+                    break
                 if op == 1:
                     await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
                 elif op == 2:
-                    self.identify_payloads.append(frame["d"])
-                    await self._ready(ws)
+                    await self._identify(session, frame.get("d"))
                 elif op == 6:  # RESUME: make it identify afresh
                     await ws.send_json({"op": 9, "d": False, "s": None, "t": None})
+                elif op not in (3, 4, 8):  # presence, voice state and member requests are accepted
+                    await ws.close(code=4001, message=b"Unknown opcode")
+                elif not session.ready:
+                    await ws.close(code=4003, message=b"Not authenticated")
         finally:
-            self._sockets.remove(ws)
-            if not self._sockets:
+            self.sessions.remove(session)
+            if not any(s.ready for s in self.sessions):
                 self.connected.clear()
         return ws
 
-    async def _ready(self, ws: web.WebSocketResponse) -> None:
-        self._seq = 0
+    async def _identify(self, session: GatewaySession, data: Any) -> None:
+        """IDENTIFY as Discord checks it: the shard, the shard count the guilds need, privileged intents."""
+        ws = session.ws
+        if session.ready:
+            await ws.close(code=4005, message=b"Already authenticated")
+            return
+        if not (
+            isinstance(data, dict)
+            and isinstance(data.get("token"), str)
+            and isinstance(data.get("properties"), dict)
+            and isinstance(data.get("intents"), int)
+        ):
+            await ws.close(code=4002, message=b"Decode error: IDENTIFY needs token, properties, intents")
+            return
+        self.identify_payloads.append(data)
+        shard = data.get("shard", [0, 1])
+        if not (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(isinstance(n, int) for n in shard)
+            and 0 <= shard[0] < shard[1]
+        ):
+            await ws.close(code=4010, message=b"Invalid shard")
+            return
+        if shard[1] < self.required_shards:
+            await ws.close(code=4011, message=b"Sharding required")
+            return
+        if data["intents"] & PRIVILEGED_INTENTS & ~self.privileged_intents:
+            await ws.close(code=4014, message=b"Disallowed intent(s)")
+            return
+        self.session_start_limit["remaining"] = max(0, self.session_start_limit["remaining"] - 1)
+        session.shard_id, session.shard_count, session.intents = shard[0], shard[1], data["intents"]
+        await self._ready(session)
+
+    async def _ready(self, session: GatewaySession) -> None:
+        session.seq = 0
+        session.session_id = secrets.token_hex(16)
+        guilds = [g for g in self.guilds.values() if session.owns(g.id)]
         ready = {
             "v": 10,
             "user": self.bot_user.payload(),
-            "guilds": [{"id": str(g.id), "unavailable": True} for g in self.guilds.values()],
-            "session_id": secrets.token_hex(16),
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
+            "session_id": session.session_id,
             "resume_gateway_url": self.gateway_url,
-            "shard": [0, 1],
+            "shard": [session.shard_id, session.shard_count],
             "application": {"id": str(self.app_id), "flags": 0},
             "private_channels": [],
             "relationships": [],
@@ -485,35 +600,52 @@ class FakeDiscord:
             "guild_join_requests": [],
             "presences": [],
         }
-        await self._dispatch_on(ws, "READY", ready)
-        for guild in self.guilds.values():
+        await self._dispatch_on(session, "READY", ready)
+        for guild in guilds:
             bot_member = FakeMember(self.bot_user, guild)
-            await self._dispatch_on(ws, "GUILD_CREATE", guild.payload(bot_member))
+            await self._dispatch_on(session, "GUILD_CREATE", guild.payload(bot_member))
+        session.ready = True
         self.connected.set()
+        self._session_ready.set()
 
     async def _dispatch_on(
         self,
-        ws: web.WebSocketResponse,
+        session: GatewaySession,
         event: str,
         data: dict[str, Any],
         record: InteractionRecord | None = None,
     ) -> None:
-        self._seq += 1
+        session.seq += 1
         if record is not None and record.encoded is not None and data is record.payload:
-            text = f'{{"op":0,"t":"{event}","s":{self._seq},"d":{record.encoded}}}'
+            text = f'{{"op":0,"t":"{event}","s":{session.seq},"d":{record.encoded}}}'
         else:
-            text = _dumps({"op": 0, "t": event, "s": self._seq, "d": data}).decode()
+            text = _dumps({"op": 0, "t": event, "s": session.seq, "d": data}).decode()
         if record is not None:  # stamped after encoding, right before the write (for latency benchmarks)
             record.dispatched_at = time.monotonic()
             record.dispatched_clock = self.now()
-        await ws.send_str(text)
+        await session.ws.send_str(text)
 
-    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a gateway event to the connected bot."""
-        if not self.connected.is_set():  # (a wait_for's task per event was the load generator's CPU)
-            await asyncio.wait_for(self.connected.wait(), 30)
+    def _session_for(self, guild_id: int | None) -> GatewaySession | None:
+        for session in reversed(self.sessions):  # the newest connection of a shard gets its events
+            if session.ready and session.owns(guild_id):
+                return session
+        return None
+
+    async def dispatch(self, event: str, data: dict[str, Any], *, guild_id: int | None = None) -> None:
+        """Send a gateway event to the bot, on the connection of the shard its guild belongs to
+        (``(guild_id >> 22) % shard_count``; DMs and guild-less events: shard 0). The guild is read from
+        the event (``guild_id``, or ``id`` for GUILD_CREATE/UPDATE/DELETE) unless given."""
+        if guild_id is None:
+            raw = data.get("id") if event in GUILD_EVENTS else data.get("guild_id")
+            guild_id = int(raw) if raw is not None else None
+        session = self._session_for(guild_id)
+        if session is None:  # (a wait_for's task per event was the load generator's CPU: only when needed)
+            async with asyncio.timeout(30):
+                while (session := self._session_for(guild_id)) is None:
+                    self._session_ready.clear()
+                    await self._session_ready.wait()
         record = self.interactions.get(data.get("token", "")) if event == "INTERACTION_CREATE" else None
-        await self._dispatch_on(self._sockets[-1], event, data, record)
+        await self._dispatch_on(session, event, data, record)
 
     # -- REST -------------------------------------------------------------------------------------------
     async def _attachment(self, request: web.Request) -> web.Response:
@@ -638,7 +770,8 @@ class FakeDiscord:
         table: list[tuple[str, str, Callable[..., Awaitable[Any]]]] = [
             ("GET", r"/users/@me", self._get_me),
             ("GET", r"/oauth2/applications/@me", self._get_application),
-            ("GET", r"/gateway(?:/bot)?", self._get_gateway),
+            ("GET", r"/gateway", self._get_gateway),
+            ("GET", r"/gateway/bot", self._get_bot_gateway),
             ("PUT", r"/applications/(\d+)/commands", self._put_global_commands),
             ("GET", r"/applications/(\d+)/commands", self._get_global_commands),
             ("PUT", r"/applications/(\d+)/guilds/(\d+)/commands", self._put_guild_commands),
@@ -682,10 +815,13 @@ class FakeDiscord:
         }
 
     async def _get_gateway(self, *_: Any) -> dict[str, Any]:
+        return {"url": self.gateway_url}
+
+    async def _get_bot_gateway(self, *_: Any) -> dict[str, Any]:
         return {
-            "url": self.gateway_url.rstrip("/"),
-            "shards": 1,
-            "session_start_limit": {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1},
+            "url": self.gateway_url,
+            "shards": self.recommended_shards,
+            "session_start_limit": dict(self.session_start_limit),
         }
 
     def _commands_out(self, body: list[dict[str, Any]], guild_id: int | None) -> list[dict[str, Any]]:
@@ -1140,12 +1276,13 @@ class FakeDiscord:
         channel: FakeChannel,
         message: FakeMessage | None = None,
         locale: str = "en-US",
-        check_permissions: bool = True,
+        check_permissions: bool = False,
     ) -> InteractionRecord:
         """A full INTERACTION_CREATE payload, remembered so the bot's answers can be matched to it.
 
-        A command (or its autocomplete) that Discord hides from ``user`` in ``channel`` raises
-        `CommandUnavailable` and nothing is made; ``check_permissions=False`` skips that (a raw payload).
+        ``check_permissions`` (the harness's slash and autocomplete set it): a command, or its
+        autocomplete, that Discord hides from ``user`` in ``channel`` raises `CommandUnavailable` and
+        nothing is made. Without it the payload is built as asked (a forged or stale call).
         """
         if check_permissions and kind in (APPLICATION_COMMAND, AUTOCOMPLETE):
             command = self.command_by_id(data.get("id", ""))

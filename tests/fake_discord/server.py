@@ -668,7 +668,7 @@ class FakeDiscord:
         request[ARRIVED] = arrived
         for hook in self.request_hooks:
             await hook(method, path, body)
-        problems = validator().check(method, path, body)
+        problems = validator().check(method, path, body, query=request.query, files=bool(files))
         problems += self._extra_checks(method, path, body)
         if problems:
             self.violations.extend(problems)

@@ -7,6 +7,8 @@ answer.embed["title"]; answer.ephemeral; answer.messages; answer.public(); answe
 again = await harness.click(answer.original, "reveal:12", world.gm)
     answer = await harness.autocomplete(guild, channel, world.alice, "sheet use", {"name": "A"}, "name")
 await harness.stop()
+
+slash and autocomplete raise CommandUnavailable for a command Discord hides from that user there.
 """
 
 from __future__ import annotations
@@ -136,6 +138,16 @@ def standard_world(fake: FakeDiscord) -> World:
     return World(guild, general, gm_screen, gm_role, owner, manager, gm, alice, bob, carol, stranger)
 
 
+def unanswered(record: InteractionRecord) -> str:
+    """Why the user saw "The application did not respond"."""
+    if record.late_callback is not None:
+        return (
+            f"the bot answered interaction {record.payload['data']} {record.late_callback:.2f} s after it "
+            "was sent: Discord had dropped it (404 Unknown interaction)"
+        )
+    return f"the bot left interaction {record.payload['data']} unanswered"
+
+
 class ErrorCollector(logging.Handler):
     """Collects every ERROR record (tree.on_error, View.on_error, dynamic items, our error codes)."""
 
@@ -166,10 +178,15 @@ class Harness:
         *,
         locale: str = "en-US",
     ) -> Answer:
-        """Run ``/path`` with ``options`` as ``user`` in ``channel`` (guild None and channel None: a DM)."""
+        """Run ``/path`` with ``options`` as ``user`` in ``channel`` (guild None and channel None: a DM).
+
+        Raises `CommandUnavailable` when Discord would not offer the command to ``user`` there
+        (``default_member_permissions``, ``contexts``): nothing is sent to the bot."""
         channel = self._where(guild, channel, user)
         data = self.fake.build_command_data(guild, path, options or {})
-        record = self.fake.interaction_payload(2, data, user=user, channel=channel, locale=locale)
+        record = self.fake.interaction_payload(
+            2, data, user=user, channel=channel, locale=locale, check_permissions=True
+        )
         return await self._send(record)
 
     async def autocomplete(
@@ -184,7 +201,7 @@ class Harness:
         """Type into option ``focused`` of ``/path``; the answer's ``choices`` are what Discord would list."""
         channel = self._where(guild, channel, user)
         data = self.fake.build_command_data(guild, path, options, focused=focused)
-        record = self.fake.interaction_payload(4, data, user=user, channel=channel)
+        record = self.fake.interaction_payload(4, data, user=user, channel=channel, check_permissions=True)
         return await self._send(record)
 
     async def click(
@@ -225,7 +242,7 @@ class Harness:
         await self.fake.dispatch("INTERACTION_CREATE", record.payload)
         await self._settle(record, seen)
         if record.callback is None:
-            raise AssertionError(f"the bot left interaction {record.payload['data']} unanswered")
+            raise AssertionError(unanswered(record))
         return Answer(record, self.fake.message_log[record.first_message_index :], self.fake)
 
     async def _settle(self, record: InteractionRecord, seen: asyncio.Event) -> None:
@@ -376,7 +393,7 @@ class SubprocessBot(Harness):
         try:
             await asyncio.wait_for(record.answered.wait(), WAIT)
         except TimeoutError:
-            raise AssertionError(f"the subprocess bot left {record.payload['data']} unanswered") from None
+            raise AssertionError(unanswered(record)) from None
         while True:  # follow-ups may still come: wait until the bot has been quiet for a moment
             seen = len(self.fake.requests)
             await asyncio.sleep(QUIET)

@@ -42,9 +42,7 @@ async def test_a_private_roll_and_its_notice_ask_for_nothing(harness: Harness, w
 
 
 async def test_a_refusal_asks_for_nothing(harness: Harness, world: World) -> None:
-    answer = await harness.slash(
-        world.guild, world.general, world.alice, "gm settings", {"allow_blind": True}
-    )
+    answer = await harness.slash(world.guild, world.general, world.alice, "gm modifiers", {})
     assert answer.ephemeral and not answer.record.asked_for_message
 
 

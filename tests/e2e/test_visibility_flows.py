@@ -1,5 +1,5 @@
 """Issue 7 around the rolls, with the real system cogs: /log, autocomplete and refusals leak nothing; GM
-channel, DM fallbacks and reveal; /gm settings (channel default, blind switched off) and /gm request-roll.
+channel, DM fallbacks and reveal; /setup settings (channel default, blind switched off) and /gm request-roll.
 
 System X checks (`/sysx check sv:12`, SX-5) stand in for "a roll" where the system does not matter.
 """
@@ -29,7 +29,13 @@ async def sysx(
 
 
 async def settings(harness: Harness, world: World, **options: Any) -> Answer:
-    answer = await harness.slash(world.guild, world.general, world.manager, "gm settings", options)
+    """/setup settings as the admin; ``gm_channel`` (or ``no_gm_channel``) through /setup gm-channel."""
+    gm_channel, no_gm_channel = options.pop("gm_channel", None), options.pop("no_gm_channel", None)
+    if gm_channel is not None or no_gm_channel:
+        where = {"channel": gm_channel} if gm_channel is not None else {"remove": True}
+        set_gm = await harness.slash(world.guild, world.general, world.manager, "setup gm-channel", where)
+        assert set_gm.ephemeral and ("No GM channel" in set_gm.content or "now go to" in set_gm.content)
+    answer = await harness.slash(world.guild, world.general, world.manager, "setup settings", options)
     assert answer.ephemeral and answer.embed["title"] == "Server settings"
     return answer
 
@@ -174,7 +180,7 @@ async def test_without_a_gm_channel_copies_go_to_the_channel_gms_by_dm(
 ) -> None:
     for member in (world.gm, world.bob):
         added = await harness.slash(
-            world.guild, world.general, world.manager, "gm channel add", {"member": member}
+            world.guild, world.general, world.manager, "setup channel-gm add", {"member": member}
         )
         assert added.ephemeral
     world.bob.blocks_dms = True  # the fake answers 50007
@@ -206,7 +212,9 @@ async def test_with_no_gm_at_all_the_roller_is_told_so(harness: Harness, world: 
 
 
 async def test_the_gm_channel_set_by_gm_settings_wins_over_dms(harness: Harness, world: World) -> None:
-    await harness.slash(world.guild, world.general, world.manager, "gm channel add", {"member": world.gm})
+    await harness.slash(
+        world.guild, world.general, world.manager, "setup channel-gm add", {"member": world.gm}
+    )
     shown = await settings(harness, world, gm_channel=world.gm_screen)
     assert f"<#{world.gm_screen.id}>" in shown.text()
     answer = await sysx(harness, world, world.alice, "gm")

@@ -136,7 +136,7 @@ CASES: tuple[Case, ...] = (
 )
 
 
-NOT_ROLLS = {"gm settings"}  # its visibility option sets the channel's default; it rolls nothing
+NOT_ROLLS = {"setup settings"}  # its visibility option sets the channel's default; it rolls nothing
 
 
 def roll_commands(tree: app_commands.CommandTree[Any]) -> set[str]:
@@ -213,7 +213,7 @@ async def test_each_mode_shows_each_audience_exactly_what_it_may_see(
 ) -> None:
     store = harness.bot.store
     set_gm = await harness.slash(
-        world.guild, world.general, world.manager, "gm settings", {"gm_channel": world.gm_screen}
+        world.guild, world.general, world.manager, "setup gm-channel", {"channel": world.gm_screen}
     )
     assert set_gm.ephemeral
     if case.guild_setup is not None:

@@ -1,6 +1,6 @@
 """Shared by the bench scripts: the fake Discord, bots as subprocesses, timed interactions, stored data.
 
-Nothing here is a test: the scripts print numbers (and PASS/FAIL against the targets of issue 6).
+Nothing here is a test: the scripts print numbers (and PASS/FAIL against their targets).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def _pss_kb(pid: int) -> int:
 
 @dataclass
 class BotProcess:
-    """A bot child process (the real one via `python -m bot`, or bench/bare_bot.py)."""
+    """A bot child process (the real one via `python -m bot`, bench/bare_bot.py or bench/plain_bot.py)."""
 
     kind: str
     process: asyncio.subprocess.Process
@@ -209,7 +209,8 @@ async def launch(
     profile: Path | None = None,
     source: Path = ROOT,
 ) -> BotProcess:
-    """Start ``kind`` ("tabletop": python -m bot; "bare": bench/bare_bot.py); wait until it connected.
+    """Start ``kind`` ("tabletop": python -m bot; "bare": bench/bare_bot.py; "plain": bench/plain_bot.py);
+    wait until it connected.
 
     ``source``: where the tabletop bot's code comes from (default: this checkout).
     """
@@ -217,8 +218,8 @@ async def launch(
         argv = [sys.executable, "-m", "bot"]
         if profile is not None:  # cProfile writes the file when the bot exits on SIGTERM
             argv = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "bot"]
-    elif kind == "bare":
-        argv = [sys.executable, str(ROOT / "bench" / "bare_bot.py")]
+    elif kind in ("bare", "plain"):
+        argv = [sys.executable, str(ROOT / "bench" / f"{kind}_bot.py")]
     else:
         raise ValueError(kind)
     log_path = database.parent / f"{kind}-{int(time.time() * 1000)}.log"

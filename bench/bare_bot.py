@@ -1,11 +1,9 @@
 """The floor of the stack: a bare discord.py bot whose slash command /ok replies "ok".
 
 Same library, same intents (guilds only), same gateway and REST path as the real bot, and nothing else:
-no store, no cogs, no error table. bench/latency.py and bench/memory.py run it as a subprocess next to
-the real bot. For button clicks it has one more floor: /button posts "ok" with one DynamicItem button
-(``ok:<n>``, like the hands' ``bj:<id>:hit``), and a click on it edits the message to "ok" (discord.py
-rebuilds a dynamic item's view from the clicked message, so a click costs it more than a slash command).
-It reads DISCORD_TOKEN and DISCORD_API_BASE from the environment:
+no store, no cogs, no error table. bench/latency.py, bench/startup.py and bench/memory.py run it as a
+subprocess next to the real bot (the floor that does the same work is bench/plain_bot.py). It reads
+DISCORD_TOKEN and DISCORD_API_BASE from the environment:
 
     DISCORD_TOKEN=... DISCORD_API_BASE=http://127.0.0.1:PORT python bench/bare_bot.py
 """
@@ -31,25 +29,8 @@ def point_at(api_base: str) -> None:
     )
 
 
-class OkButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"ok:(?P<n>[0-9]{1,18})"):
-    """A button whose click edits its message to "ok"."""
-
-    def __init__(self, n: int) -> None:
-        super().__init__(discord.ui.Button(label="ok", custom_id=f"ok:{n}"))
-        self.n = n
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
-    ) -> OkButton:
-        return cls(int(match["n"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.response.edit_message(content="ok")
-
-
 class BareBot(commands.Bot):
-    """A bot with one command (and one button command) and no state."""
+    """A bot with one command and no state."""
 
     def __init__(self) -> None:
         intents = discord.Intents.none()
@@ -60,15 +41,16 @@ class BareBot(commands.Bot):
         async def ok(interaction: discord.Interaction[Any]) -> None:
             await interaction.response.send_message("ok")
 
-        @self.tree.command(name="button", description="Reply ok with a button.")
-        async def button(interaction: discord.Interaction[Any]) -> None:
-            view = discord.ui.View(timeout=None)
-            view.add_item(OkButton(interaction.id % 10**18))
-            await interaction.response.send_message("ok", view=view)
-
     async def setup_hook(self) -> None:
-        self.add_dynamic_items(OkButton)
         await self.tree.sync()
+
+
+async def serve(bot: commands.Bot) -> None:
+    """Connect ``bot`` with DISCORD_TOKEN (to DISCORD_API_BASE when set) and run it until SIGTERM."""
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(bot.close()))
+    async with bot:
+        await bot.start(os.environ["DISCORD_TOKEN"])
 
 
 async def main() -> None:
@@ -76,11 +58,7 @@ async def main() -> None:
     api_base = os.environ.get("DISCORD_API_BASE")
     if api_base:
         point_at(api_base)
-    bot = BareBot()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(bot.close()))
-    async with bot:
-        await bot.start(os.environ["DISCORD_TOKEN"])
+    await serve(BareBot())
 
 
 if __name__ == "__main__":

@@ -1,16 +1,26 @@
-"""Latency and throughput of the real bot against a bare discord.py bot, through the loopback fake Discord.
+"""Latency and throughput of the real bot beside two floors, through the loopback fake Discord.
 
-Both bots run as subprocesses (`python -m bot` and bench/bare_bot.py) against their own fake Discord in
-this process. For each interaction the fake records time.monotonic() when it writes the INTERACTION_CREATE
-frame and when the interaction's callback request arrives; the difference is the latency. Throughput is
-answered interactions per second over the burst. N interactions are fired with C in flight at once.
-"µs CPU/answer" is the bot's CPU time per answer, its worker processes included; "workers" is their part
-of it (a hand's last-move odds, on Hit), spent beside the event loop rather than on it.
+Three bots run as subprocesses, each against its own fake Discord in this process, their bursts
+interleaved round by round (so load on the machine hits them alike):
 
-Targets (issue 6), checked at the largest C: median within 1.5x of the bare bot, throughput at least 60% of
-the bare bot's, p99 under 25 ms, no errors. Run from the repository root:
+- the real bot (`python -m bot`);
+- the bare floor, bench/bare_bot.py: `/ok` replies "ok" and does nothing else. Reported, no target;
+- the plain floor, bench/plain_bot.py: the same work written plainly on discord.py and aiosqlite (a
+  command that reads a sheet row, logs the roll and answers with an embed; a button that reads a row,
+  updates it and edits its message). The targets are judged against it.
 
-    python bench/latency.py                       # every target that exists, C=1 and C=16
+For each interaction the fake records time.monotonic() when it writes the INTERACTION_CREATE frame and when
+the interaction's callback request arrives; the difference is the latency. Throughput is answered
+interactions per second over the burst. N interactions are fired with C in flight at once. "µs
+CPU/answer" is the bot's CPU time per answer, its worker processes included; "workers" is their part of it
+(a hand's last-move odds, on Hit), spent beside the event loop rather than on it.
+
+Targets, at every C (1 and 16 by default), for `/rps check`, `/decision roll` and `/sysx check` against
+the plain bot's `/check` and for Hit against its button: median within 1.25x of the plain bot's,
+throughput at least 80% of the plain bot's, p99 under 25 ms (at the largest C), no errors. `/help` is
+reported beside both floors, without a target. Run from the repository root:
+
+    python bench/latency.py                       # every target, C=1 and C=16, against both floors
     python bench/latency.py --target rps -n 2000 -c 16
 """
 
@@ -19,11 +29,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import plain_bot
 from _common import (
     HEADER,
     ROOT,
@@ -41,28 +53,9 @@ from _common import (
 from tests.fake_discord.harness import World
 from tests.fake_discord.server import MESSAGE, UPDATE_MESSAGE, FakeDiscord, InteractionRecord
 
-MEDIAN_RATIO, THROUGHPUT_SHARE, P99_MS = 1.5, 0.6, 25.0
+MEDIAN_RATIO, THROUGHPUT_SHARE, P99_MS = 1.25, 0.8, 25.0
 Prepare = Callable[[FakeDiscord, World, BotProcess, int], Awaitable[Callable[[int], InteractionRecord]]]
 Settled = Callable[[InteractionRecord], bool]
-
-
-@dataclass
-class Target:
-    """One kind of interaction to time on the real bot."""
-
-    name: str
-    what: str  # shown in the report
-    # after the bot connected: store what the interactions need (sheets, hands), through the bot itself
-    prepare: Prepare
-    check: Callable[[InteractionRecord], str | None]
-    available: Callable[[], bool]
-    # a second floor on the bare bot for the same kind of interaction (a click), shown for information;
-    # the targets are judged against the bare /ok, as issue 6 sets them
-    floor: tuple[str, Prepare, Check] | None = None
-    in_default: bool = True  # run when no --target is given
-    # for a target whose answer has a follow-up (a finished hand's Odds line): has it arrived? A burst's
-    # CPU is read once every follow-up is in, and the next burst starts only then (see `fire`)
-    settled: Settled | None = None
 
 
 def answered_with_message(record: InteractionRecord) -> str | None:
@@ -89,152 +82,103 @@ def answered_privately(record: InteractionRecord) -> str | None:
     return problem
 
 
-# -- the targets --------------------------------------------------------------------------------------------
-async def prepare_bare(
-    fake: FakeDiscord, world: World, bot: BotProcess, n: int
-) -> Callable[[int], InteractionRecord]:
-    data = fake.build_command_data(world.guild, "ok", {})
-
-    def make(i: int) -> InteractionRecord:
-        return fake.interaction_payload(2, data, user=world.alice, channel=world.general)
-
-    return make
+def answered_by_updating(record: InteractionRecord) -> str | None:
+    """A Hit click edits the hand's message (type 7) or posts a result; an ephemeral answer is a refusal."""
+    if record.callback_type == UPDATE_MESSAGE:
+        return None
+    return answered_publicly(record)
 
 
-async def prepare_bare_button(
-    fake: FakeDiscord, world: World, bot: BotProcess, n: int
-) -> Callable[[int], InteractionRecord]:
-    """``n`` messages with the bare bot's "ok" button (/button), spread over channels; one click each."""
-    channels = [fake.add_channel(world.guild, f"ok-{c}") for c in range(n // HANDS_PER_CHANNEL + 1)]
-    data = fake.build_command_data(world.guild, "button", {})
-    records = [
-        fake.interaction_payload(2, data, user=world.alice, channel=channels[i % len(channels)])
-        for i in range(n)
-    ]
-    posted = await fire(fake, records, 8, "post", answered_with_message, bot)
-    if posted.errors:
-        raise RuntimeError(f"posting buttons failed: {posted.errors[:3]}")
-    targets = []
-    for record in records:
-        message = record.original
-        assert message is not None
-        [custom_id] = message.custom_ids()
-        targets.append((message, custom_id))
+# -- what the bots are asked ---------------------------------------------------------------------------------
+def command(path: str, options: dict[str, object]) -> Prepare:
+    """The same slash command by alice in #general, every time."""
 
-    def make(i: int) -> InteractionRecord:
-        message, custom_id = targets[i]
-        data = {"custom_id": custom_id, "component_type": 2}
-        channel = fake.channels[message.channel_id]
-        return fake.interaction_payload(3, data, user=world.alice, channel=channel, message=message)
+    async def prepare(
+        fake: FakeDiscord, world: World, bot: BotProcess, n: int
+    ) -> Callable[[int], InteractionRecord]:
+        data = fake.build_command_data(world.guild, path, options)
 
-    return make
+        def make(i: int) -> InteractionRecord:
+            return fake.interaction_payload(2, data, user=world.alice, channel=world.general)
+
+        return make
+
+    return prepare
 
 
-def answered_by_updating_to_ok(record: InteractionRecord) -> str | None:
-    """The bare button's click edits its message (type 7)."""
-    if record.callback_type != UPDATE_MESSAGE:
-        return f"callback type {record.callback_type} for a click on the bare button"
-    return None
+def with_sheet(system: str, attributes: dict[str, int], then: Prepare) -> Prepare:
+    """Give alice an active sheet of ``system`` with the skill Climb (rating 3 on the first attribute),
+    written beside the running bot as another process would, then ``then``."""
 
+    async def prepare(
+        fake: FakeDiscord, world: World, bot: BotProcess, n: int
+    ) -> Callable[[int], InteractionRecord]:
+        attribute = next(iter(attributes))
+        if bot.kind == "plain":
+            skills = {"Climb": {"rating": 3, "attribute": attribute}}
+            await plain_bot.add_sheet(
+                bot.database, world.guild.id, world.alice.id, "Alice Bench", attributes, skills
+            )
+        else:
+            from bot.store import Skill, Store
 
-async def prepare_help(
-    fake: FakeDiscord, world: World, bot: BotProcess, n: int
-) -> Callable[[int], InteractionRecord]:
-    data = fake.build_command_data(world.guild, "help", {"system": "rps"})
+            async with await Store.open(bot.database) as store:
+                await store.sheets.create(
+                    {
+                        "guild_id": world.guild.id,
+                        "owner_id": world.alice.id,
+                        "name": "Alice Bench",
+                        "system": system,
+                        "attributes": attributes,
+                        "skills": {"Climb": Skill(rating=3, attribute=attribute)},
+                    }
+                )
+        return await then(fake, world, bot, n)
 
-    def make(i: int) -> InteractionRecord:
-        return fake.interaction_payload(2, data, user=world.alice, channel=world.general)
-
-    return make
-
-
-async def store_sheet(bot: BotProcess, world: World, system: str, attributes: dict[str, int]) -> None:
-    """Give alice an active sheet of ``system`` (written beside the running bot, as another process would)."""
-    from bot.store import Skill, Store
-
-    async with await Store.open(bot.database) as store:
-        await store.sheets.create(
-            {
-                "guild_id": world.guild.id,
-                "owner_id": world.alice.id,
-                "name": "Alice Bench",
-                "system": system,
-                "attributes": attributes,
-                "skills": {"Climb": Skill(rating=3, attribute=next(iter(attributes)))},
-            }
-        )
-
-
-async def prepare_decision(
-    fake: FakeDiscord, world: World, bot: BotProcess, n: int
-) -> Callable[[int], InteractionRecord]:
-    await store_sheet(bot, world, "decision", {"Strength": 3})
-    options = {"stat_name": "Strength", "target": 12, "visibility": "public"}
-    data = fake.build_command_data(world.guild, "decision roll", options)
-
-    def make(i: int) -> InteractionRecord:
-        return fake.interaction_payload(2, data, user=world.alice, channel=world.general)
-
-    return make
-
-
-async def prepare_rps(
-    fake: FakeDiscord, world: World, bot: BotProcess, n: int, visibility: str = "public"
-) -> Callable[[int], InteractionRecord]:
-    await store_sheet(bot, world, "rps", {"Strength": 12})
-    data = fake.build_command_data(world.guild, "rps check", {"skill": "Climb", "visibility": visibility})
-
-    def make(i: int) -> InteractionRecord:
-        return fake.interaction_payload(2, data, user=world.alice, channel=world.general)
-
-    return make
-
-
-async def prepare_rps_private(
-    fake: FakeDiscord, world: World, bot: BotProcess, n: int
-) -> Callable[[int], InteractionRecord]:
-    """`/rps check` as a private roll: the result to the roller alone and a public notice (a follow-up)."""
-    return await prepare_rps(fake, world, bot, n, visibility="private")
+    return prepare
 
 
 HANDS_PER_CHANNEL = 8  # each channel has its own 1-deck shoe; open hands keep their cards out of it
 
 
-async def prepare_hit(
-    fake: FakeDiscord, world: World, bot: BotProcess, n: int
-) -> Callable[[int], InteractionRecord]:
-    """Deal ``n`` voluntary hands through the bot (``/cards task``), spread over channels; one Hit each.
+def clicks(deal: str, options: dict[str, object], button: str) -> Prepare:
+    """Post ``n`` messages through the bot (``/deal``, with ``options``), spread over channels, and
+    click on each once the button whose custom_id matches ``button``.
 
-    Clicks in flight at once are on hands of different channels (each channel's shoe is one row that every
-    draw there updates, so concurrent draws in one channel can be refused with "click again").
+    Clicks in flight at once are on messages of different channels (each of the real bot's channels has
+    a shoe, one row that every draw there updates, so concurrent draws in one channel can be refused with
+    "click again").
     """
-    import re
+    pattern = re.compile(button)
 
-    channels = [fake.add_channel(world.guild, f"cards-{c}") for c in range(n // HANDS_PER_CHANNEL + 1)]
-    options = {"difficulty": 2, "level": 3, "visibility": "public"}
-    records = []
-    for i in range(n):  # round robin over the channels: deals in flight draw from different shoes
-        data = fake.build_command_data(world.guild, "cards task", options)
-        channel = channels[i % len(channels)]
-        records.append(fake.interaction_payload(2, data, user=world.alice, channel=channel))
-    dealt = await fire(fake, records, 8, "deal", answered_publicly, bot)
-    if dealt.errors:
-        raise RuntimeError(f"dealing hands failed: {dealt.errors[:3]}")
-    hit = re.compile(r"^bj:\d+:hit$")
-    targets = []
-    for record in records:
-        message = record.original
-        assert message is not None
-        [custom_id] = [c for c in message.custom_ids() if hit.match(c)]
-        targets.append((message, custom_id))
+    async def prepare(
+        fake: FakeDiscord, world: World, bot: BotProcess, n: int
+    ) -> Callable[[int], InteractionRecord]:
+        channels = [fake.add_channel(world.guild, f"hands-{c}") for c in range(n // HANDS_PER_CHANNEL + 1)]
+        data = fake.build_command_data(world.guild, deal, options)
+        records = [  # round robin over the channels: deals in flight draw from different shoes
+            fake.interaction_payload(2, data, user=world.alice, channel=channels[i % len(channels)])
+            for i in range(n)
+        ]
+        dealt = await fire(fake, records, 8, "deal", answered_publicly, bot)
+        if dealt.errors:
+            raise RuntimeError(f"/{deal} failed: {dealt.errors[:3]}")
+        targets = []
+        for record in records:
+            message = record.original
+            assert message is not None
+            [custom_id] = [c for c in message.custom_ids() if pattern.fullmatch(c)]
+            targets.append((message, custom_id))
 
-    def make(i: int) -> InteractionRecord:
-        message, custom_id = targets[i]
-        channel = fake.channels[message.channel_id]
-        data = {"custom_id": custom_id, "component_type": 2}
-        return fake.interaction_payload(3, data, user=world.alice, channel=channel, message=message)
+        def make(i: int) -> InteractionRecord:
+            message, custom_id = targets[i]
+            channel = fake.channels[message.channel_id]
+            data = {"custom_id": custom_id, "component_type": 2}
+            return fake.interaction_payload(3, data, user=world.alice, channel=channel, message=message)
 
-    return make
+        return make
+
+    return prepare
 
 
 def odds_line_followed(record: InteractionRecord) -> bool:
@@ -247,13 +191,6 @@ def odds_line_followed(record: InteractionRecord) -> bool:
     return message is not None and any(f.get("name") == "Odds" for f in message.embed.get("fields", []))
 
 
-def answered_by_updating(record: InteractionRecord) -> str | None:
-    """A Hit click edits the hand's message (type 7) or posts a result; an ephemeral answer is a refusal."""
-    if record.callback_type == UPDATE_MESSAGE:
-        return None
-    return answered_publicly(record)
-
-
 def _has_cog(module: str) -> Callable[[], bool]:
     def available() -> bool:
         from bot.client import COGS
@@ -263,43 +200,107 @@ def _has_cog(module: str) -> Callable[[], bool]:
     return available
 
 
+# -- the floors and the targets ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Floor:
+    """A bench bot and what it is asked, to set beside a target."""
+
+    kind: str  # "bare" (bench/bare_bot.py) or "plain" (bench/plain_bot.py)
+    label: str
+    prepare: Prepare
+    check: Check
+
+
+BARE = Floor("bare", "bare discord.py /ok", command("ok", {}), answered_with_message)
+PLAIN_COMMAND = Floor(
+    "plain",
+    "plain /check",
+    with_sheet("plain", {"Strength": 12}, command("check", {"skill": "Climb"})),
+    answered_publicly,
+)
+PLAIN_BUTTON = Floor("plain", "plain button", clicks("deal", {}, r"hand:\d+:hit"), answered_by_updating)
+
+
+@dataclass
+class Target:
+    """One kind of interaction to time on the real bot."""
+
+    name: str
+    what: str  # shown in the report
+    # after the bot connected: store what the interactions need (sheets, hands), through the bot itself
+    prepare: Prepare
+    check: Check
+    available: Callable[[], bool]
+    plain: Floor  # the same work on the plain bot: the floor the target is judged against
+    judged: bool = True  # False: reported beside the floors, no target
+    in_default: bool = True  # run when no --target is given
+    # for a target whose answer has a follow-up (a finished hand's Odds line): has it arrived? A burst's
+    # CPU is read once every follow-up is in, and the next burst starts only then (see `fire`)
+    settled: Settled | None = None
+
+
+def roll(system: str, attributes: dict[str, int], path: str, options: dict[str, object]) -> Prepare:
+    """A roll on alice's stored sheet of ``system``."""
+    return with_sheet(system, attributes, command(path, options))
+
+
+PUBLIC_CLIMB = {"skill": "Climb", "visibility": "public"}
 TARGETS: dict[str, Target] = {
     "help": Target(
         "help",
         "/help system:rps (an ephemeral embed, no store access)",
-        prepare_help,
+        command("help", {"system": "rps"}),
         answered_with_message,
         lambda: True,
+        PLAIN_COMMAND,
+        judged=False,
     ),
     "decision": Target(
         "decision",
         "/decision roll stat_name:Strength (stored sheet) target:12 visibility:public, roll logged",
-        prepare_decision,
+        roll(
+            "decision",
+            {"Strength": 3},
+            "decision roll",
+            {"stat_name": "Strength", "target": 12, "visibility": "public"},
+        ),
         answered_publicly,
         _has_cog("cogs.decision"),
+        PLAIN_COMMAND,
     ),
     "rps": Target(
         "rps",
         "/rps check skill:Climb (stored sheet: Climb 3 + Strength 12) visibility:public, roll logged",
-        prepare_rps,
+        roll("rps", {"Strength": 12}, "rps check", PUBLIC_CLIMB),
         answered_publicly,
         _has_cog("cogs.rps"),
+        PLAIN_COMMAND,
+    ),
+    "sysx": Target(
+        "sysx",
+        "/sysx check skill:Climb (stored sheet: Climb 3 + Strength 12) visibility:public, roll logged",
+        roll("sysx", {"Strength": 12}, "sysx check", PUBLIC_CLIMB),
+        answered_publicly,
+        _has_cog("cogs.sysx"),
+        PLAIN_COMMAND,
     ),
     "rps-private": Target(
         "rps-private",
         "/rps check skill:Climb (stored sheet) visibility:private: result to the roller, notice follows up",
-        prepare_rps_private,
+        roll("rps", {"Strength": 12}, "rps check", {"skill": "Climb", "visibility": "private"}),
         answered_privately,
         _has_cog("cogs.rps"),
+        PLAIN_COMMAND,
+        judged=False,
         in_default=False,
     ),
     "hit": Target(
         "hit",
         "a Hit click on a fresh voluntary hand (/cards task difficulty:2 level:3 public, 8 hands a channel)",
-        prepare_hit,
+        clicks("cards task", {"difficulty": 2, "level": 3, "visibility": "public"}, r"bj:\d+:hit"),
         answered_by_updating,
         _has_cog("cogs.cards"),
-        floor=("bare discord.py button", prepare_bare_button, answered_by_updating_to_ok),
+        PLAIN_BUTTON,
         settled=odds_line_followed,
     ),
 }
@@ -343,6 +344,10 @@ class Session:
             raise
         return cls(label, fake, bot, make, check, folder, settled)
 
+    @classmethod
+    async def floor(cls, floor: Floor, count: int) -> Session:
+        return await cls.open(floor.kind, floor.label, floor.prepare, floor.check, count)
+
     async def burst(self, n: int, concurrency: int, label: str) -> Run:
         records = [self.make(self.made + i) for i in range(n)]
         self.made += n
@@ -376,20 +381,27 @@ def pooled(runs: list[Run], label: str) -> Run:
     return out
 
 
+@dataclass
+class Level:
+    """One concurrency of one target: the real bot and both floors, each pooled over the rounds."""
+
+    concurrency: int
+    bare: Run
+    plain: Run
+    real: Run
+    rounds: list[tuple[float, float]]  # per round: real/plain median, real/plain throughput
+
+
 async def compare(
     target: Target, n: int, concurrencies: list[int], warmup: int, rounds: int, profile: Path | None = None
-) -> tuple[list[Run], list[Run], list[list[tuple[float, float]]], list[Run] | None]:
-    """Bare and real bot side by side (and the target's own floor, if any), bursts interleaved round by
-    round (noise hits them alike)."""
+) -> list[Level]:
+    """The bare floor, the plain floor and the real bot side by side, bursts interleaved round by round
+    (noise hits them alike)."""
     count = warmup + n * len(concurrencies) * rounds
     sessions: list[Session] = []
     try:  # a session that fails to open (a bot that cannot deal its hands) stops the ones already open
-        sessions.append(
-            await Session.open("bare", "bare discord.py /ok", prepare_bare, answered_with_message, count)
-        )
-        if target.floor is not None:
-            label, prepare, check = target.floor
-            sessions.append(await Session.open("bare", label, prepare, check, count))
+        sessions.append(await Session.floor(BARE, count))
+        sessions.append(await Session.floor(target.plain, count))
         sessions.append(
             await Session.open(
                 "tabletop",
@@ -415,8 +427,8 @@ async def compare(
             for index, c in enumerate(concurrencies):
                 for session, kept in zip(sessions, runs, strict=True):
                     kept[c].append(await session.burst(n, c, session.label))
-                b, r = runs[0][c][-1], runs[-1][c][-1]
-                per_round[index].append((r.median / b.median, r.throughput / b.throughput))
+                p, r = runs[1][c][-1], runs[2][c][-1]
+                per_round[index].append((_ratio(r.median, p.median), _ratio(r.throughput, p.throughput)))
     finally:
         for session in sessions:
             errors.append(await session.close())
@@ -425,19 +437,95 @@ async def compare(
         pooled_runs = [pooled(kept[c], f"{session.label} C={c}") for c in concurrencies]
         pooled_runs[-1].errors += [f"bot log: {line}" for line in logged]
         out.append(pooled_runs)
-    return out[0], out[-1], per_round, (out[1] if target.floor is not None else None)
-
-
-def verdicts(bare: Run, real: Run) -> list[tuple[str, bool, str]]:
-    """The four targets of issue 6 for one pair of runs."""
-    ratio = real.median / bare.median if bare.median else float("inf")
-    share = real.throughput / bare.throughput if bare.throughput else 0.0
+    bare, plain, real = out
     return [
-        (f"median within {MEDIAN_RATIO}x of bare", ratio <= MEDIAN_RATIO, f"{ratio:.2f}x"),
-        (f"throughput >= {THROUGHPUT_SHARE:.0%} of bare", share >= THROUGHPUT_SHARE, f"{share:.0%}"),
-        (f"p99 < {P99_MS:.0f} ms", real.quantile(0.99) < P99_MS, f"{real.quantile(0.99):.2f} ms"),
-        ("no errors", not real.errors and not bare.errors, f"{len(real.errors)} + {len(bare.errors)} bare"),
+        Level(c, b, p, r, spread)
+        for c, b, p, r, spread in zip(concurrencies, bare, plain, real, per_round, strict=True)
     ]
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else float("nan")
+
+
+def verdicts(level: Level, top: bool) -> list[tuple[str, str, bool, str]]:
+    """The targets for one concurrency against the plain floor (p99 only at the largest C, ``top``):
+    (short name, what, met, the figure)."""
+    real, plain, bare = level.real, level.plain, level.bare
+    ratio = _ratio(real.median, plain.median)
+    share = _ratio(real.throughput, plain.throughput)
+    out = [
+        ("p50", f"median within {MEDIAN_RATIO}x of plain", ratio <= MEDIAN_RATIO, f"{ratio:.2f}x"),
+        ("thr", f"throughput >= {THROUGHPUT_SHARE:.0%} of plain", share >= THROUGHPUT_SHARE, f"{share:.0%}"),
+    ]
+    if top:
+        p99 = real.quantile(0.99)
+        out.append(("p99", f"p99 < {P99_MS:.0f} ms", p99 < P99_MS, f"{p99:.2f} ms"))
+    errors = f"{len(real.errors)} + {len(plain.errors)} plain + {len(bare.errors)} bare"
+    out.append(("errors", "no errors", not (real.errors or plain.errors or bare.errors), errors))
+    return out
+
+
+def detail(target: Target, levels: list[Level]) -> None:
+    """Each bot's row per concurrency, the ratios to both floors, the errors and the verdicts."""
+    print(f"\n{target.name}: {target.what}")
+    print(HEADER)
+    for level in levels:
+        real = level.real
+        for run in (level.bare, level.plain, real):
+            print(run.row())
+        for floor in (level.bare, level.plain):
+            name = floor.label.rsplit(" C=", 1)[0]
+            cpu = _ratio(real.cpu_per_answer, floor.cpu_per_answer)
+            loop = _ratio(real.cpu_per_answer - real.worker_cpu_per_answer, floor.cpu_per_answer)
+            print(
+                f"{'  tabletop / ' + name:<34} {_ratio(real.median, floor.median):7.2f}x {'':>35} "
+                f"{_ratio(real.throughput, floor.throughput):9.0%}   CPU/answer {cpu:.2f}x "
+                f"(without workers {loop:.2f}x)"
+            )
+        spread = ", ".join(f"{m:.2f}x/{t:.0%}" for m, t in level.rounds)
+        print(f"{'  rounds, tabletop / plain':<34} {spread}")
+    for level in levels:
+        for run in (level.bare, level.plain, level.real):
+            for error in run.errors[:5]:
+                print(f"  error ({run.label}): {error}")
+    if not target.judged:
+        print("  reported only: no target")
+        return
+    for level in levels:
+        print(f"targets at C={level.concurrency}:")
+        for _, what, ok, value in verdicts(level, level is levels[-1]):
+            print(f"  {'PASS' if ok else 'FAIL'}  {what}: {value}")
+
+
+def summary(results: list[tuple[Target, list[Level]]]) -> list[str]:
+    """One line per target and concurrency: the bot's figures beside both floors', pass/fail per target."""
+    head = (
+        f"{'target':<12} {'C':>3} {'p50 ms':>7} {'p99 ms':>7} {'ans/s':>6} | {'bare p50':>8} {'ans/s':>6} "
+        f"{'p50':>6} {'thr':>5} | {'plain p50':>9} {'ans/s':>6} {'p50':>6} {'thr':>5} | "
+        f"p50<={MEDIAN_RATIO}x thr>={THROUGHPUT_SHARE:.0%} p99<{P99_MS:.0f}ms errors"
+    )
+    lines = [head]
+    for target, levels in results:
+        for level in levels:
+            real, bare, plain = level.real, level.bare, level.plain
+            line = (
+                f"{target.name:<12} {level.concurrency:>3} {real.median:7.2f} {real.quantile(0.99):7.2f} "
+                f"{real.throughput:6.0f} | {bare.median:8.2f} {bare.throughput:6.0f} "
+                f"{_ratio(real.median, bare.median):5.2f}x {_ratio(real.throughput, bare.throughput):5.0%} | "
+                f"{plain.median:9.2f} {plain.throughput:6.0f} {_ratio(real.median, plain.median):5.2f}x "
+                f"{_ratio(real.throughput, plain.throughput):5.0%} | "
+            )
+            if target.judged:
+                marks = {key: ok for key, _, ok, _ in verdicts(level, level is levels[-1])}
+                line += " ".join(
+                    f"{('PASS' if marks[key] else 'FAIL') if key in marks else '-':<{width}}"
+                    for key, width in (("p50", 9), ("thr", 7), ("p99", 8), ("errors", 6))
+                )
+            else:
+                line += "reported only"
+            lines.append(line)
+    return lines
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -450,60 +538,34 @@ async def main(args: argparse.Namespace) -> int:
     )
     print(f"machine: {machine()}; load average before: {os.getloadavg()[0]:.2f}")
     print(
-        f"N={args.n} per concurrency per round, {args.rounds} rounds interleaved with the bare bot, warm-up "
-        f"{args.warmup}; fake's schema checks {'on' if args.validate else 'off'}; latency = "
+        f"N={args.n} per concurrency per round, {args.rounds} rounds interleaved with the bare and plain "
+        f"bots, warm-up {args.warmup}; fake's schema checks {'on' if args.validate else 'off'}; latency = "
         "INTERACTION_CREATE written -> callback request arrived, at the fake; loop wait = µs per answer "
         "that the bot's event loop was ready to run but waited for a core; drain = ms a burst's follow-ups "
         "(a finished hand's Odds line) took after its last answer: CPU is read after them, the next burst "
         "starts after them, answers/s is over the answers only"
     )
     failed = False
+    results: list[tuple[Target, list[Level]]] = []
     for name in names:
         target = TARGETS[name]
         if not target.available():
-            print(f"\n{name}: not available yet ({target.what})")
+            print(f"\n{name}: not available ({target.what})")
             continue
         profile = Path(args.profile).with_suffix(f".{name}.prof") if args.profile else None
-        bare_runs, real_runs, per_round, floor_runs = await compare(
-            target, args.n, concurrencies, args.warmup, args.rounds, profile
-        )
-        print(f"\n{name}: {target.what}")
-        print(HEADER)
-        floors = floor_runs or [None] * len(bare_runs)
-        for bare, real, rounds, floor in zip(bare_runs, real_runs, per_round, floors, strict=True):
-            print(bare.row())
-            if floor is not None:
-                print(floor.row())
-            print(real.row())
-            if floor is not None:
-                print(
-                    f"{'  tabletop / bare button':<34} {real.median / floor.median:7.2f}x {'':>35} "
-                    f"{real.throughput / floor.throughput:9.0%}   CPU/answer "
-                    f"{real.cpu_per_answer / floor.cpu_per_answer:.2f}x   (information: the same kind of "
-                    "interaction)"
-                )
-            ratio = real.median / bare.median if bare.median else float("nan")
-            share = real.throughput / bare.throughput if bare.throughput else float("nan")
-            spread = ", ".join(f"{m:.2f}x/{t:.0%}" for m, t in rounds)
-            cpu = real.cpu_per_answer / bare.cpu_per_answer if bare.cpu_per_answer else float("nan")
-            loop = (
-                (real.cpu_per_answer - real.worker_cpu_per_answer) / bare.cpu_per_answer
-                if bare.cpu_per_answer
-                else float("nan")
-            )
-            print(
-                f"{'  tabletop / bare':<34} {ratio:7.2f}x {'':>35} {share:9.0%}   CPU/answer {cpu:.2f}x "
-                f"(without workers {loop:.2f}x)   rounds: {spread}"
-            )
-        for run in (*bare_runs, *real_runs, *(floor_runs or [])):
-            for error in run.errors[:5]:
-                print(f"  error ({run.label}): {error}")
+        levels = await compare(target, args.n, concurrencies, args.warmup, args.rounds, profile)
+        detail(target, levels)
         if profile is not None:
             show_profile(profile)
-        print(f"targets at C={concurrencies[-1]}:")
-        for what, ok, value in verdicts(bare_runs[-1], real_runs[-1]):
-            failed |= not ok
-            print(f"  {'PASS' if ok else 'FAIL'}  {what}: {value}")
+        results.append((target, levels))
+        if target.judged:
+            failed |= not all(ok for level in levels for _, _, ok, _ in verdicts(level, level is levels[-1]))
+    print(
+        "\nsummary: the bot's figures beside the bare /ok's and the plain bot's (p50 and thr: the bot over "
+        f"the floor); targets against plain: median within {MEDIAN_RATIO}x, throughput at least "
+        f"{THROUGHPUT_SHARE:.0%}, p99 under {P99_MS:.0f} ms at C={concurrencies[-1]}, no errors"
+    )
+    print("\n".join(summary(results)))
     print(f"load average after: {os.getloadavg()[0]:.2f} (other work on the machine inflates every figure)")
     argv = [f"-n {args.n}", f"-c {args.concurrency}", f"--rounds {args.rounds}", f"--warmup {args.warmup}"]
     if args.target:
@@ -529,7 +591,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--target", choices=sorted(TARGETS), help="one target (default: every available)")
     parser.add_argument("-n", type=int, default=1000, help="interactions per concurrency level")
     parser.add_argument("-c", "--concurrency", default="1,16", help="comma-separated in-flight counts")
-    parser.add_argument("--rounds", type=int, default=3, help="bare/real bursts interleaved this many times")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="bare/plain/real bursts interleaved this many times"
+    )
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--profile", help="run the real bot under cProfile, writing PROFILE.<target>.prof")
     parser.add_argument(

@@ -1,6 +1,7 @@
-"""Where the bot's CPU per answer goes, layer by layer, against the bare discord.py bot.
+"""Where the bot's CPU per answer goes, layer by layer, against the bare and the plain discord.py bots.
 
-Runs the real bot and the bare bot (`bench/bare_bot.py`) as subprocesses on the loopback fake Discord,
+Runs the real bot, the bare bot (`bench/bare_bot.py`) and the plain bot doing the same work
+(`bench/plain_bot.py`) as subprocesses on the loopback fake Discord,
 as `bench/latency.py` does, and samples each with py-spy during a burst at concurrency C. Every sample
 is charged to the innermost frame of its stack that belongs to a layer (so pydantic called by the store
 counts as the store, json parsed by discord.py as discord.py); samples of a thread waiting in the event
@@ -31,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Check, machine, rerun, schema_checks
-from latency import TARGETS, Prepare, Session, answered_with_message, prepare_bare
+from latency import BARE, TARGETS, Prepare, Session
 
 ROOT = Path(__file__).resolve().parents[1]
 # (layer, what a frame's file path contains); the first that matches names the frame's layer
@@ -111,7 +112,7 @@ def split(raw: str, label: str, cpu_us: float, worker_us: float) -> Split:
 async def measure(
     kind: str, label: str, prepare: Prepare, check: Check, n: int, concurrency: int, rate: int, spy: str
 ) -> Split:
-    """Sample one bot (``kind``: "bare" or "tabletop") through a burst of ``n`` interactions."""
+    """Sample one bot (``kind``: "bare", "plain" or "tabletop") through a burst of ``n`` interactions."""
     session = await Session.open(kind, label, prepare, check, n + 400)
     with tempfile.TemporaryDirectory(prefix="layers-") as folder:
         out = Path(folder) / "samples.txt"
@@ -178,12 +179,9 @@ async def main(args: argparse.Namespace) -> int:
         "times the CPU the process used (from /proc)"
     )
     load = (args.n, args.concurrency, args.rate, spy)
-    splits = [await measure("bare", "bare /ok", prepare_bare, answered_with_message, *load)]
-    if target.floor is not None:  # the same kind of interaction on the bare bot (a button click)
-        label, prepare, check = target.floor
-        splits.append(
-            await measure("bare", label.replace("bare discord.py ", "bare "), prepare, check, *load)
-        )
+    splits = [await measure(BARE.kind, "bare /ok", BARE.prepare, BARE.check, *load)]
+    plain = target.plain  # the same work, written plainly on discord.py and aiosqlite
+    splits.append(await measure(plain.kind, plain.label, plain.prepare, plain.check, *load))
     real = await measure("tabletop", args.target, target.prepare, target.check, *load)
     splits.append(real)
     bare = splits[0]

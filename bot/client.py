@@ -40,6 +40,7 @@ COGS: tuple[str, ...] = (
     "cogs.gm",
     "cogs.log",
     "cogs.odds",
+    "cogs.roll",
 )
 
 #: DynamicItems shared by every system (the GM copy's Reveal button).

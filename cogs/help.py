@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.ui.embeds import info_embed
+from bot.ui.freeroll import MAX_DICE, MAX_EXTRA, MAX_LENGTH, MAX_OPERATED, MAX_SIDES
 from bot.ui.reply import reply
 
 SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
@@ -136,6 +137,24 @@ SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
                 "TRL = floor((total + characteristic bonus) / 5) + skill base - difficulty (BJ-8, BJ-9); "
                 "TRL >= 1 succeeds, named Fumble to Superb (BJ-10). Low cards may flag a fumble (BJ-11).",
             ),
+        ],
+    ),
+    "roll": (
+        "Free dice (/roll)",
+        "Any dice in standard notation: damage, random tables, a quick d6. Add a label to say what for.",
+        [
+            (
+                "Notation",
+                "`2d6+3`, `d100` (or `d%`), `1d20+5`, `(1d8+2)*2`; keep highest/lowest `4d6kh3`, "
+                "`2d20kl1`; drop `p`; reroll `rr1` (once: `ro1`); explode `8d6e6`; minimum `mi2`.",
+            ),
+            (
+                "Limits",
+                f"{MAX_LENGTH} characters, {MAX_DICE:,} dice of up to {MAX_SIDES:,} sides; keep, drop, "
+                f"reroll and explode work on {MAX_OPERATED} dice, and rerolls and explosions add at most "
+                f"{MAX_EXTRA} more.",
+            ),
+            ("Who sees it", "The same visibility option as every roll: public, private, gm or blind."),
         ],
     ),
     "table": (

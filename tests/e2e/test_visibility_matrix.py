@@ -133,6 +133,7 @@ CASES: tuple[Case, ...] = (
     Case("supply roll", "supply roll", fixed(item="Rope"), channel_setup=rope, blind_refusal=BLIND_SUPPLY),
     Case("cards task involuntary", "cards task", cards_options("involuntary")),
     Case("cards task voluntary", "cards task", cards_options("voluntary"), voluntary=True),
+    Case("roll", "roll", fixed(expression="4d6kh3+2", label="Damage")),
 )
 
 

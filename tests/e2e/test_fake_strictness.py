@@ -44,9 +44,6 @@ async def test_a_command_hidden_by_its_default_permissions_cannot_be_invoked(
     assert command["name"] in visible
 
 
-@pytest.mark.xfail(
-    reason="the bot posts the GM copy before it answers the roller (issue 29, item 1)", strict=True
-)
 async def test_a_gm_roll_is_answered_within_3_s_while_the_gm_channel_is_slow(
     probe: Harness, world: World, fake: FakeDiscord
 ) -> None:

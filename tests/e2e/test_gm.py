@@ -12,7 +12,7 @@ from discord import app_commands
 from bot.core.systemx import RollChart
 from bot.ui.gm import blind_key, consume_blind_request
 from bot.ui.permissions import NOT_GM, NOT_MANAGER
-from bot.ui.visibility import resolve_mode
+from bot.ui.visibility import choose_mode
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import CommandUnavailable, FakeDiscord
 
@@ -321,7 +321,7 @@ async def test_custom_chart_valid_invalid_and_back_to_default(  # SX-5
 
 
 def stand_in_interaction(world: World, user, system: str) -> SimpleNamespace:
-    """What `resolve_mode` reads, for a roll command whose root is ``system`` (system cogs are elsewhere)."""
+    """What `choose_mode` reads, for a roll command whose root is ``system`` (system cogs are elsewhere)."""
 
     async def callback(interaction) -> None:  # pragma: no cover - never invoked
         return None
@@ -364,10 +364,10 @@ async def test_request_roll_makes_the_players_next_roll_blind_once(harness: Harn
     # the next sysx roll resolves to blind even when asked public (and with players' blind rolls switched off)
     await store.settings.update(world.guild.id, allow_blind=False)
     other_system = stand_in_interaction(world, world.alice, "dn")
-    assert await resolve_mode(other_system, store, "public") == "public"
+    assert await choose_mode(other_system, store, "public") == "public"
     roll = stand_in_interaction(world, world.alice, "sysx")
-    assert await resolve_mode(roll, store, "public") == "blind"
-    assert await resolve_mode(roll, store, "public") == "public"  # one use
+    assert await choose_mode(roll, store, "public") == "blind"
+    assert await choose_mode(roll, store, "public") == "public"  # one use
     assert (
         await consume_blind_request(store, world.guild.id, world.general.id, world.alice.id, "sysx") is None
     )

@@ -9,13 +9,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.ui.visibility import BLIND_ROLLER_TEXT
+from bot.ui.visibility import BLIND_ROLLER_TEXT, NO_GM_HERE
 from cogs.supply import BLIND_SUPPLY
 from tests.e2e.test_rps import ScriptedDice
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.world import FakeMessage, FakeUser
 
-NO_GM = "No GM channel is set and this channel has no GMs to message"
 BLIND_OFF = "Blind rolls are switched off in this server; ask a GM (they can request one)."
 
 
@@ -201,14 +200,14 @@ async def test_without_a_gm_channel_copies_go_to_the_channel_gms_by_dm(
     assert post.embeds == dm.embeds and f"Revealed by {world.gm.mention}" in post.content
 
 
-async def test_with_no_gm_at_all_the_roller_is_told_so(harness: Harness, world: World) -> None:
+async def test_with_no_gm_at_all_the_roll_is_refused_before_any_die(harness: Harness, world: World) -> None:
+    state = harness.bot.rng.getstate()
     for mode in ("gm", "blind"):
         answer = await sysx(harness, world, world.alice, mode)
-        [told] = answer.ephemeral_messages()
-        assert NO_GM in told.content and "/gm settings" in told.content
-        assert [m for m in answer.messages if harness.fake.channels[m.channel_id].is_dm] == []
-        if mode == "blind":
-            assert told.embeds == [] and answer.public() == []
+        assert answer.ephemeral and answer.content == NO_GM_HERE and len(answer.messages) == 1
+        assert "/setup gm-channel" in answer.content and "/gm claim" in answer.content
+    assert harness.bot.rng.getstate() == state  # nothing rolled
+    assert await harness.bot.store.log.last(world.guild.id, world.general.id, 5) == []
 
 
 async def test_the_gm_channel_set_by_gm_settings_wins_over_dms(harness: Harness, world: World) -> None:

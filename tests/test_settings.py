@@ -24,6 +24,8 @@ NAMES = (
     "DICE_SEED",
     "LOG_LEVEL",
     "FORCE_SYNC",
+    "SHARD_COUNT",
+    "SHARD_IDS",
 )
 
 

@@ -57,7 +57,6 @@ async def test_a_gm_roll_is_answered_within_3_s_while_the_gm_channel_is_slow(
     assert time.monotonic() - started >= 4  # the GM's copy did come, afterwards
 
 
-@pytest.mark.xfail(reason="the bot is not an AutoShardedBot yet (issue 29, item 4)", strict=True)
 async def test_the_bot_connects_every_shard_discord_requires(
     fake: FakeDiscord, world: World, tmp_path: Path
 ) -> None:

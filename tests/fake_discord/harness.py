@@ -289,8 +289,10 @@ async def start_bot(
     dev_guild_id: int | None = None,
     database: Path | None = None,
     force_sync: bool = False,
+    shard_count: int | None = None,
+    shard_ids: Sequence[int] | None = None,
 ) -> Harness:
-    """Start the real bot class in-process against ``fake`` and wait until it is ready."""
+    """Start the real bot class in-process against ``fake`` and wait until it is ready (every shard)."""
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
         discord_token=TOKEN,
@@ -300,6 +302,8 @@ async def start_bot(
         dev_guild_id=dev_guild_id,
         force_sync=force_sync,
         log_level="DEBUG",
+        shard_count=shard_count,
+        shard_ids=tuple(shard_ids) if shard_ids is not None else None,
     )
     errors = ErrorCollector()
     logging.getLogger().addHandler(errors)

@@ -1,4 +1,6 @@
 """`python -m bot`: run the bot, or one of its housekeeping commands (`python -m bot --help` lists them).
+Without a token (or with --local) it runs the local table: the bot against a Discord stand-in, played in
+the browser.
 
 Each command is a subparser whose ``run`` default takes the parsed arguments and returns the exit status;
 a new one is added in `build_parser`. Settings problems end the process with their sentences, never a
@@ -15,7 +17,7 @@ import signal
 import sys
 
 from bot.check import read_settings, summary
-from bot.settings import Settings, install_redaction
+from bot.settings import TOKEN_HELP, Settings, install_redaction
 
 SYNC_HELP = (
     "send the slash commands to Discord at start even when the bot thinks they did not change "
@@ -30,6 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="The tabletop dice bot. Without a command, it runs the bot.",
     )
     parser.add_argument("--sync", action="store_true", help=SYNC_HELP)
+    parser.add_argument(
+        "--local", action="store_true", help="run the local table even when DISCORD_TOKEN is set"
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="start the local table over (its data in data/local.db too)"
+    )
+    parser.add_argument("--port", type=int, default=8765, help="the local table's port (default 8765)")
     parser.set_defaults(run=run_bot)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
@@ -48,6 +57,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     docs.add_argument("--check", action="store_true", help="only say whether they are up to date")
     docs.set_defaults(run=write_docs)
+
+    backup = commands.add_parser(
+        "backup", help="write a consistent copy of the database, safe while the bot runs"
+    )
+    backup.add_argument("path", nargs="?", help="where to write it (default: data/backups/bot-<time>.db)")
+    backup.set_defaults(run=store_command, command="backup")
+    restore = commands.add_parser(
+        "restore", help="put a backup back in place of the database (refused while the bot runs)"
+    )
+    restore.add_argument("path", help="the backup to restore")
+    restore.set_defaults(run=store_command, command="restore")
     return parser
 
 
@@ -81,9 +101,27 @@ def write_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def store_command(args: argparse.Namespace) -> int:
+    """`python -m bot backup [PATH]` and `python -m bot restore PATH` on the configured database."""
+    from bot.store.backup import main as run_store_command
+
+    settings, found = read_settings()  # only the database path is used: token problems do not matter
+    if settings is None:
+        print("\n".join(found), file=sys.stderr)
+        return BAD_SETTINGS
+    words = [args.command, *([args.path] if args.path else [])]
+    return run_store_command(words, settings.database_path)
+
+
 def run_bot(args: argparse.Namespace) -> int:
     """Run the bot until it is stopped; the exit status says why it stopped."""
     settings, found = read_settings(**({"force_sync": True} if args.sync else {}))
+    if settings is not None and (settings.token() is None or args.local or args.fresh):
+        from bot.local.table import run_local  # the local table uses neither the token nor DATABASE_PATH
+
+        if settings.token() is None and not args.local:
+            print(TOKEN_HELP, file=sys.stderr)
+        return run_local(settings, fresh=args.fresh, port=args.port)
     if settings is None or found:  # the same checks as `check`, and the same sentences
         print("\n".join(found), file=sys.stderr)
         return BAD_SETTINGS

@@ -1,4 +1,4 @@
-"""Settings from the environment or `.env`, the no-token exit, and the token never reaching a log."""
+"""Settings from the environment or `.env`, no token (the local table), and the token never reaching a log."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ import logging
 import os
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from bot.settings import TOKEN_HELP, RedactSecrets, Settings, install_redaction
+from tests.local.launch import running_table
 from tests.paths import ROOT
 
 SECRET = "MTIz.very-secret-token.abcdefghijklmnop"
@@ -136,12 +138,14 @@ def run_bot(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProce
 
 
 @pytest.mark.slow
-def test_python_m_bot_without_a_token_exits_with_one_sentence(tmp_path: Path) -> None:
-    result = run_bot(tmp_path)  # tmp_path has no .env
-    assert result.returncode == 2
-    assert result.stderr.strip() == TOKEN_HELP
+def test_python_m_bot_without_a_token_runs_the_local_table(tmp_path: Path) -> None:
+    # tmp_path has no .env; the table prints its address on stdout
+    with running_table(tmp_path) as table, urllib.request.urlopen(table.url) as page:
+        assert b"Local table" in page.read()
+    assert table.log().splitlines()[0] == TOKEN_HELP  # how to get a token, then the table anyway
+    assert "Invite link" not in table.log()  # it would invite the stand-in's made-up application
     assert "Developer Portal" in TOKEN_HELP and "Reset Token" in TOKEN_HELP and "DISCORD_TOKEN" in TOKEN_HELP
-    assert result.stdout == ""
+    assert (tmp_path / "data" / "local.db").exists()
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 
 from bot.store.cards import ShoeRead
 from bot.store.db import latest_version
-from bot.store.errors import Conflict, DatabaseTooNew, InvalidData, NotFound, StoreError
+from bot.store.errors import Conflict, DatabaseTooNew, InvalidData, MigrationFailed, NotFound, StoreError
 from bot.store.models import (
     MARGINS,
     MODIFIER_KINDS,
@@ -38,6 +38,7 @@ __all__ = [
     "GuildSettings",
     "HandRecord",
     "InvalidData",
+    "MigrationFailed",
     "NotFound",
     "PendingModifier",
     "Pool",

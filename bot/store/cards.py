@@ -8,14 +8,12 @@ import json
 import random
 import sqlite3
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, NamedTuple, TypeVar
-
-import orjson
 
 from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
-from bot.store._util import json_column_read_back, now_text, parse_time
+from bot.store._util import dumps, json_column_read_back, now_text, parse_time
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.log import RollLogRepository
@@ -60,24 +58,12 @@ class Written(NamedTuple):
 
 
 def _codes_json(cards: tuple[Card, ...]) -> str:
-    return _codes_text([card.code for card in cards])
-
-
-def _codes_text(codes: builtins.list[str]) -> str:
-    # the text `dumps` gives for card codes, without its encoder: a code is a rank and a suit letter
-    # (``10H``), nothing JSON would escape
-    return '["' + '","'.join(codes) + '"]' if codes else "[]"
+    return dumps([card.code for card in cards])
 
 
 def _code_list(text: str) -> Any:
-    """A card-code column (a JSON array of codes) decoded, by orjson: read on every click, 0.8 against
-    1.8 µs for a shoe of 40 codes. On an array of strings orjson gives what json gives; text it refuses
-    (a lone surrogate, NaN) goes to json. Numbers, which orjson may read differently (an int beyond 64
-    bits as a float), are not card codes either way: the caller refuses them."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
+    """A card-code column (a JSON array of codes) decoded; the caller checks what the codes are."""
+    return json.loads(text)
 
 
 def shoe_to_columns(shoe: Shoe) -> tuple[int, str, str]:
@@ -125,20 +111,12 @@ _MOVE_WHERE = (
 )
 _MOVE = _MOVE_SET + _MOVE_WHERE
 _MOVE_ENDING = _MOVE_SET + "finished = 1, " + _MOVE_WHERE
-# The same move from a record the caller read (`apply_logged`'s ``base``): what RETURNING would give back is
-# the record's, as long as its message_id is still the row's (the only column that changes without a move).
-# RETURNING cost SQLite 3 µs a move, and validating the record built from it 3 µs more.
-_KNOWN_WHERE = (
-    "message_id = COALESCE(?, message_id) WHERE id = ? AND version = ? AND finished = 0 AND message_id IS ?"
-)
-_MOVE_KNOWN = _MOVE_SET + _KNOWN_WHERE
-_MOVE_KNOWN_ENDING = _MOVE_SET + "finished = 1, " + _KNOWN_WHERE
 
 
-def _movable(tx: Tx, hand_id: int, expected_version: int) -> int:
+async def _movable(tx: Tx, hand_id: int, expected_version: int) -> int:
     """The channel of a hand that can make a move from ``expected_version``; NotFound, or Conflict (moved
     on, or finished), if it cannot."""
-    row = tx.one("SELECT channel_id, version, finished FROM hands WHERE id = ?", (hand_id,))
+    row = await tx.one("SELECT channel_id, version, finished FROM hands WHERE id = ?", (hand_id,))
     if row is None:
         raise NotFound(f"There is no hand {hand_id}; it may be from an older game.")
     if row["version"] != expected_version:
@@ -189,7 +167,7 @@ class CardRepository:
         self._shoe_writes = 0
 
     def shoe_lock(self, channel_id: int) -> asyncio.Lock:
-        """The in-process lock for a channel's shoe: hold it around read shoe, compute, write (bug 5).
+        """The in-process lock for a channel's shoe: hold it around read shoe, compute, write.
 
         In-process draws then never hit the version check; the check stays for other processes.
         """
@@ -213,7 +191,7 @@ class CardRepository:
         """
         return read.writes == self._shoe_writes
 
-    async def _shoe_write(self, work: Callable[[Tx], _T]) -> _T:
+    async def _shoe_write(self, work: Callable[[Tx], Awaitable[_T]]) -> _T:
         """Run a unit that writes a shoe, counted before it is sent and after it settles."""
         self._shoe_writes += 1
         try:
@@ -237,13 +215,13 @@ class CardRepository:
                 raise InvalidData(str(err)) from None
             count, remaining, discards = shoe_to_columns(fresh)
 
-            def create(tx: Tx) -> sqlite3.Row:
-                tx.execute(
+            async def create(tx: Tx) -> sqlite3.Row:
+                await tx.execute(
                     "INSERT INTO shoes (channel_id, guild_id, decks, remaining, discards, version, "
                     "updated_at) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (channel_id) DO NOTHING",
                     (channel_id, guild_id, count, remaining, discards, now_text()),
                 )
-                created = tx.one(select, (channel_id,))
+                created = await tx.one(select, (channel_id,))
                 assert created is not None
                 return created
 
@@ -256,7 +234,7 @@ class CardRepository:
         return await self._shoe_write(lambda tx: self._write_columns(tx, channel_id, columns, shoe_version))
 
     @staticmethod
-    def _write_columns(
+    async def _write_columns(
         tx: Tx, channel_id: int, columns: tuple[int, str, str], shoe_version: int, stamp: str | None = None
     ) -> int:
         """Replace the shoe if it is still at ``shoe_version`` (else Conflict); returns the new version.
@@ -264,7 +242,7 @@ class CardRepository:
         ``stamp``: the write's time, when the caller has it already (the move's, for the hand beside it).
         """
         decks, remaining, discards = columns
-        outcome = tx.execute(
+        outcome = await tx.execute(
             "UPDATE shoes SET decks = ?, remaining = ?, discards = ?, version = version + 1, updated_at = ? "
             "WHERE channel_id = ? AND version = ?",
             (decks, remaining, discards, stamp or now_text(), channel_id, shoe_version),
@@ -334,11 +312,11 @@ class CardRepository:
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         take = self._modifiers.taker(modifiers)
 
-        def work(tx: Tx) -> Written:
+        async def work(tx: Tx) -> Written:
             if shoe_columns is not None and shoe_version is not None:
-                self._write_columns(tx, channel_id, shoe_columns, shoe_version, stamp)
-            take(tx)
-            outcome = tx.execute(
+                await self._write_columns(tx, channel_id, shoe_columns, shoe_version, stamp)
+            await take(tx)
+            outcome = await tx.execute(
                 "INSERT INTO hands (guild_id, channel_id, owner_id, state, finished, cards, data, version, "
                 "message_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
                 (
@@ -347,17 +325,17 @@ class CardRepository:
                     owner_id,
                     _state(state),
                     int(finished),
-                    _codes_text(codes),
+                    dumps(codes),
                     data,
                     message_id,
                     stamp,
                     stamp,
                 ),
             )
-            row = tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (outcome.lastrowid,))
+            row = await tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (outcome.lastrowid,))
             assert row is not None
             record = _hand(row)
-            log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
+            log_id = await RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 
         async with self._modifiers.settling(modifiers):
@@ -388,7 +366,7 @@ class CardRepository:
         self, hand_id: int, guild_id: int | None, channel_id: int
     ) -> tuple[HandRecord, ShoeRead | None]:
         """`hand_in`, and the channel's shoe read in the same statement (None while it has none): a move
-        reads both (one statement is 2 µs less than two, and one Python call less).
+        reads both in one statement.
 
         Use the shoe only under the channel's `shoe_lock` and while `shoe_read_current` holds; read it with
         `get_shoe` otherwise.
@@ -470,25 +448,25 @@ class CardRepository:
         ``expected_version`` is the hand version the move was computed from; ``shoe_version`` the shoe's
         (required when ``shoe`` is given). Both checks and both writes happen in one transaction, and
         ``log``'s row for a move that ends the hand too: never a finished hand without its roll logged.
-        ``base``: the hand's record as read at ``expected_version``, when the caller has it; the returned
-        record is then built from it, not read back (the same record either way).
+        ``base``: the hand's record as read at ``expected_version``, when the caller has it (checked to be
+        that hand at that version).
         """
         if (shoe is None) != (shoe_version is None):
             raise InvalidData("A new shoe needs the shoe version it was computed from.")
         if base is not None and (base.id != hand_id or base.version != expected_version):
             raise InvalidData("A move's base record is the hand at the version the move was computed from.")
         (data, data_value), codes = _hand_data(hand), _codes(cards)
-        cards_text = _codes_text(codes)
+        cards_text = dumps(codes)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
 
-        def work(tx: Tx) -> Written:
+        async def work(tx: Tx) -> Written:
             try:
                 checked = _state(state)
             except InvalidData:  # refused in the order of a move's checks: the hand, the shoe, then this
-                channel_id = _movable(tx, hand_id, expected_version)
+                channel_id = await _movable(tx, hand_id, expected_version)
                 if shoe_columns is not None and shoe_version is not None:
-                    self._write_columns(tx, channel_id, shoe_columns, shoe_version)
+                    await self._write_columns(tx, channel_id, shoe_columns, shoe_version)
                 raise
             written = {
                 "state": checked,
@@ -497,36 +475,18 @@ class CardRepository:
                 "version": expected_version + 1,
                 "updated_at": stamp,
             }
-            record: HandRecord | None = None
-            if base is not None:
-                moved = tx.execute(
-                    _MOVE_KNOWN_ENDING if finished else _MOVE_KNOWN,
-                    (*written.values(), message_id, hand_id, expected_version, base.message_id),
-                )
-                if moved.rowcount == 1:
-                    record = base.model_copy(
-                        update={
-                            **written,
-                            "cards": tuple(codes),
-                            "data": data_value,
-                            "updated_at": parse_time(stamp),
-                            "finished": finished,
-                            "message_id": base.message_id if message_id is None else message_id,
-                        }
-                    )
-            if record is None:  # no base, or its message_id is not the row's: as the row comes back
-                # checked and written in one statement; the columns it kept come back (no read before it)
-                row = tx.one(
-                    _MOVE_ENDING if finished else _MOVE,
-                    (*written.values(), message_id, hand_id, expected_version),
-                )
-                if row is None:
-                    _movable(tx, hand_id, expected_version)
-                    raise Conflict(_MOVED_ON)  # not reached: the update found no row that could move
-                record = _hand({**dict(row), **written, "finished": finished}, tuple(codes), data_value)
+            # checked and written in one statement; the columns it kept come back (no read before it)
+            row = await tx.one(
+                _MOVE_ENDING if finished else _MOVE,
+                (*written.values(), message_id, hand_id, expected_version),
+            )
+            if row is None:
+                await _movable(tx, hand_id, expected_version)
+                raise Conflict(_MOVED_ON)  # not reached: the update found no row that could move
+            record = _hand({**dict(row), **written, "finished": finished}, tuple(codes), data_value)
             if shoe_columns is not None and shoe_version is not None:
-                self._write_columns(tx, record.channel_id, shoe_columns, shoe_version, stamp)
-            log_id = RollLogRepository.inserter(log(record))(tx) if log is not None else None
+                await self._write_columns(tx, record.channel_id, shoe_columns, shoe_version, stamp)
+            log_id = await RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 
         return await (self._db.run(work) if shoe_columns is None else self._shoe_write(work))
@@ -552,12 +512,12 @@ class CardRepository:
         move meanwhile: a deal or a draw in between makes this a Conflict that changes nothing.
         """
 
-        def read(tx: Tx) -> tuple[builtins.list[sqlite3.Row], sqlite3.Row | None]:
-            rows = tx.all(
+        async def read(tx: Tx) -> tuple[builtins.list[sqlite3.Row], sqlite3.Row | None]:
+            rows = await tx.all(
                 "SELECT cards FROM hands WHERE channel_id = ? AND guild_id IS ? AND finished = 0",
                 (channel_id, guild_id),
             )
-            return rows, tx.one("SELECT decks, version FROM shoes WHERE channel_id = ?", (channel_id,))
+            return rows, await tx.one("SELECT decks, version FROM shoes WHERE channel_id = ?", (channel_id,))
 
         rows, current = await self._db.run(read, write=False)
         in_play = [Card.parse(code) for row in rows for code in _code_list(row["cards"])]
@@ -568,9 +528,9 @@ class CardRepository:
             raise InvalidData(str(err)) from None
         columns = shoe_to_columns(shoe)
 
-        def write(tx: Tx) -> int:
+        async def write(tx: Tx) -> int:
             if current is None:
-                outcome = tx.execute(
+                outcome = await tx.execute(
                     "INSERT INTO shoes (channel_id, guild_id, decks, remaining, discards, version, "
                     "updated_at) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (channel_id) DO NOTHING",
                     (channel_id, guild_id, *columns, now_text()),
@@ -578,6 +538,6 @@ class CardRepository:
                 if outcome.rowcount != 1:
                     raise Conflict(_SHOE_MOVED)
                 return 1
-            return self._write_columns(tx, channel_id, columns, int(current["version"]))
+            return await self._write_columns(tx, channel_id, columns, int(current["version"]))
 
         return shoe, await self._shoe_write(write)

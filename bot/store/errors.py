@@ -50,3 +50,7 @@ def invalid_from(error: ValidationError, what: str = "") -> InvalidData:
     field = _field_name(tuple(first.get("loc", ())))
     prefix = f"{what} " if what else ""
     return InvalidData(_sentence(f"{prefix}{field}: {message[:1].lower() + message[1:]}"))
+
+
+class MigrationFailed(StoreError):
+    """A migration could not be applied; its transaction was rolled back and the file is as it was."""

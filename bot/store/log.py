@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
 import sqlite3
-from collections.abc import Callable
-from typing import Literal
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal
 
 from bot.store._util import dumps, json_column, now_text, parse_time, validated
-from bot.store.db import Database, Outcome, Statement, Tx
+from bot.store.db import Database, Outcome, Params, Tx
 from bot.store.errors import InvalidData, NotFound
 from bot.store.models import MAX_LOG_JSON, RollRecord
 from bot.store.modifiers import ModifierRepository, ModifierTicket
@@ -20,6 +21,7 @@ _COLUMNS = (
     "created_at, revealed_by, revealed_at"
 )
 _INSERT = f"INSERT INTO rolls ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_NAMES = tuple(name.strip() for name in _COLUMNS.split(","))
 MAX_LAST = 500
 ExportFormat = Literal["jsonl", "csv"]
 CSV_FIELDS = (
@@ -28,7 +30,7 @@ CSV_FIELDS = (
 )  # fmt: skip
 
 
-def _record(row: sqlite3.Row) -> RollRecord:
+def _record(row: sqlite3.Row | Mapping[str, Any]) -> RollRecord:
     return RollRecord(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -45,6 +47,29 @@ def _record(row: sqlite3.Row) -> RollRecord:
         revealed_by=row["revealed_by"],
         revealed_at=parse_time(row["revealed_at"]) if row["revealed_at"] else None,
     )
+
+
+def export_text(rows: Sequence[Sequence[Any]], fmt: ExportFormat, header: bool = True) -> str:
+    """Logged rows, as `RollLogRepository.export_rows` reads them, as JSON lines (one object per roll) or
+    CSV (with its header row when ``header``). Pure work that takes a while for a long log: the bot runs
+    it in a worker process, a slice of the rows at a time."""
+    if fmt not in ("jsonl", "csv"):
+        raise InvalidData(f"The log exports as jsonl or csv, not {fmt!r}.")
+    records = [_record(dict(zip(_NAMES, row, strict=True))).model_dump(mode="json") for row in rows]
+    if fmt == "jsonl":
+        return "".join(dumps(record) + "\n" for record in records)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    if header:
+        writer.writeheader()
+    for record in records:
+        writer.writerow(
+            {
+                k: dumps(v) if isinstance(v, dict | list) else ("" if v is None else v)
+                for k, v in record.items()
+            }
+        )
+    return out.getvalue()
 
 
 def _log_id(outcome: Outcome) -> int:
@@ -68,35 +93,35 @@ class RollLogRepository:
         """
         if not modifiers:
             self._modifiers.release(modifiers)
-            return _log_id(await self._db.run(self._statement(record)))
+            return _log_id(await self._db.execute(_INSERT, self._params(record)))
         insert = self.inserter(record)
         take = self._modifiers.taker(modifiers)
 
-        def work(tx: Tx) -> int:
-            take(tx)
-            return insert(tx)
+        async def work(tx: Tx) -> int:
+            await take(tx)
+            return await insert(tx)
 
         async with self._modifiers.settling(modifiers):
             return await self._db.run(work)
 
     @classmethod
-    def inserter(cls, record: RollRecord) -> Callable[[Tx], int]:
+    def inserter(cls, record: RollRecord) -> Callable[[Tx], Awaitable[int]]:
         """Validate ``record`` now; the returned function writes it inside a unit of work (its log id)."""
-        statement = cls._statement(record)
+        params = cls._params(record)
 
-        def insert(tx: Tx) -> int:
-            return _log_id(statement(tx))
+        async def insert(tx: Tx) -> int:
+            return _log_id(await tx.execute(_INSERT, params))
 
         return insert
 
     @staticmethod
-    def _statement(record: RollRecord) -> Statement:
-        """Validate ``record`` now; the INSERT of its row."""
+    def _params(record: RollRecord) -> Params:
+        """Validate ``record`` now; the parameters of its row's INSERT."""
         # again, from its field values as they are: model_copy(update=...) skips validation
         record = validated(lambda: RollRecord.model_validate(record.__dict__), "Roll")
         inputs = json_column(record.inputs, "roll's inputs", MAX_LOG_JSON)
         dice = json_column(record.dice, "roll's dice", MAX_LOG_JSON)
-        params = (
+        return (
             record.guild_id,
             record.channel_id,
             record.user_id,
@@ -111,7 +136,6 @@ class RollLogRepository:
             record.revealed_by,
             record.revealed_at.isoformat() if record.revealed_at else None,
         )
-        return Statement(_INSERT, params)
 
     async def get(self, record_id: int) -> RollRecord:
         """One logged roll by id."""
@@ -147,30 +171,24 @@ class RollLogRepository:
         )
         return [_record(row) for row in rows]
 
+    async def export_rows(
+        self, guild_id: int | None, channel_id: int, include_hidden: bool = True
+    ) -> list[tuple[Any, ...]]:
+        """The channel's whole log, oldest first, as plain rows for `export_text` (they pickle)."""
+        sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
+        if not include_hidden:
+            sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
+        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id))
+        return [tuple(row) for row in rows]
+
     async def export(
         self, guild_id: int | None, channel_id: int, fmt: ExportFormat = "jsonl", include_hidden: bool = True
     ) -> str:
         """The channel's whole log, oldest first, as JSON lines (one object per roll) or CSV with a header."""
         if fmt not in ("jsonl", "csv"):
             raise InvalidData(f"The log exports as jsonl or csv, not {fmt!r}.")
-        sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
-        if not include_hidden:
-            sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
-        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id), background=True)
-        records = [_record(row).model_dump(mode="json") for row in rows]
-        if fmt == "jsonl":
-            return "".join(dumps(record) + "\n" for record in records)
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        for record in records:
-            writer.writerow(
-                {
-                    k: dumps(v) if isinstance(v, dict | list) else ("" if v is None else v)
-                    for k, v in record.items()
-                }
-            )
-        return out.getvalue()
+        rows = await self.export_rows(guild_id, channel_id, include_hidden)
+        return await asyncio.to_thread(export_text, rows, fmt)  # (the bot builds it in a worker process)
 
     async def mark_revealed(self, record_id: int, by_user_id: int) -> bool:
         """Reveal a hidden roll, once: True for the reveal that did it, False if it was already revealed."""

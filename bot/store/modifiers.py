@@ -7,7 +7,7 @@ import json
 import sqlite3
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -18,6 +18,13 @@ from bot.store.models import SYSTEMS, AppliedModifier, PendingModifier
 
 _COLUMNS = (
     "id, guild_id, channel_id, system, target_user_id, kind, value, uses, uses_left, set_by, created_at"
+)
+# a roll's candidate modifiers, with this player's uses of the everyone-modifiers among them
+_PENDING_FOR_ROLL = (
+    "SELECT m.id, m.guild_id, m.channel_id, m.system, m.target_user_id, m.kind, m.value, m.uses, "
+    "m.uses_left, m.set_by, m.created_at, COALESCE(u.used, 0) AS used FROM pending_modifiers m "
+    "LEFT JOIN modifier_uses u ON u.modifier_id = m.id AND u.user_id = ? "
+    "WHERE m.channel_id = ? AND m.guild_id IS ? AND m.system = ? ORDER BY m.id"
 )
 
 
@@ -61,13 +68,8 @@ class ModifierRepository:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        # One process owns the database (see Store), so what this object knows in memory is the truth:
-        # scopes known to have no pending modifier skip every query, and reserved-but-not-yet-logged
-        # uses are subtracted from what the database still shows. ``_generation`` moves before an insert
-        # and again once it has committed, so a scope read as empty while a modifier was being set (the
-        # insert waits for the end of the loop's turn to commit) is never remembered as empty.
-        self._generation = 0
-        self._known_empty: set[Scope] = set()
+        # Uses reserved by this process's rolls that are not logged yet: subtracted from what the database
+        # shows, so two rolls here never both count on the last use. Taking a use is guarded in SQL too.
         self._tickets: dict[object, ModifierTicket] = {}
         self._locks: weakref.WeakValueDictionary[Scope, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -104,29 +106,21 @@ class ModifierRepository:
             ),
             "Modifier",
         )
-        scope: Scope = (modifier.guild_id, modifier.channel_id, modifier.system)
-        self._generation += 1
-        self._known_empty.discard(scope)
-        try:
-            outcome = await self._db.execute(
-                f"INSERT INTO pending_modifiers ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    modifier.guild_id,
-                    modifier.channel_id,
-                    modifier.system,
-                    modifier.target_user_id,
-                    modifier.kind,
-                    dumps(modifier.value),
-                    modifier.uses,
-                    modifier.uses,
-                    modifier.set_by,
-                    modifier.created_at.isoformat(),
-                ),
-            )
-        finally:
-            # a roll that read the scope before the insert committed may have marked it empty meanwhile
-            self._generation += 1
-            self._known_empty.discard(scope)
+        outcome = await self._db.execute(
+            f"INSERT INTO pending_modifiers ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                modifier.guild_id,
+                modifier.channel_id,
+                modifier.system,
+                modifier.target_user_id,
+                modifier.kind,
+                dumps(modifier.value),
+                modifier.uses,
+                modifier.uses,
+                modifier.set_by,
+                modifier.created_at.isoformat(),
+            ),
+        )
         return modifier.model_copy(update={"id": outcome.lastrowid})
 
     async def consume(
@@ -158,20 +152,13 @@ class ModifierRepository:
         if system not in SYSTEMS:
             raise InvalidData(f"{system!r} is not one of the systems {', '.join(SYSTEMS)}.")
         scope: Scope = (guild_id, channel_id, system)
-        if scope in self._known_empty:
+        params = (user_id, channel_id, guild_id, system)
+        # Most rolls find none: nothing to reserve, so no need to wait for the scope's lock to know it.
+        if not await self._db.all(_PENDING_FOR_ROLL, params):
             return []
         async with self._lock(scope):
-            generation = self._generation
-            rows = await self._db.all(
-                "SELECT m.id, m.guild_id, m.channel_id, m.system, m.target_user_id, m.kind, m.value, m.uses, "
-                "m.uses_left, m.set_by, m.created_at, COALESCE(u.used, 0) AS used FROM pending_modifiers m "
-                "LEFT JOIN modifier_uses u ON u.modifier_id = m.id AND u.user_id = ? "
-                "WHERE m.channel_id = ? AND m.guild_id IS ? AND m.system = ? ORDER BY m.id",
-                (user_id, channel_id, guild_id, system),
-            )
+            rows = await self._db.all(_PENDING_FOR_ROLL, params)
             if not rows:
-                if generation == self._generation:
-                    self._known_empty.add(scope)
                 return []
             self._prune()
             ticket = self._tickets.get(key)
@@ -223,20 +210,20 @@ class ModifierRepository:
             for lock in reversed(locks):
                 lock.release()
 
-    def taker(self, ticket: ModifierTicket | None) -> Callable[[Tx], list[AppliedModifier]]:
+    def taker(self, ticket: ModifierTicket | None) -> Callable[[Tx], Awaitable[list[AppliedModifier]]]:
         """A step for the unit of work that logs the roll: it takes the ticket's reserved uses.
 
         Each use is taken exactly once, guarded in SQL; the step returns the uses it took.
         """
         uses = list(ticket.uses) if ticket else []
 
-        def take(tx: Tx) -> list[AppliedModifier]:
+        async def take(tx: Tx) -> list[AppliedModifier]:
             taken: list[AppliedModifier] = []
             for row, user_id in uses:
                 if row["target_user_id"] is None:
-                    use = self._take_everyone_use(tx, row, user_id)
+                    use = await self._take_everyone_use(tx, row, user_id)
                 else:
-                    use = self._take_player_use(tx, row)
+                    use = await self._take_player_use(tx, row)
                 if use is not None:
                     taken.append(use)
             return taken
@@ -257,10 +244,10 @@ class ModifierRepository:
             del self._tickets[key]
 
     @classmethod
-    def _take_player_use(cls, tx: Tx, row: sqlite3.Row) -> AppliedModifier | None:
+    async def _take_player_use(cls, tx: Tx, row: sqlite3.Row) -> AppliedModifier | None:
         # The guard uses_left > 0 makes the decrement exactly-once even if a row was read stale;
         # RETURNING gives the true count left (the row may predate other uses taken meanwhile).
-        after = tx.one(
+        after = await tx.one(
             "UPDATE pending_modifiers SET uses_left = uses_left - 1 WHERE id = ? AND uses_left > 0 "
             "RETURNING uses_left",
             (row["id"],),
@@ -269,14 +256,14 @@ class ModifierRepository:
             return None
         left = int(after["uses_left"])
         if left == 0:
-            tx.execute("DELETE FROM pending_modifiers WHERE id = ? AND uses_left = 0", (row["id"],))
+            await tx.execute("DELETE FROM pending_modifiers WHERE id = ? AND uses_left = 0", (row["id"],))
         return cls._applied(row, for_everyone=False, uses_left=left)
 
     @classmethod
-    def _take_everyone_use(cls, tx: Tx, row: sqlite3.Row, user_id: int) -> AppliedModifier | None:
+    async def _take_everyone_use(cls, tx: Tx, row: sqlite3.Row, user_id: int) -> AppliedModifier | None:
         # from the modifier's row, so a modifier the GM cleared after the roll reserved it is no longer
         # taken (the roll keeps it, as it was pending when the roll began) instead of failing its FOREIGN KEY
-        outcome = tx.execute(
+        outcome = await tx.execute(
             "INSERT INTO modifier_uses (modifier_id, user_id, used) "
             "SELECT id, ?, 1 FROM pending_modifiers WHERE id = ? "
             "ON CONFLICT (modifier_id, user_id) DO UPDATE SET used = used + 1 WHERE used < ?",
@@ -284,7 +271,7 @@ class ModifierRepository:
         )
         if outcome.rowcount != 1:
             return None
-        used = tx.one(
+        used = await tx.one(
             "SELECT used FROM modifier_uses WHERE modifier_id = ? AND user_id = ?", (row["id"], user_id)
         )
         left = int(row["uses"]) - (int(used["used"]) if used else 0)
@@ -302,10 +289,10 @@ class ModifierRepository:
         )
 
     @staticmethod
-    def _matching(
+    async def _matching(
         tx: Tx, guild_id: int | None, channel_id: int, system: str, user_id: int
     ) -> list[sqlite3.Row]:
-        return tx.all(
+        return await tx.all(
             f"SELECT {_COLUMNS} FROM pending_modifiers "
             "WHERE channel_id = ? AND guild_id IS ? AND system = ? "
             "AND (target_user_id = ? OR target_user_id IS NULL) ORDER BY id",
@@ -317,13 +304,13 @@ class ModifierRepository:
     ) -> list[AppliedModifier]:
         """What ``consume`` would take for this player now, without taking it (for previews)."""
 
-        def work(tx: Tx) -> list[AppliedModifier]:
+        async def work(tx: Tx) -> list[AppliedModifier]:
             found: list[AppliedModifier] = []
-            for row in self._matching(tx, guild_id, channel_id, system, user_id):
+            for row in await self._matching(tx, guild_id, channel_id, system, user_id):
                 if row["target_user_id"] is not None:
                     found.append(self._applied(row, for_everyone=False, uses_left=int(row["uses_left"])))
                     continue
-                used = tx.one(
+                used = await tx.one(
                     "SELECT used FROM modifier_uses WHERE modifier_id = ? AND user_id = ?",
                     (row["id"], user_id),
                 )

@@ -103,8 +103,8 @@ class PoolRepository:
             raise InvalidData("No loss is yes or no.")
         stamp = now_text()
 
-        def work(tx: Tx) -> sqlite3.Row | None:
-            taken = tx.one(
+        async def work(tx: Tx) -> sqlite3.Row | None:
+            taken = await tx.one(
                 "SELECT 1 FROM pools WHERE channel_id = ? AND name_key = ? AND state = 'running'",
                 (channel_id, name_key(name)),
             )
@@ -112,7 +112,7 @@ class PoolRepository:
                 raise Conflict(
                     f"A sustained action named {name.strip()!r} is already running here; stop it first."
                 )
-            outcome = tx.execute(
+            outcome = await tx.execute(
                 "INSERT INTO pools (guild_id, channel_id, owner_id, name, name_key, skill, goal, base, "
                 "time_per_check, time_unit, no_loss, pool, checks_made, checks, state, message_id, "
                 "created_at, updated_at) "
@@ -134,7 +134,7 @@ class PoolRepository:
                     stamp,
                 ),
             )
-            return tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (outcome.lastrowid,))
+            return await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (outcome.lastrowid,))
 
         row = await self._db.run(work)
         assert row is not None
@@ -194,10 +194,10 @@ class PoolRepository:
         check = self._check(check, state)
         take, insert = self._modifiers.taker(modifiers), self._log.inserter(log)
 
-        def work(tx: Tx) -> tuple[Pool, int]:
-            take(tx)
-            pool = self._add_check(tx, pool_id, expected_checks, check, state)
-            return pool, insert(tx)
+        async def work(tx: Tx) -> tuple[Pool, int]:
+            await take(tx)
+            pool = await self._add_check(tx, pool_id, expected_checks, check, state)
+            return pool, await insert(tx)
 
         try:
             async with self._modifiers.settling(modifiers):
@@ -218,8 +218,8 @@ class PoolRepository:
         return check
 
     @staticmethod
-    def _add_check(tx: Tx, pool_id: int, expected_checks: int, check: PoolCheck, state: str) -> Pool:
-        row = tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
+    async def _add_check(tx: Tx, pool_id: int, expected_checks: int, check: PoolCheck, state: str) -> Pool:
+        row = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
         if row is None:
             raise NotFound(f"There is no sustained action {pool_id}.")
         if row["state"] != "running":
@@ -230,26 +230,26 @@ class PoolRepository:
             raise InvalidData(f"A sustained action takes at most {MAX_POOL_CHECKS} checks; stop this one.")
         logged = json.loads(row["checks"])
         logged.append(check.model_dump(mode="json"))
-        outcome = tx.execute(
+        outcome = await tx.execute(
             "UPDATE pools SET pool = pool + ?, checks_made = checks_made + 1, checks = ?, state = ?, "
             "updated_at = ? WHERE id = ? AND checks_made = ? AND state = 'running'",
             (check.delta, dumps(logged), state, now_text(), pool_id, expected_checks),
         )
         if outcome.rowcount != 1:
             raise Conflict("Another check was made on this sustained action first; nothing was added.")
-        updated = tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
+        updated = await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
         assert updated is not None
         return _pool(updated)
 
     async def stop(self, pool_id: int) -> Pool:
         """Stop a running sustained action (the GM's call); a finished one is returned unchanged."""
 
-        def work(tx: Tx) -> sqlite3.Row | None:
-            tx.execute(
+        async def work(tx: Tx) -> sqlite3.Row | None:
+            await tx.execute(
                 "UPDATE pools SET state = 'stopped', updated_at = ? WHERE id = ? AND state = 'running'",
                 (now_text(), pool_id),
             )
-            return tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
+            return await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (pool_id,))
 
         row = await self._db.run(work)
         if row is None:

@@ -3,40 +3,26 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.store._util import ReadCache, dumps, now_text, validated
+from bot.store._util import dumps, now_text, validated
 from bot.store.db import Database, Tx
 from bot.store.errors import InvalidData
 from bot.store.models import VISIBILITIES, GuildSettings, Visibility
 
 
 class SettingsRepository:
-    """Per-guild choices and per-channel default visibility.
-
-    Both are read by nearly every command, so they are cached in memory. That is sound because one bot
-    process owns the database file: every change goes through this object, which invalidates the cache.
-    A second process writing the same file would not be seen until restart (not a supported setup).
-    The cached GuildSettings is shared; treat it as read-only (it is frozen; copy its lists to change).
-    """
+    """Per-guild choices and per-channel default visibility."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._guilds: ReadCache[int, GuildSettings] = ReadCache()
-        self._channels: ReadCache[tuple[int, int], Visibility] = ReadCache()
 
     async def get(self, guild_id: int) -> GuildSettings:
         """The guild's settings; the defaults when it never changed any."""
-        cached = self._guilds.get(guild_id)
-        if cached is not None:
-            return cached
-        generation = self._guilds.generation()
         row = await self._db.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
         data: dict[str, Any] = json.loads(row["data"]) if row else {}
-        settings = validated(lambda: GuildSettings.model_validate({**data, "guild_id": guild_id}), "Setting")
-        self._guilds.put(guild_id, settings, generation)
-        return settings
+        return validated(lambda: GuildSettings.model_validate({**data, "guild_id": guild_id}), "Setting")
 
     async def update(self, guild_id: int, /, **changes: Any) -> GuildSettings:
         """Change some settings at once; all are validated first and nothing changes on a refusal."""
@@ -52,9 +38,7 @@ class SettingsRepository:
         two edits of one list at once (two GM roles added) both count. It must be quick and touch nothing
         else: it runs inside the unit of work.
         """
-        work = self._edit_step(guild_id, change)
-        async with self._guilds.writing(guild_id):
-            return await self._db.run(work)
+        return await self._db.run(self._edit_step(guild_id, change))
 
     async def save(
         self, guild_id: int, changes: dict[str, Any], *, channel_id: int, visibility: str | None
@@ -65,24 +49,23 @@ class SettingsRepository:
             _check_visibility(visibility)
         edit = self._edit_step(guild_id, lambda current: changes)
 
-        def work(tx: Tx) -> tuple[GuildSettings, Visibility | None]:
-            _, settings = edit(tx)
+        async def work(tx: Tx) -> tuple[GuildSettings, Visibility | None]:
+            _, settings = await edit(tx)
             if visibility is None:
                 return settings, None
-            self._write_channel(tx, guild_id, channel_id, visibility)
+            await self._write_channel(tx, guild_id, channel_id, visibility)
             mode: Visibility = visibility  # type: ignore[assignment]  # checked above
             return settings, mode
 
-        async with self._guilds.writing(guild_id), self._channels.writing(None):
-            settings, mode = await self._db.run(work)
+        settings, mode = await self._db.run(work)
         return settings, mode if mode is not None else await self.channel_visibility(guild_id, channel_id)
 
     @staticmethod
     def _edit_step(
         guild_id: int, change: Callable[[GuildSettings], dict[str, Any] | None]
-    ) -> Callable[[Tx], tuple[GuildSettings, GuildSettings]]:
-        def work(tx: Tx) -> tuple[GuildSettings, GuildSettings]:
-            row = tx.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
+    ) -> Callable[[Tx], Awaitable[tuple[GuildSettings, GuildSettings]]]:
+        async def work(tx: Tx) -> tuple[GuildSettings, GuildSettings]:
+            row = await tx.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
             data: dict[str, Any] = json.loads(row["data"]) if row else {}
             stored = {**data, "guild_id": guild_id}
             before = validated(lambda: GuildSettings.model_validate(stored), "Setting")
@@ -97,7 +80,7 @@ class SettingsRepository:
             merged = {**data, **changes, "guild_id": guild_id}
             settings = validated(lambda: GuildSettings.model_validate(merged), "Setting")
             kept = settings.model_dump(mode="json", exclude={"guild_id"})
-            tx.execute(
+            await tx.execute(
                 "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at",
                 (guild_id, dumps(kept), now_text()),
@@ -108,36 +91,28 @@ class SettingsRepository:
 
     async def reset(self, guild_id: int) -> GuildSettings:
         """Forget every change: the guild gets the defaults again."""
-        async with self._guilds.writing(guild_id):
-            await self._db.execute("DELETE FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        await self._db.execute("DELETE FROM guild_settings WHERE guild_id = ?", (guild_id,))
         return GuildSettings(guild_id=guild_id)
 
     async def channel_visibility(self, guild_id: int, channel_id: int) -> Visibility:
         """The channel's default visibility for rolls ("public" unless a GM set another)."""
-        cached = self._channels.get((guild_id, channel_id))
-        if cached is not None:
-            return cached
-        generation = self._channels.generation()
         row = await self._db.one(
             "SELECT visibility FROM channel_settings WHERE channel_id = ? AND guild_id = ?",
             (channel_id, guild_id),
         )
         mode: Visibility = "public" if row is None else row["visibility"]
-        self._channels.put((guild_id, channel_id), mode, generation)
         return mode
 
     async def set_channel_visibility(self, guild_id: int, channel_id: int, mode: str) -> Visibility:
         """Set the channel's default visibility: public, private, gm or blind."""
         _check_visibility(mode)
-        # channel_id is the table's key: a channel re-keyed to another guild drops every cached channel
-        async with self._channels.writing(None):
-            await self._db.run(lambda tx: self._write_channel(tx, guild_id, channel_id, mode))
-        result: Visibility = mode
+        await self._db.run(lambda tx: self._write_channel(tx, guild_id, channel_id, mode))
+        result: Visibility = mode  # type: ignore[assignment]  # checked above
         return result
 
     @staticmethod
-    def _write_channel(tx: Tx, guild_id: int, channel_id: int, mode: str) -> None:
-        tx.execute(
+    async def _write_channel(tx: Tx, guild_id: int, channel_id: int, mode: str) -> None:
+        await tx.execute(
             "INSERT INTO channel_settings (channel_id, guild_id, visibility) VALUES (?, ?, ?) "
             "ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id, "
             "visibility = excluded.visibility",

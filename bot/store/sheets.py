@@ -6,10 +6,9 @@ import builtins
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
-from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal
 
-from bot.store._util import ReadCache, dumps, loads_limited, now_text, validated
+from bot.store._util import dumps, loads_limited, now_text, validated
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import (
@@ -64,19 +63,10 @@ def parse_sheet_json(text: str) -> SheetDocument:
 
 
 class SheetRepository:
-    """Players' character sheets.
-
-    Each owner's active sheets (one per system at most) are cached by (guild, owner): nearly every roll
-    reads one. Every write below goes through `_writing`, which invalidates that owner's entry; sound
-    because one bot process owns the database file (see `Store`).
-    """
+    """Players' character sheets."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._active: ReadCache[tuple[int, int], tuple[Sheet, ...]] = ReadCache()
-
-    def _writing(self, guild_id: int, owner_id: int) -> AbstractAsyncContextManager[None]:
-        return self._active.writing((guild_id, owner_id))
 
     async def create(self, sheet: Sheet | Mapping[str, Any]) -> Sheet:
         """Store a new sheet (a Sheet, or a dict of its fields); the owner's first of a system becomes active.
@@ -88,18 +78,17 @@ class SheetRepository:
         fields.pop("active", None)
         fields.pop("version", None)
         checked = validated(lambda: Sheet.model_validate(fields), "Sheet")
-        async with self._writing(checked.guild_id, checked.owner_id):
-            return await self._db.run(lambda tx: self._insert(tx, checked))
+        return await self._db.run(lambda tx: self._insert(tx, checked))
 
-    def _insert(self, tx: Tx, sheet: Sheet) -> Sheet:
-        if self._row(tx, sheet.guild_id, sheet.owner_id, sheet.name) is not None:
+    async def _insert(self, tx: Tx, sheet: Sheet) -> Sheet:
+        if await self._row(tx, sheet.guild_id, sheet.owner_id, sheet.name) is not None:
             raise Conflict(f"You already have a sheet named {sheet.name!r}; pick another name.")
-        has_active = tx.one(
+        has_active = await tx.one(
             "SELECT 1 FROM sheets WHERE guild_id = ? AND owner_id = ? AND system = ? AND active = 1",
             (sheet.guild_id, sheet.owner_id, sheet.system),
         )
         stamp = now_text()
-        outcome = tx.execute(
+        outcome = await tx.execute(
             "INSERT INTO sheets (guild_id, owner_id, name, name_key, system, active, data, version, "
             "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
             (
@@ -117,8 +106,8 @@ class SheetRepository:
         return sheet.model_copy(update={"id": outcome.lastrowid, "active": not has_active, "version": 1})
 
     @staticmethod
-    def _row(tx: Tx, guild_id: int, owner_id: int, name: str) -> sqlite3.Row | None:
-        return tx.one(
+    async def _row(tx: Tx, guild_id: int, owner_id: int, name: str) -> sqlite3.Row | None:
+        return await tx.one(
             f"SELECT {_COLUMNS} FROM sheets WHERE guild_id = ? AND owner_id = ? AND name_key = ?",
             (guild_id, owner_id, name_key(name)),
         )
@@ -152,35 +141,29 @@ class SheetRepository:
 
     async def active(self, guild_id: int, owner_id: int, system: str) -> Sheet | None:
         """The owner's active sheet for ``system``, or None."""
-        key = (guild_id, owner_id)
-        sheets = self._active.get(key)
-        if sheets is None:
-            generation = self._active.generation()
-            rows = await self._db.all(
-                f"SELECT {_COLUMNS} FROM sheets WHERE guild_id = ? AND owner_id = ? AND active = 1",
-                key,
-            )
-            sheets = tuple(_sheet(row) for row in rows)
-            self._active.put(key, sheets, generation)
-        return next((sheet for sheet in sheets if sheet.system == system), None)
+        row = await self._db.one(
+            f"SELECT {_COLUMNS} FROM sheets "
+            "WHERE guild_id = ? AND owner_id = ? AND system = ? AND active = 1",
+            (guild_id, owner_id, system),
+        )
+        return None if row is None else _sheet(row)
 
     async def use(self, guild_id: int, owner_id: int, name: str) -> Sheet:
         """Make the sheet ``name`` its system's active sheet (the previous one stops being active)."""
 
-        def work(tx: Tx) -> sqlite3.Row | None:
-            row = self._row(tx, guild_id, owner_id, name)
+        async def work(tx: Tx) -> sqlite3.Row | None:
+            row = await self._row(tx, guild_id, owner_id, name)
             if row is None:
                 raise NotFound(f"You have no sheet named {name.strip()!r}.")
-            tx.execute(
+            await tx.execute(
                 "UPDATE sheets SET active = 0 "
                 "WHERE guild_id = ? AND owner_id = ? AND system = ? AND active = 1",
                 (guild_id, owner_id, row["system"]),
             )
-            tx.execute("UPDATE sheets SET active = 1 WHERE id = ?", (row["id"],))
-            return tx.one(f"SELECT {_COLUMNS} FROM sheets WHERE id = ?", (row["id"],))
+            await tx.execute("UPDATE sheets SET active = 1 WHERE id = ?", (row["id"],))
+            return await tx.one(f"SELECT {_COLUMNS} FROM sheets WHERE id = ?", (row["id"],))
 
-        async with self._writing(guild_id, owner_id):
-            row = await self._db.run(work)
+        row = await self._db.run(work)
         assert row is not None
         return _sheet(row)
 
@@ -189,22 +172,21 @@ class SheetRepository:
     ) -> Sheet:
         """Read, edit, validate and write one sheet inside one IMMEDIATE transaction."""
 
-        def work(tx: Tx) -> Sheet:
-            row = self._row(tx, guild_id, owner_id, name)
+        async def work(tx: Tx) -> Sheet:
+            row = await self._row(tx, guild_id, owner_id, name)
             if row is None:
                 raise NotFound(f"You have no sheet named {name.strip()!r}.")
             current = _sheet(row)
             data = current.model_dump()
             edit(data)
             changed = validated(lambda: Sheet.model_validate(data), "Sheet")
-            tx.execute(
+            await tx.execute(
                 "UPDATE sheets SET data = ?, version = version + 1, updated_at = ? WHERE id = ?",
                 (_data(changed), now_text(), row["id"]),
             )
             return changed.model_copy(update={"version": current.version + 1})
 
-        async with self._writing(guild_id, owner_id):
-            return await self._db.run(work)
+        return await self._db.run(work)
 
     async def set_attribute(
         self, guild_id: int, owner_id: int, name: str, attribute: str, value: int
@@ -286,11 +268,10 @@ class SheetRepository:
 
     async def delete(self, guild_id: int, owner_id: int, name: str) -> None:
         """Delete the sheet; if it was active, no sheet of its system is active afterwards."""
-        async with self._writing(guild_id, owner_id):
-            outcome = await self._db.execute(
-                "DELETE FROM sheets WHERE guild_id = ? AND owner_id = ? AND name_key = ?",
-                (guild_id, owner_id, name_key(name)),
-            )
+        outcome = await self._db.execute(
+            "DELETE FROM sheets WHERE guild_id = ? AND owner_id = ? AND name_key = ?",
+            (guild_id, owner_id, name_key(name)),
+        )
         if outcome.rowcount == 0:
             raise NotFound(f"You have no sheet named {name.strip()!r}.")
 
@@ -304,18 +285,18 @@ class SheetRepository:
             "Sheet",
         )
 
-        def work(tx: Tx) -> Sheet:
-            row = self._row(tx, guild_id, owner_id, sheet.name)
+        async def work(tx: Tx) -> Sheet:
+            row = await self._row(tx, guild_id, owner_id, sheet.name)
             if row is None:
-                return self._insert(tx, sheet)
+                return await self._insert(tx, sheet)
             if not replace:
                 raise Conflict(
                     f"You already have a sheet named {sheet.name!r}; delete it or import with replace."
                 )
             if row["system"] != sheet.system:
-                tx.execute("DELETE FROM sheets WHERE id = ?", (row["id"],))
-                return self._insert(tx, sheet)
-            tx.execute(
+                await tx.execute("DELETE FROM sheets WHERE id = ?", (row["id"],))
+                return await self._insert(tx, sheet)
+            await tx.execute(
                 "UPDATE sheets SET name = ?, data = ?, version = version + 1, updated_at = ? WHERE id = ?",
                 (sheet.name, _data(sheet), now_text(), row["id"]),
             )
@@ -323,8 +304,7 @@ class SheetRepository:
                 update={"id": row["id"], "active": bool(row["active"]), "version": row["version"] + 1}
             )
 
-        async with self._writing(guild_id, owner_id):
-            return await self._db.run(work)
+        return await self._db.run(work)
 
     def export_json(self, sheet: SheetDocument) -> str:
         """The sheet as JSON text (no ids), valid against data/sheet.schema.json."""

@@ -27,12 +27,9 @@ def default_path() -> Path:
 class Store:
     """Everything the table must not lose; open once (``await Store.open(path)``), close at shutdown.
 
-    Assumption: one bot process (one Store) owns the database file while it runs. The Store keeps in
-    memory what every command reads (guild settings, channel visibility, channel GMs, which channels
-    have no pending GM modifier) and the GM modifier uses reserved by rolls not yet logged; it sees its
-    own writes but not another process's. Atomicity itself never relies on this: every write is still
-    guarded in SQL (version checks, ``uses_left > 0``), so a second writer can make a cached read stale,
-    never a write wrong.
+    Nothing read from the database is kept in memory between calls: another process may write the same
+    database (a second bot, the backup tool, later PostgreSQL with several processes), and each read
+    sees what was last committed. Every write is guarded in SQL (version checks, ``uses_left > 0``).
     """
 
     def __init__(self, db: Database) -> None:
@@ -48,15 +45,12 @@ class Store:
         self.pools = PoolRepository(db, self.log, self.modifiers)
 
     @classmethod
-    async def open(cls, path: str | Path | None = None, *, inline: bool = True) -> Store:
-        """Open the SQLite file (creating it), apply migrations; WAL, foreign keys and busy_timeout on.
-
-        ``inline=False``: every unit of work goes through aiosqlite's thread (see `Database`).
-        """
-        return cls(await Database.open(path if path is not None else default_path(), inline=inline))
+    async def open(cls, path: str | Path | None = None) -> Store:
+        """Open the SQLite file (creating it), apply migrations; WAL, foreign keys and busy_timeout on."""
+        return cls(await Database.open(path if path is not None else default_path()))
 
     async def close(self) -> None:
-        """Close the connection."""
+        """Close the connections (after every queued write has run)."""
         await self.db.close()
 
     async def __aenter__(self) -> Store:

@@ -81,15 +81,15 @@ class SupplyRepository:
         """Set or restore the supply die (the GM's call, DD-7): 12, 10, 8, 6, 4 or 0 for empty."""
         key = self._key(guild_id, owner_id, character, item)
 
-        def work(tx: Tx) -> sqlite3.Row | None:
-            tx.execute(
+        async def work(tx: Tx) -> sqlite3.Row | None:
+            await tx.execute(
                 "INSERT INTO supply_dice (guild_id, owner_id, character, character_key, item, item_key, die, "
                 "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, owner_id, character_key, "
                 "item_key) DO UPDATE SET character = excluded.character, item = excluded.item, "
                 "die = excluded.die, updated_at = excluded.updated_at",
                 (guild_id, owner_id, character.strip(), key[2], item.strip(), key[3], _die(die), now_text()),
             )
-            return tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+            return await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
 
         row = await self._db.run(work)
         assert row is not None
@@ -103,12 +103,12 @@ class SupplyRepository:
             raise InvalidData(f"{item.strip()} is empty and cannot be rolled; a GM can restore it.")
         key = self._key(guild_id, owner_id, character, item)
 
-        def work(tx: Tx) -> tuple[Outcome, sqlite3.Row | None]:
-            outcome = tx.execute(
+        async def work(tx: Tx) -> tuple[Outcome, sqlite3.Row | None]:
+            outcome = await tx.execute(
                 f"UPDATE supply_dice SET die = ?, updated_at = ? WHERE {_WHERE} AND die = ?",
                 (next_supply_die(expected_die), now_text(), *key, expected_die),
             )
-            return outcome, tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+            return outcome, await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
 
         outcome, row = await self._db.run(work)
         if row is None:
@@ -162,15 +162,15 @@ class SupplyRepository:
         key = self._key(guild_id, owner_id, character, item)
         insert = self._log.inserter(log)
 
-        def work(tx: Tx) -> tuple[sqlite3.Row, int]:
+        async def work(tx: Tx) -> tuple[sqlite3.Row, int]:
             changed = 0
             if result <= 3:
-                outcome = tx.execute(
+                outcome = await tx.execute(
                     f"UPDATE supply_dice SET die = ?, updated_at = ? WHERE {_WHERE} AND die = ?",
                     (next_supply_die(expected_die), now_text(), *key, expected_die),
                 )
                 changed = outcome.rowcount
-            row = tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
+            row = await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
             if row is None:
                 raise NotFound(f"{character.strip()} has no supply of {item.strip()}; a GM can set one.")
             expected_now = next_supply_die(expected_die) if result <= 3 else expected_die
@@ -179,7 +179,7 @@ class SupplyRepository:
                     f"{item.strip()} is now a {_label(row['die'])}, not a {_label(expected_die)}: "
                     "someone rolled it first; roll again."
                 )
-            return row, insert(tx)
+            return row, await insert(tx)
 
         row, log_id = await self._db.run(work)
         return _supply(row), log_id

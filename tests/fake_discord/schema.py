@@ -12,15 +12,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
-
 from tests.paths import SHARED
+
+if TYPE_CHECKING:  # jsonschema is a test dependency: the local table imports this module without it
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 OPENAPI_PATH = SHARED / "discord-api" / "openapi.json"
 BASE_URI = "https://discord.test/openapi.json"
@@ -54,6 +53,9 @@ class OpenAPIValidator:
     """Finds the path template of a request and validates its JSON body against the documented schema."""
 
     def __init__(self) -> None:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+
         self.document: dict[str, Any] = json.loads(OPENAPI_PATH.read_text())
         # Discord parses a snowflake sent as a JSON integer as well as a string (discord.py sends
         # recipient_id as an int); the spec only documents the string form.
@@ -79,6 +81,8 @@ class OpenAPIValidator:
 
     @cache  # noqa: B019 - one validator per documented operation, the instance lives for the session
     def _validator(self, template: str, method: str) -> Draft202012Validator | None:
+        from jsonschema import Draft202012Validator
+
         operation = self.document["paths"][template].get(method.lower())
         if operation is None or "requestBody" not in operation:
             return None
@@ -99,6 +103,8 @@ class OpenAPIValidator:
 
     @cache  # noqa: B019
     def _component(self, name: str) -> Draft202012Validator:
+        from jsonschema import Draft202012Validator
+
         return Draft202012Validator(
             {"$ref": f"{BASE_URI}#/components/schemas/{name}"}, registry=self.registry
         )
@@ -106,6 +112,8 @@ class OpenAPIValidator:
     @cache  # noqa: B019
     def _query_parameters(self, template: str, method: str) -> dict[str, tuple[str, Draft202012Validator]]:
         """Each documented query parameter: the JSON type its text is read as, and its schema's validator."""
+        from jsonschema import Draft202012Validator
+
         operation = self.document["paths"][template][method.lower()]
         out = {}
         for parameter in operation.get("parameters") or []:
@@ -133,6 +141,8 @@ class OpenAPIValidator:
         ``query`` the query string (documented parameters must parse as their type; others are ignored,
         as Discord ignores them); ``files``: the request uploaded files (a body may then be left out).
         """
+        from jsonschema.exceptions import best_match
+
         template = self.template_for(path)
         if template is None:
             return [Violation(method, path, "no such route in Discord's API")]

@@ -244,7 +244,8 @@ class FakeDiscord:
     ``clock`` (default ``time.monotonic``) times the interaction deadlines: ``callback_deadline`` seconds
     for the first callback, ``token_lifetime`` for follow-ups and edits; ``advance_clock`` jumps ahead.
     ``shards`` is the shard count ``GET /gateway/bot`` recommends (None: as few as the guilds need); each
-    gateway connection gets the events of the guilds of the shard it identified as.
+    gateway connection gets the events of the guilds of the shard it identified as. ``validate=False``: no
+    schema checks (the local table: jsonschema and the OpenAPI file may be absent).
     """
 
     def __init__(
@@ -254,7 +255,9 @@ class FakeDiscord:
         callback_deadline: float = CALLBACK_DEADLINE,
         token_lifetime: float = TOKEN_LIFETIME,
         shards: int | None = None,
+        validate: bool = True,
     ) -> None:
+        self.validate = validate
         self.clock = clock
         self.clock_offset = 0.0
         self.callback_deadline = callback_deadline
@@ -668,7 +671,11 @@ class FakeDiscord:
         request[ARRIVED] = arrived
         for hook in self.request_hooks:
             await hook(method, path, body)
-        problems = validator().check(method, path, body, query=request.query, files=bool(files))
+        problems = (
+            validator().check(method, path, body, query=request.query, files=bool(files))
+            if self.validate
+            else []
+        )
         problems += self._extra_checks(method, path, body)
         if problems:
             self.violations.extend(problems)

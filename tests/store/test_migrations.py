@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
 import random
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 
 from bot.store import DatabaseTooNew, RollRecord, Sheet, Store, latest_version
-from bot.store.db import _split_statements, migrations
+from bot.store import db as dbmod
+from bot.store.db import Migration, Tx, migrations, split_statements
+from bot.store.errors import MigrationFailed
 from bot.store.store import default_path
+from tests.e2e.conftest import fake
+from tests.fake_discord.harness import TOKEN
+from tests.fake_discord.server import FakeDiscord
+from tests.paths import ROOT
+
+_ = fake  # the fake Discord fixture, for the bot started here
 
 
 def _schema(path: Path) -> list[tuple[str, str, str]]:
@@ -26,7 +38,7 @@ def _apply_first(path: Path, version: int) -> None:
     """Build a database as an older bot would have left it: migrations 1..version only."""
     conn = sqlite3.connect(path, isolation_level=None)
     for migration in migrations()[:version]:
-        for statement in _split_statements(migration.sql):
+        for statement in split_statements(migration.sql):
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {migration.version}")
     conn.close()
@@ -85,11 +97,22 @@ async def test_newer_database_is_refused_and_left_unchanged(db_path: Path) -> No
 
 async def test_pragmas_wal_foreign_keys_busy_timeout(store: Store) -> None:
     assert (await store.db.one("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
-    assert (await store.db.one("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
-    # the thread's connection waits for another writer; the inline one never waits (it hands over instead)
-    on_thread = await store.db.run(lambda tx: tx.one("PRAGMA busy_timeout"), background=True)
-    assert on_thread is not None and on_thread[0] >= 1000
-    assert (await store.db.one("PRAGMA busy_timeout"))[0] == 0  # type: ignore[index]
+
+    async def pragmas(tx: Tx) -> list[int]:
+        return [(await tx.one(f"PRAGMA {name}"))[0] for name in ("foreign_keys", "busy_timeout")]  # type: ignore[index]
+
+    foreign_keys, busy_timeout = await store.db.run(pragmas, write=False)
+    assert foreign_keys == 1 and busy_timeout >= 1000  # the writer waits for another process's write lock
+
+
+def test_every_migration_splits_into_whole_statements() -> None:
+    # the splitter's rule (a statement ends with ";" at the end of a line) must hold for every file
+    for migration in migrations():
+        statements = split_statements(migration.sql)
+        assert statements, migration.name
+        for statement in statements:
+            assert sqlite3.complete_statement(statement), (migration.name, statement)
+            assert statement.count(";") == 1 or "BEGIN" in statement.upper(), (migration.name, statement)
 
 
 async def test_reopening_twice_does_not_reapply(db_path: Path) -> None:
@@ -144,3 +167,128 @@ def test_database_path_comes_from_the_environment(monkeypatch: pytest.MonkeyPatc
     assert default_path() == Path("data") / "bot.db"
     monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "x.sqlite3"))
     assert default_path() == tmp_path / "x.sqlite3"
+
+
+# -- upgrades that cannot lose a campaign ------------------------------------------------------------------
+def _with_migration(monkeypatch: pytest.MonkeyPatch, sql: str) -> int:
+    """Ship one more migration (a test-only one) after the real ones; its version."""
+    shipped = migrations()
+    extra = Migration(len(shipped) + 1, f"{len(shipped) + 1:04d}_test.sql", sql)
+    monkeypatch.setattr(dbmod, "migrations", lambda: [*shipped, extra])
+    return extra.version
+
+
+async def _campaign(path: Path) -> None:
+    async with await Store.open(path) as store:
+        await store.meta.set("campaign", "kept")
+        await store.sheets.create(Sheet(guild_id=1, owner_id=5, name="Ann", system="dn"))
+
+
+async def test_an_existing_database_is_copied_before_it_is_migrated(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    await _campaign(db_path)
+    old = latest_version()
+    before = _schema(db_path)
+    new = _with_migration(
+        monkeypatch, "CREATE TABLE notes (body TEXT);\nCREATE INDEX notes_body ON notes (body);"
+    )
+    with caplog.at_level(logging.INFO, logger="bot.store.db"):
+        async with await Store.open(db_path) as store:
+            assert await store.db.user_version() == new
+            assert await store.meta.get("campaign") == "kept"
+    copy = Path(f"{db_path}.before-v{new}")
+    assert [r.getMessage() for r in caplog.records if r.name == "bot.store.db"] == [
+        f"Kept a copy of {db_path} as {copy} before upgrading its schema from version {old} to {new}."
+    ]
+    assert _schema(copy) == before
+    conn = sqlite3.connect(copy)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == old
+    assert conn.execute("SELECT value FROM meta WHERE key = 'campaign'").fetchone()[0] == "kept"
+    conn.close()
+    caplog.clear()
+    async with await Store.open(db_path):  # already upgraded: no copy, no line
+        pass
+    assert [r for r in caplog.records if r.name == "bot.store.db"] == []
+
+
+async def test_a_new_database_is_not_copied(db_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="bot.store.db"):
+        async with await Store.open(db_path):
+            pass
+    assert list(db_path.parent.glob("*.before-v*")) == []
+    assert [r for r in caplog.records if r.name == "bot.store.db"] == []
+
+
+def _dump(path: Path) -> tuple[int, list[tuple[str, str, str]], list[tuple[object, ...]]]:
+    conn = sqlite3.connect(path)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        return version, _schema(path), conn.execute("SELECT * FROM meta ORDER BY key").fetchall()
+    finally:
+        conn.close()
+
+
+BROKEN = "\n".join(
+    [
+        "CREATE TABLE notes (body TEXT);",
+        "ALTER TABLE sheets ADD COLUMN extra TEXT;",
+        "INSERT INTO nowhere VALUES (1);",
+    ]
+)
+
+
+async def test_a_failing_migration_leaves_the_database_as_it_was(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await _campaign(db_path)
+    before = _dump(db_path)
+    new = _with_migration(monkeypatch, BROKEN)
+    with pytest.raises(MigrationFailed) as failed:
+        await Store.open(db_path)
+    copy = Path(f"{db_path}.before-v{new}")
+    assert str(failed.value) == (
+        f"Upgrading the database {db_path} failed at {new:04d}_test.sql (no such table: nowhere); it was "
+        f"left as it was (a copy is at {copy})."
+    )
+    assert _dump(db_path) == before, "the tables made and altered before the failure were rolled back"
+    assert _dump(copy) == before
+    monkeypatch.undo()  # the fixed release: the same file opens and works
+    async with await Store.open(db_path) as store:
+        assert await store.meta.get("campaign") == "kept"
+
+
+async def test_the_bot_stops_with_one_sentence_when_a_migration_fails(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    database = tmp_path / "bot.db"
+    await _campaign(database)
+    before = _dump(database)
+    boot = (
+        "import runpy, bot.store.db as d\n"
+        "shipped = d.migrations()\n"
+        f"broken = d.Migration(len(shipped) + 1, 'broken.sql', {BROKEN!r})\n"
+        "d.migrations = lambda: [*shipped, broken]\n"
+        "runpy.run_module('bot', run_name='__main__', alter_sys=True)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
+    env |= {
+        "PYTHONPATH": str(ROOT), "DISCORD_TOKEN": TOKEN, "DISCORD_API_BASE": fake.api_base,
+        "DATABASE_PATH": str(database), "LOG_LEVEL": "INFO",
+    }  # fmt: skip
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", boot, cwd=tmp_path, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(child.communicate(), 60)
+    log = err.decode()
+    assert child.returncode == 1, log
+    assert "Traceback" not in log
+    errors = [line for line in log.splitlines() if " ERROR " in line or "CRITICAL" in line]
+    assert len(errors) == 1, log
+    assert errors[0].endswith(
+        f"The bot stopped: Upgrading the database {database} failed at broken.sql (no such table: nowhere); "
+        f"it was left as it was (a copy is at {database}.before-v{latest_version() + 1})."
+    ), errors[0]
+    assert f"Kept a copy of {database} as {database}.before-v{latest_version() + 1}" in log
+    assert _dump(database) == before

@@ -1,4 +1,4 @@
-"""Issue-6 speed work: reserved GM modifier uses, roll + log in one transaction, caches, shoe lock."""
+"""GM modifier uses reserved then taken with the log row, reads that see every write, the shoe lock."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ async def test_gm3_a_dealt_hand_takes_its_reserved_modifier_uses_with_the_deal(s
     assert await store.modifiers.list(G, C) == [] and store.modifiers.ticket("deal") is None
 
 
-async def test_settings_cache_sees_every_change(store: Store) -> None:
+async def test_settings_reads_see_every_change(store: Store) -> None:
     assert (await store.settings.get(G)).gm_role_ids == []
     await store.settings.update(G, gm_role_ids=[5])
     assert (await store.settings.get(G)).gm_role_ids == [5]

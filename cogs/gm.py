@@ -30,7 +30,7 @@ from bot.ui.gm import (
     system_label,
 )
 from bot.ui.permissions import gm_only, manage_guild_only
-from bot.ui.reply import UserError, reply
+from bot.ui.reply import UserError, defer, reply
 
 Choice = app_commands.Choice
 SYSTEM_CHOICES = [Choice(name=system_label(s), value=s) for s in SYSTEMS]
@@ -432,7 +432,7 @@ class ServerSetup(commands.Cog):
         changes: dict[str, Any] = {}
         chart_note = ""
         if chart is not None:
-            changes["systemx_chart"] = await self._read_chart(chart)
+            changes["systemx_chart"] = await self._read_chart(interaction, chart)
             chart_note = "The custom roll chart is valid and now used for System X."
         elif default_chart:
             changes["systemx_chart"] = None
@@ -507,9 +507,10 @@ class ServerSetup(commands.Cog):
         await reply(interaction, text, ephemeral=True)
 
     @staticmethod
-    async def _read_chart(chart: discord.Attachment) -> str:
+    async def _read_chart(interaction: discord.Interaction[Any], chart: discord.Attachment) -> str:
         if chart.size > MAX_CHART_FILE:
             raise UserError(f"That chart file is {chart.size:,} bytes; a roll chart is about 2,000.")
+        await defer(interaction, ephemeral=True)  # the file comes from Discord's CDN, which may be slow
         data = await chart.read()
         if len(data) > MAX_CHART_FILE:
             raise UserError(f"That chart file is {len(data):,} bytes; a roll chart is about 2,000.")

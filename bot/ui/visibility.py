@@ -400,6 +400,8 @@ class RevealButton(
         if not await store.log.mark_revealed(self.log_id, interaction.user.id):
             await refuse(interaction, "That roll was already revealed.")
             return
+        # acknowledged before the post, which Discord may be slow to take (the 3-second rule)
+        await defer(interaction, ephemeral=True)
         source = interaction.message.embeds if interaction.message is not None else []
         embeds = [discord.Embed.from_dict(e.to_dict()) for e in source[:1]]
         channel = interaction.client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)

@@ -19,7 +19,7 @@ Decisions (where the rules are silent):
   worker process, milliseconds) is edited onto the same message when it arrives. If the worker fails or
   the edit is refused, the result stands without that line.
 - `/cards shuffle` (GM) reshuffles everything not in an open hand, with ``decks`` decks or, without it,
-  the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/gm settings`).
+  the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/setup settings`).
 - `/cards reveal hand:` (GM) shows the GM the hand with its face-down card and running total, ephemerally
   (BJ-4 "on request, the GM"); it does not end the hand (only the player's choices do).
 """

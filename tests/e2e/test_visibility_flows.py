@@ -245,7 +245,7 @@ async def test_a_gm_reveals_gm_and_blind_rolls_once(harness: Harness, world: Wor
         assert visible(record.summary, bob_log) and f"({mode}, revealed)" in bob_log
 
 
-# -- /gm settings and /gm request-roll ------------------------------------------------------------------
+# -- /setup settings and /gm request-roll -----------------------------------------------------------------
 async def test_the_channel_default_applies_when_no_mode_is_given(harness: Harness, world: World) -> None:
     await settings(harness, world, visibility="private")
     answer = await sysx(harness, world, world.alice)

@@ -17,7 +17,7 @@ from bot.store.models import MAX_NOTES, SYSTEMS, name_key
 from bot.store.sheets import parent_problems
 from bot.ui import pages
 from bot.ui.embeds import shown_name
-from bot.ui.reply import UserError, reply
+from bot.ui.reply import UserError, defer, reply
 from bot.ui.rolls import guild_key, sheets_hidden
 from bot.ui.sheets import (
     LIST_TITLE,
@@ -372,6 +372,7 @@ class Sheets(commands.Cog):
     ) -> None:
         if file.size > MAX_SHEET_FILE:
             raise UserError(f"That file is {file.size:,} bytes; a sheet file is at most {MAX_SHEET_FILE:,}.")
+        await defer(interaction, ephemeral=True)  # the file comes from Discord's CDN, which may be slow
         data = await file.read()
         if len(data) > MAX_SHEET_FILE:  # do not trust the declared size
             raise UserError(f"That file is {len(data):,} bytes; a sheet file is at most {MAX_SHEET_FILE:,}.")

@@ -98,9 +98,7 @@ class Supply(
     ) -> None:
         assert interaction.guild is not None
         guild_id, owner_id = interaction.guild.id, interaction.user.id
-        mode = await resolve_mode(interaction, self.store, visibility)
-        if mode == "blind":
-            raise UserError(BLIND_SUPPLY)
+        mode = await resolve_mode(interaction, self.store, visibility, blind_refusal=BLIND_SUPPLY)
         character = await character_of(self.store, guild_id, interaction.user)
         supply = await self._current(guild_id, owner_id, character, item)
         dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source

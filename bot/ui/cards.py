@@ -33,11 +33,11 @@ from bot.core.blackjack import (
 )
 from bot.core.cards import Card, Shoe
 from bot.store import AppliedModifier, HandRecord, Sheet, Store
-from bot.ui.embeds import NEUTRAL, NO_MENTIONS, WARNING, info_embed, result_embed, rule_footer
+from bot.ui.embeds import NEUTRAL, WARNING, info_embed, result_embed, rule_footer
 from bot.ui.freeroll import shown
 from bot.ui.options import whole_number
 from bot.ui.reply import UserError
-from bot.ui.visibility import CANNOT_DM, Mode, reveal_view
+from bot.ui.visibility import HOW_TO_REACH_A_GM, Mode, gm_header, post_gm_copies, reveal_view
 
 log = logging.getLogger(__name__)
 
@@ -485,36 +485,18 @@ async def send_to_gms(
     so the header names the hand's owner rather than whoever clicked. ``embeds``: the result first (what
     Reveal posts), then the GM's notes.
     """
-    header = f"🔒 {'Blind' if mode == 'blind' else 'GM'} hand by <@{owner_id}> in <#{channel_id}>."
-    view = reveal_view(log_id)
-    problems: list[str] = []
-    settings = await store.settings.get(guild_id)
-    if settings.gm_channel_id is not None:
-        channel = client.get_partial_messageable(settings.gm_channel_id, guild_id=guild_id)
-        try:
-            await channel.send(header, embeds=list(embeds), view=view, allowed_mentions=NO_MENTIONS)
-            return problems
-        except discord.HTTPException as err:
-            log.warning("Could not post a hand to the GM channel %s: %s", settings.gm_channel_id, err)
-            problems.append("I could not post in the GM channel (check my permissions there).")
-    gm_ids = await store.gm.list_channel_gms(guild_id, channel_id)
-    if not gm_ids:
-        problems.append(
-            "No GM channel is set and this channel has no GMs to message: a GM can set one with /gm settings."
-        )
-        return problems
-    for user_id in gm_ids:
-        try:
-            dm = await client.create_dm(discord.Object(id=user_id))
-            await dm.send(header, embeds=list(embeds), view=view, allowed_mentions=NO_MENTIONS)
-        except discord.HTTPException as err:
-            reason = (
-                "they do not accept DMs from me"
-                if getattr(err, "code", 0) == CANNOT_DM
-                else "Discord refused"
-            )
-            problems.append(f"I could not DM <@{user_id}> ({reason}).")
-    return problems
+    copies = await post_gm_copies(
+        client,
+        store,
+        guild_id=guild_id,
+        channel_id=channel_id,
+        header=gm_header("hand", mode, owner_id, channel_id),
+        embeds=embeds,
+        view=reveal_view(log_id),
+    )
+    if not copies.messages and not copies.problems:
+        return [f"No GM got this hand's result: {HOW_TO_REACH_A_GM}."]
+    return copies.problems
 
 
 MAX_SEEN_HANDS = 500  # the finished hands looked at for cards in the discards (a 8-deck shoe holds 416 cards)

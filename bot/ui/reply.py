@@ -41,6 +41,9 @@ _KIND_NAMES = {
 # interaction.extras key: (meta key, value) pairs a command took (a GM's blind request) and gives back if
 # it fails, so a refused roll leaves them for the next one
 GIVE_BACK_ON_ERROR = "tabletop_give_back_on_error"
+# interaction.extras key: coroutine functions that undo what a refused command already posted (a hidden
+# roll's GM copies), run once the user has their answer
+AFTER_ERROR = "tabletop_after_error"
 
 #: The id in a DynamicItem's custom_id (``template=rf"bj:(?P<hand_id>{ID_PATTERN}):hit"``): a positive number
 #: below 9 * 10**18 (snowflakes, used as request ids, have 19 digits), so a forged id never overflows
@@ -243,6 +246,13 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         discord.HTTPException
     ) as http_error:  # the interaction expired or Discord is down: nothing left to do
         log.warning("Could not tell the user about an error in %s: %s", _describe(interaction), http_error)
+    for undo in interaction.extras.pop(AFTER_ERROR, []):
+        try:
+            await undo()
+        except Exception:  # the user has their answer; what could not be undone is only logged
+            log.warning(
+                "Could not undo part of a refused command in %s", _describe(interaction), exc_info=True
+            )
     return code
 
 

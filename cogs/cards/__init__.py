@@ -24,7 +24,7 @@ Decisions (where the rules are silent):
 - A task names one or more characteristics (BJ-9), by commas, each with its bonus from the sheet unless
   typed (``Strength, Dexterity +2``); each is stored on the hand and shown with whether it counted.
 - `/cards shuffle` (GM) reshuffles everything not in an open hand, with ``decks`` decks or, without it,
-  the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/gm settings`).
+  the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/setup settings`).
 - `/cards reveal hand:` (GM) shows the GM the hand with its face-down card and running total, ephemerally
   (BJ-4 "on request, the GM"); it does not end the hand (only the player's choices do).
 """

@@ -46,7 +46,7 @@ from bot.ui.odds import involuntary_line
 from bot.ui.permissions import gm_only, is_gm
 from bot.ui.reply import UserError, reply
 from bot.ui.rolls import publish, take_modifiers
-from bot.ui.visibility import Mode, default_notice, resolve_mode
+from bot.ui.visibility import Mode, default_notice, keep_gm_copies, resolve_mode
 
 from .buttons import hand_view
 
@@ -288,6 +288,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                 await reply(interaction, default_notice(interaction, shown, KIND))
         if message is not None:
             await self.store.cards.set_message_id(record.id, message.id)
+        if shown in ("gm", "blind"):
+            await keep_gm_copies(interaction, f"Hand #{record.id} was dealt; its result comes when it ends.")
 
     @app_commands.command(name="shoe", description="What is left in this channel's shoe.")
     async def shoe(self, interaction: discord.Interaction[Any]) -> None:

@@ -538,8 +538,11 @@ async def test_gm_and_blind_hands_send_the_result_to_the_gm_channel(
     dealt = await deal_voluntary(harness, world, visibility=mode)
     message = dealt.original
     assert message.ephemeral
-    assert [m.channel_id for m in dealt.public()] == ([world.general.id] if mode == "gm" else [])
-    assert dealt.in_channel(world.gm_screen) == []  # nothing for the GM before the hand ends
+    assert [m.channel_id for m in dealt.public()] == (
+        [world.gm_screen.id, world.general.id] if mode == "gm" else [world.gm_screen.id]
+    )
+    [note] = dealt.in_channel(world.gm_screen)  # the GMs learn a hand is in play, not what it holds
+    assert note.embeds == [] and note.components == [] and "result comes when it ends" in note.content
     ended = await harness.click(message, "Stand", world.alice)
     expected = resolve(stand(deal(start_voluntary(5, 3), top[0])))
     [gm_copy] = ended.in_channel(world.gm_screen)

@@ -62,9 +62,9 @@ async def test_the_page_shows_the_synced_commands_and_a_command_reaches_the_real
     assert [p["kind"] for p in owner.state["people"]] == ["owner", "gm", "player", "player", "player"]
     assert [c["name"] for c in owner.state["channels"]] == ["table", "gm-screen"]
     names = {c["name"] for c in owner.state["commands"]["guild"]}
-    assert {"sysx", "cards", "odds", "sheet", "gm", "help"} <= names
+    assert {"sysx", "cards", "odds", "sheet", "gm", "setup", "help"} <= names
     # a new table's owner named the GM channel with the bot's own command, as the first thing on a server
-    settings = await owner.message(lambda m: (m["used"] or {}).get("command") == "/gm settings")
+    settings = await owner.message(lambda m: (m["used"] or {}).get("command") == "/setup gm-channel")
     assert settings["ephemeral"] and "#gm-screen" not in text(settings)  # a mention: the page names it
     assert f"<#{owner.channel('gm-screen')}>" in text(settings)
 
@@ -218,8 +218,8 @@ async def test_the_table_is_kept_between_runs_and_fresh_starts_over(tmp_path: Pa
 async def test_a_gm_copy_sent_by_dm_is_in_the_gms_dm_pane_only(client: PageClient) -> None:
     owner, gm = await client.open("sam"), await client.open("robin")
     alice, bob = await client.open("alice"), await client.open("bob")
-    assert await client.command(owner, "gm settings", {"no_gm_channel": True}) == (200, {"ok": True})
-    assert await client.command(owner, "gm channel add", {"member": gm.state["me"]}) == (200, {"ok": True})
+    assert await client.command(owner, "setup gm-channel", {"remove": True}) == (200, {"ok": True})
+    assert await client.command(gm, "gm claim", {}) == (200, {"ok": True})
     await client.command(alice, "sysx check", {"sv": 12, "visibility": "gm"})
     copy = await gm.message(lambda m: m["channel"] == gm.state["dm"] and bool(m["embeds"]))
     assert "GM roll by" in copy["content"]

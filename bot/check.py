@@ -55,7 +55,14 @@ def summary(settings: Settings) -> str:
         where = "commands sync to every server at start (FORCE_SYNC)"
     else:
         where = "commands sync to every server when they changed"
-    return f"OK: a token is set, the database {settings.database_path} can be written, {where}."
+    if not settings.syncs_commands():
+        where = "another process (the one running shard 0) syncs the commands"
+    if settings.shard_count is None:
+        shards = "as many shards as Discord asks for"
+    else:
+        ids = settings.shard_ids if settings.shard_ids is not None else range(settings.shard_count)
+        shards = f"shards {','.join(map(str, ids))} of {settings.shard_count}"
+    return f"OK: a token is set, the database {settings.database_path} can be written, {where}, {shards}."
 
 
 def token_problems(token: str | None) -> list[str]:

@@ -69,6 +69,24 @@ def test_summaries_read_as_the_issue_asks() -> None:
     assert format.supply_summary(decision.supply_odds(SupplyDie.D4)) == "d4: about 1.3 more rolls until empty"
 
 
+def test_an_estimated_hit_reads_about() -> None:  # BJ-9: several tracked suits with the suit rule
+    several = bj.deal(
+        bj.start_voluntary(2, 3, characteristics=[("Strength", 2), ("Dexterity", 3)]), Card.parse("7H")
+    )
+    estimate = cards.voluntary_decision(several, full_deck()[:20])
+    assert not estimate.exact and estimate.hit is not None
+    line = format.hand_decision_summary(estimate)
+    hit = (
+        f"Hit about {format.percent(estimate.hit.success)} (TRL about {float(estimate.hit.expected_trl):.1f})"
+    )
+    assert hit in line
+    assert line.count("about") == 2  # Stand and the adders are certain
+    assert format.move_chance(estimate, estimate.hit) == f"about {format.percent(estimate.hit.success)}"
+    untracked = bj.deal(bj.start_voluntary(2, 3), Card.parse("7H"))
+    exact = cards.voluntary_decision(untracked, full_deck()[:20])
+    assert exact.exact and "about" not in format.hand_decision_summary(exact)
+
+
 def test_distribution_helpers() -> None:
     d = Distribution.from_counts({3: 1, 1: 2, 2: 1})
     assert d.support == (1, 2, 3)

@@ -21,6 +21,7 @@ from bot.core import rps
 from bot.core.systemx import MarginStyle, RollChart
 from bot.store import GuildSettings, Sheet, Store
 from bot.store.models import name_key
+from bot.ui.cards import read_characteristics
 from bot.ui.decision import StatSource
 from bot.ui.dn import NO_SHEET_HINT as DN_NO_SHEET_HINT
 from bot.ui.dn import SkillUse, skill_use
@@ -340,7 +341,7 @@ async def rps_party(
                 f"Party {number} needs a name (party{number}) and a Base (base{number}), or a member."
             )
         return RpsParty(text.strip(), raw_spec(base), None)
-    name = member.display_name
+    name = shown_name(member.display_name)
     if base is not None:
         return RpsParty(name, raw_spec(base, text.strip() if text else "Base"), member.id)
     if text is None:
@@ -465,11 +466,12 @@ def missing_stat_note(sides: dict[int, ContestSide], stat: str | None) -> str | 
 
 @dataclass(frozen=True)
 class CardsTask:
-    """A task's skill level (and the sheet skill it came from) and its characteristic bonus."""
+    """A task's skill level (and the sheet skill it came from) and the characteristics it names, each
+    with its bonus (BJ-9)."""
 
     level: int
     skill_label: str | None
-    bonus: int
+    characteristics: list[tuple[str, int]]
 
 
 async def cards_task(
@@ -478,18 +480,15 @@ async def cards_task(
     *,
     level: int | None,
     skill: str | None,
-    characteristic: str | None,
-    bonus: int | None,
+    characteristics: str | None,
 ) -> CardsTask:
-    """A skill level given or from the user's active cards sheet, and the characteristic's bonus given or
-    from the same sheet (0 without one); the sheet is read once, and only when it is needed."""
+    """A skill level given or from the user's active cards sheet, and the characteristics named (``Strength,
+    Dexterity +2``: a bonus as typed, else the same sheet's); the sheet is read once, and only when needed."""
     if level is not None and skill is not None:
         raise UserError("Give either a skill level or a skill from your sheet, not both.")
     if level is None and skill is None:
         raise UserError("Give a skill level, or a skill from your active cards sheet.")
-    if characteristic is None and bonus is not None:
-        raise UserError("A characteristic bonus needs the characteristic it belongs to.")
-    needs_sheet = skill is not None or (characteristic is not None and bonus is None)
+    needs_sheet = skill is not None or bool(characteristics and characteristics.strip())
     sheet = await sheet_of(store, interaction, interaction.user.id, "cards") if needs_sheet else None
     label: str | None = None
     if skill is not None:
@@ -500,10 +499,4 @@ async def cards_task(
             raise UserError(f"Your sheet {sheet.name!r} has no skill {skill.strip()!r}.")
         label, level = found[0], found[1].rating
     assert level is not None
-    if characteristic is None:
-        char_bonus = 0
-    elif bonus is not None:
-        char_bonus = bonus
-    else:
-        char_bonus = sheet.bonus(characteristic) if sheet is not None else 0
-    return CardsTask(level, label, char_bonus)
+    return CardsTask(level, label, read_characteristics(characteristics, sheet))

@@ -166,6 +166,7 @@ async def publish(
     log_id: int | None = None,
     gm_items: Callable[[int], Sequence[discord.ui.Item[Any]]] | None = None,
     details: discord.Embed | None = None,
+    gm_embeds: Sequence[discord.Embed] = (),
 ) -> tuple[int, Delivery]:
     """Log the roll (with its visibility and the GM modifier uses it reserved) and deliver its embed.
 
@@ -173,6 +174,7 @@ async def publish(
     result (and under the GMs' copy of a hidden roll). ``log_id``: the roll was already logged together
     with its game write (supply, sustained pool), its details given to `roll_record` then.
     ``gm_items``: a GM's buttons for the logged roll, given its log id (`deliver` says where they go).
+    ``gm_embeds``: what the GM copies of a hidden roll show besides the result (`deliver`).
     Returns the log id and the delivery.
     """
     if log_id is None:
@@ -204,5 +206,6 @@ async def publish(
         view=view,
         gm_items=gm_items(log_id) if gm_items is not None else (),
         details=details is not None,
+        gm_embeds=gm_embeds,
     )
     return log_id, delivery

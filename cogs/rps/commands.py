@@ -13,7 +13,7 @@ from discord.ext import commands
 from bot.core import rps
 from bot.core.dice import Dice
 from bot.store import AppliedModifier, BaseTerm, Pool, RollRecord, Store
-from bot.ui.embeds import clip
+from bot.ui.embeds import clip, shown_name
 from bot.ui.odds import add_odds, resisted_cached, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.pools import SYSTEM, roll_pool_check
@@ -361,7 +361,9 @@ class Rps(
         # the same grant as the button on a failed check, for a check the GM did not see (a private one)
         record = await self._last_check(interaction, member.id)
         if record is None:
-            raise UserError(f"{member.display_name} has made no RPS check in this channel to try again.")
+            raise UserError(
+                f"{shown_name(member.display_name)} has made no RPS check in this channel to try again."
+            )
         grant = await grant_second_try(interaction, self.store, record, modifier)
         try:
             await reply(interaction, grant_text(record, grant), view=try_view(grant.log_id))

@@ -10,7 +10,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 TOKEN_HELP = (
-    "No Discord token: open the Discord Developer Portal, choose your application, then Bot -> Reset Token, "
+    "No Discord token: open the Discord Developer Portal, choose your application, then Bot → Reset Token, "
     "and put the token in .env as DISCORD_TOKEN=... (or in the environment)."
 )
 
@@ -37,7 +37,7 @@ class Settings(BaseSettings):
 
     discord_token: SecretStr | None = Field(
         default=None,
-        description="The bot's token: Discord Developer Portal -> your application -> Bot -> Reset Token. "
+        description="The bot's token: Discord Developer Portal → your application → Bot → Reset Token. "
         "Required; never logged.",
     )
     database_path: Path = Field(
@@ -119,7 +119,7 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not value.strip().isdigit():
             raise ValueError(
                 f"DEV_GUILD_ID must be a server id, a number such as {EXAMPLE_ID} (with Developer Mode on "
-                f"in Discord, right-click the server -> Copy Server ID), or empty; it is {_shown(value)}"
+                f"in Discord, right-click the server → Copy Server ID), or empty; it is {_shown(value)}"
             )
         return value.strip() if isinstance(value, str) else value
 

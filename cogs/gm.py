@@ -22,6 +22,7 @@ from bot.ui.embeds import info_embed, shown_name
 from bot.ui.gm import (
     KIND_WORDS,
     RequestRollButton,
+    cleared_sentence,
     kind_allows,
     modifiers_embed,
     open_request,
@@ -166,17 +167,16 @@ class GM(commands.Cog):
             uses,
             interaction.user.id,
         )
-        who = _name(member) if member else "everyone"
+        whose = f"{_name(member)}'s" if member else "each player's"
         amount = (
             ""
             if kind in ("advantage", "disadvantage")
             else (f" {parsed:+d}" if isinstance(parsed, int) else f" {parsed}")
         )
-        rolls = "roll" if uses == 1 else f"{uses} rolls"
+        rolls = f"{system_label(system)} roll" if uses == 1 else f"{uses} {system_label(system)} rolls"
         await reply(
             interaction,
-            f"Set `#{pending.id}`: {KIND_WORDS[kind]}{amount} on the next {system_label(system)} {rolls} "
-            f"of {who} in this channel.",
+            f"Set `#{pending.id}`: {KIND_WORDS[kind]}{amount} on {whose} next {rolls} in this channel.",
             ephemeral=True,
         )
 
@@ -204,17 +204,8 @@ class GM(commands.Cog):
         count = await _store(interaction).modifiers.clear(
             guild_id, channel_id, system, member.id if member else None
         )
-        scope = " ".join(
-            part
-            for part in (
-                system_label(system) if system else "",
-                f"for {_name(member)}" if member else "",
-            )
-            if part
-        )
-        noun = "modifier" if count == 1 else "modifiers"
         await reply(
-            interaction, f"Cleared {count} pending {noun}{' ' + scope if scope else ''}.", ephemeral=True
+            interaction, cleared_sentence(count, system, _name(member) if member else None), ephemeral=True
         )
 
     # -- a GM asks for a blind roll ------------------------------------------------------------------------

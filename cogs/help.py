@@ -113,7 +113,7 @@ SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
             ),
             (
                 "Supply dice",
-                "d12 -> d10 -> d8 -> d6 -> d4 -> empty: a roll of 3 or lower steps the die down. "
+                "d12 → d10 → d8 → d6 → d4 → empty: a roll of 3 or lower steps the die down. "
                 "Percentage: d100 <= chance.",
             ),
         ],

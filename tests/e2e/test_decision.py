@@ -254,7 +254,7 @@ async def test_contested_ties_reroll_until_one_wins(harness: Harness, world: Wor
     rounds = embed["description"].split("\n")
     assert rounds == [
         "Round 1: Mira (3 + 4) +2 = **9**, Rook (4 + 3) +2 = **9**, Guard (1 + 2 + 1) +3 = **7** "
-        "-> tie (Mira, Rook): re-roll",
+        "→ tie (Mira, Rook): re-roll",
         "Round 2: Mira (2 + 2) +2 = **6**, Rook (6 + 1) +2 = **9**",
     ]
     assert await field(harness, embed, "Winner") == "**Rook** with 9 against Mira's 6 (margin +3)"

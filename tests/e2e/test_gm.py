@@ -39,7 +39,7 @@ async def test_modifier_set_listed_and_cleared(harness: Harness, world: World) -
         {"system": "sysx", "kind": "sv", "value": "+2", "member": world.alice, "uses": 2},
     )
     assert made.ephemeral and made.public() == []
-    assert "Skill Value modifier (SX-6) +2 on the next System X 2 rolls of Alice" in made.content
+    assert "Skill Value modifier +2 on Alice's next 2 System X rolls in this channel." in made.content
     [pending] = await store.modifiers.list(world.guild.id, world.general.id)
     assert (pending.system, pending.kind, pending.value, pending.target_user_id) == (
         "sysx",
@@ -49,20 +49,43 @@ async def test_modifier_set_listed_and_cleared(harness: Harness, world: World) -
     )
     assert pending.uses == 2 and pending.set_by == world.gm.id
     everyone = await gm(harness, world, world.gm, "modifier", {"system": "decision", "kind": "advantage"})
-    assert "advantage (DD-2) on the next decision dice roll of everyone" in everyone.content
+    assert "advantage on each player's next decision dice roll" in everyone.content
     listed = await gm(harness, world, world.gm, "modifiers")
     text = listed.original.text()
-    assert f"`#{pending.id}` System X: Skill Value modifier (SX-6) +2 for {world.alice.mention}" in text
-    assert "2 of 2 uses left" in text and "advantage (DD-2) for everyone, 1 use each" in text
+    assert f"`#{pending.id}` System X: Skill Value modifier +2 for {world.alice.mention}" in text
+    assert "2 of 2 uses left" in text and "advantage for everyone, 1 use each" in text
     # elsewhere nothing is pending
     other = await gm(harness, world, world.gm, "modifiers", channel=world.gm_screen)
     assert "None in this channel" in other.original.text()
     cleared = await gm(harness, world, world.gm, "clear", {"system": "sysx"})
-    assert cleared.content == "Cleared 1 pending modifier System X."
+    assert cleared.content == "Cleared 1 pending System X modifier."
     assert [m.system for m in await store.modifiers.list(world.guild.id, world.general.id)] == ["decision"]
     cleared_all = await gm(harness, world, world.gm, "clear")
     assert cleared_all.content == "Cleared 1 pending modifier."
     assert await store.modifiers.list(world.guild.id, world.general.id) == []
+
+
+async def test_gm_sentences_read_as_english(harness: Harness, world: World) -> None:
+    # GM-3; issue 31, item 13: "Cleared 1 pending RPS modifier.", plurals, the system named before "modifier"
+    store = harness.bot.store
+    for _ in range(2):
+        await store.modifiers.set(
+            world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -2, 1, world.gm.id
+        )
+    made = await gm(
+        harness,
+        world,
+        world.gm,
+        "modifier",
+        {"system": "rps", "kind": "difficulty", "value": "+3", "uses": 1},
+    )
+    assert made.content.endswith(": difficulty +3 on each player's next RPS roll in this channel.")
+    cleared = await gm(harness, world, world.gm, "clear", {"system": "rps", "member": world.alice})
+    assert cleared.content == "Cleared 2 pending RPS modifiers for Alice."
+    again = await gm(harness, world, world.gm, "clear", {"system": "rps", "member": world.alice})
+    assert again.content == "There were no pending RPS modifiers for Alice to clear in this channel."
+    rest = await gm(harness, world, world.gm, "clear", {"system": "rps"})
+    assert rest.content == "Cleared 1 pending RPS modifier."
 
 
 async def test_modifier_values_are_validated_per_system(harness: Harness, world: World) -> None:  # GM-3, SX-6
@@ -75,7 +98,7 @@ async def test_modifier_values_are_validated_per_system(harness: Harness, world:
             {"system": "dn", "kind": "df", "value": "six"},
             "'six' is not a whole number; df runs from -10 to 5.",
         ),
-        ({"system": "dn", "kind": "df"}, "Give a value for Difficulty Factor (DN-3)"),
+        ({"system": "dn", "kind": "df"}, "Give a value for Difficulty Factor"),
         ({"system": "cards", "kind": "difficulty", "value": "8"}, "A difficulty modifier runs from 0 to 7"),
     ]
     for options, sentence in cases:
@@ -246,7 +269,7 @@ async def test_settings_round_trip(harness: Harness, world: World) -> None:
     shown = await set_up(harness, world, world.manager, "settings")
     assert shown.ephemeral and shown.embed["title"] == "Server settings"
     fields = {f["name"]: f["value"] for f in shown.embed["fields"]}
-    assert fields["Margins (System X)"] == "signed (+3)" and fields["Decks per shoe (BJ-1)"] == "1"
+    assert fields["Margins (System X)"] == "signed (+3)" and fields["Decks per shoe (cards)"] == "1"
     changed = await set_up(
         harness,
         world,
@@ -264,8 +287,8 @@ async def test_settings_round_trip(harness: Harness, world: World) -> None:
         },
     )
     fields = {f["name"]: f["value"] for f in changed.embed["fields"]}
-    assert fields["Margins (System X)"] == "letters (S3)" and fields["Adder scheme (BJ-7)"] == "extremes"
-    assert fields[f"Default visibility of <#{world.general.id}>"] == "gm"
+    assert fields["Margins (System X)"] == "letters (S3)" and fields["Skill adders (cards)"] == "extremes"
+    assert fields["Default visibility here"] == f"gm in <#{world.general.id}>"  # a mention in a value
     settings = await store.settings.get(world.guild.id)
     assert (settings.margin_display, settings.adder_scheme, settings.decks_per_shoe) == (
         "letters",

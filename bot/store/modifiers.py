@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -12,7 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from bot.store._util import dumps, parse_time, validated
-from bot.store.db import Database, Tx
+from bot.store.db import Database, Row, Tx
 from bot.store.errors import InvalidData, NotFound
 from bot.store.models import SYSTEMS, AppliedModifier, PendingModifier
 
@@ -39,7 +38,7 @@ class ModifierTicket:
     """Uses of pending modifiers reserved for one interaction's roll(s); taken when its log row is written."""
 
     key: object
-    uses: list[tuple[sqlite3.Row, int]] = field(default_factory=list)  # (modifier row, roller id)
+    uses: list[tuple[Row, int]] = field(default_factory=list)  # (modifier row, roller id)
     scopes: set[Scope] = field(default_factory=set)
     created: float = field(default_factory=time.monotonic)
 
@@ -47,7 +46,7 @@ class ModifierTicket:
         return bool(self.uses)
 
 
-def _modifier(row: sqlite3.Row) -> PendingModifier:
+def _modifier(row: Row) -> PendingModifier:
     return PendingModifier(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -106,8 +105,9 @@ class ModifierRepository:
             ),
             "Modifier",
         )
-        outcome = await self._db.execute(
-            f"INSERT INTO pending_modifiers ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        row = await self._db.one(
+            f"INSERT INTO pending_modifiers ({_COLUMNS.removeprefix('id, ')}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (
                 modifier.guild_id,
                 modifier.channel_id,
@@ -121,7 +121,8 @@ class ModifierRepository:
                 modifier.created_at.isoformat(),
             ),
         )
-        return modifier.model_copy(update={"id": outcome.lastrowid})
+        assert row is not None
+        return modifier.model_copy(update={"id": row["id"]})
 
     async def consume(
         self, guild_id: int | None, channel_id: int, system: str, user_id: int
@@ -244,7 +245,7 @@ class ModifierRepository:
             del self._tickets[key]
 
     @classmethod
-    async def _take_player_use(cls, tx: Tx, row: sqlite3.Row) -> AppliedModifier | None:
+    async def _take_player_use(cls, tx: Tx, row: Row) -> AppliedModifier | None:
         # The guard uses_left > 0 makes the decrement exactly-once even if a row was read stale;
         # RETURNING gives the true count left (the row may predate other uses taken meanwhile).
         after = await tx.one(
@@ -260,13 +261,14 @@ class ModifierRepository:
         return cls._applied(row, for_everyone=False, uses_left=left)
 
     @classmethod
-    async def _take_everyone_use(cls, tx: Tx, row: sqlite3.Row, user_id: int) -> AppliedModifier | None:
+    async def _take_everyone_use(cls, tx: Tx, row: Row, user_id: int) -> AppliedModifier | None:
         # from the modifier's row, so a modifier the GM cleared after the roll reserved it is no longer
         # taken (the roll keeps it, as it was pending when the roll began) instead of failing its FOREIGN KEY
         outcome = await tx.execute(
             "INSERT INTO modifier_uses (modifier_id, user_id, used) "
-            "SELECT id, ?, 1 FROM pending_modifiers WHERE id = ? "
-            "ON CONFLICT (modifier_id, user_id) DO UPDATE SET used = used + 1 WHERE used < ?",
+            "SELECT id, CAST(? AS BIGINT), 1 FROM pending_modifiers WHERE id = ? "
+            "ON CONFLICT (modifier_id, user_id) DO UPDATE SET used = modifier_uses.used + 1 "
+            "WHERE modifier_uses.used < ?",
             (user_id, row["id"], row["uses"]),
         )
         if outcome.rowcount != 1:
@@ -278,7 +280,7 @@ class ModifierRepository:
         return cls._applied(row, for_everyone=True, uses_left=left)
 
     @staticmethod
-    def _applied(row: sqlite3.Row, *, for_everyone: bool, uses_left: int) -> AppliedModifier:
+    def _applied(row: Row, *, for_everyone: bool, uses_left: int) -> AppliedModifier:
         return AppliedModifier(
             modifier_id=row["id"],
             kind=row["kind"],
@@ -291,7 +293,7 @@ class ModifierRepository:
     @staticmethod
     async def _matching(
         tx: Tx, guild_id: int | None, channel_id: int, system: str, user_id: int
-    ) -> list[sqlite3.Row]:
+    ) -> list[Row]:
         return await tx.all(
             f"SELECT {_COLUMNS} FROM pending_modifiers "
             "WHERE channel_id = ? AND guild_id IS ? AND system = ? "

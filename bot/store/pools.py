@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 from typing import TYPE_CHECKING
 
 from bot.store._util import dumps, now_text, parse_time, validated
-from bot.store.db import Database, Tx
+from bot.store.db import Database, Row, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import MAX_NAME, MAX_POOL_CHECKS, Pool, PoolCheck, PoolState, RollRecord, name_key
 
@@ -26,7 +25,7 @@ MAX_BASE = 1_000
 MAX_TIME = 1_000_000
 
 
-def _pool(row: sqlite3.Row) -> Pool:
+def _pool(row: Row) -> Pool:
     return Pool(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -103,7 +102,7 @@ class PoolRepository:
             raise InvalidData("No loss is yes or no.")
         stamp = now_text()
 
-        async def work(tx: Tx) -> sqlite3.Row | None:
+        async def work(tx: Tx) -> Row | None:
             taken = await tx.one(
                 "SELECT 1 FROM pools WHERE channel_id = ? AND name_key = ? AND state = 'running'",
                 (channel_id, name_key(name)),
@@ -112,11 +111,12 @@ class PoolRepository:
                 raise Conflict(
                     f"A sustained action named {name.strip()!r} is already running here; stop it first."
                 )
-            outcome = await tx.execute(
+            return await tx.one(
                 "INSERT INTO pools (guild_id, channel_id, owner_id, name, name_key, skill, goal, base, "
                 "time_per_check, time_unit, no_loss, pool, checks_made, checks, state, message_id, "
                 "created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]', 'running', ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]', 'running', ?, ?, ?) "
+                f"RETURNING {_COLUMNS}",
                 (
                     guild_id,
                     channel_id,
@@ -134,7 +134,6 @@ class PoolRepository:
                     stamp,
                 ),
             )
-            return await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (outcome.lastrowid,))
 
         row = await self._db.run(work)
         assert row is not None
@@ -244,7 +243,7 @@ class PoolRepository:
     async def stop(self, pool_id: int) -> Pool:
         """Stop a running sustained action (the GM's call); a finished one is returned unchanged."""
 
-        async def work(tx: Tx) -> sqlite3.Row | None:
+        async def work(tx: Tx) -> Row | None:
             await tx.execute(
                 "UPDATE pools SET state = 'stopped', updated_at = ? WHERE id = ? AND state = 'running'",
                 (now_text(), pool_id),

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from bot.store._util import dumps, loads_limited, now_text, validated
-from bot.store.db import Database, Tx
+from bot.store.db import Database, Row, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import (
     SHEET_RANGES,
@@ -28,7 +27,7 @@ Section = Literal["attribute", "skill", "bonus"]
 _SECTIONS: dict[str, str] = {"attribute": "attributes", "skill": "skills", "bonus": "bonuses"}
 
 
-def _sheet(row: sqlite3.Row) -> Sheet:
+def _sheet(row: Row) -> Sheet:
     data = json.loads(row["data"])
     return Sheet.model_validate(
         {
@@ -88,9 +87,9 @@ class SheetRepository:
             (sheet.guild_id, sheet.owner_id, sheet.system),
         )
         stamp = now_text()
-        outcome = await tx.execute(
+        row = await tx.one(
             "INSERT INTO sheets (guild_id, owner_id, name, name_key, system, active, data, version, "
-            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING id",
             (
                 sheet.guild_id,
                 sheet.owner_id,
@@ -103,10 +102,11 @@ class SheetRepository:
                 stamp,
             ),
         )
-        return sheet.model_copy(update={"id": outcome.lastrowid, "active": not has_active, "version": 1})
+        assert row is not None
+        return sheet.model_copy(update={"id": row["id"], "active": not has_active, "version": 1})
 
     @staticmethod
-    async def _row(tx: Tx, guild_id: int, owner_id: int, name: str) -> sqlite3.Row | None:
+    async def _row(tx: Tx, guild_id: int, owner_id: int, name: str) -> Row | None:
         return await tx.one(
             f"SELECT {_COLUMNS} FROM sheets WHERE guild_id = ? AND owner_id = ? AND name_key = ?",
             (guild_id, owner_id, name_key(name)),
@@ -151,7 +151,7 @@ class SheetRepository:
     async def use(self, guild_id: int, owner_id: int, name: str) -> Sheet:
         """Make the sheet ``name`` its system's active sheet (the previous one stops being active)."""
 
-        async def work(tx: Tx) -> sqlite3.Row | None:
+        async def work(tx: Tx) -> Row | None:
             row = await self._row(tx, guild_id, owner_id, name)
             if row is None:
                 raise NotFound(f"You have no sheet named {name.strip()!r}.")

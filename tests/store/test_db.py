@@ -20,6 +20,9 @@ from bot.store.db import Tx
 
 G, C, P = 1, 10, 20
 
+# the SQLite layer itself (aiosqlite's threads, the write queue, WAL); test_postgres.py has PostgreSQL's
+pytestmark = pytest.mark.sqlite_only
+
 
 def _put(key: str, value: str = "v") -> Callable[[Tx], Awaitable[int]]:
     async def work(tx: Tx) -> int:

@@ -95,6 +95,7 @@ async def test_newer_database_is_refused_and_left_unchanged(db_path: Path) -> No
     assert _schema(db_path) == before
 
 
+@pytest.mark.sqlite_only
 async def test_pragmas_wal_foreign_keys_busy_timeout(store: Store) -> None:
     assert (await store.db.one("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 import aiosqlite
 
@@ -105,6 +106,15 @@ class Outcome:
 def is_postgres_url(target: object) -> bool:
     """True when ``target`` names a PostgreSQL database (``postgresql://...``) rather than an SQLite file."""
     return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+
+
+def safe_url(url: str) -> str:
+    """A database address without its password, for sentences and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user, _, host = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))
 
 
 class Tx(Protocol):

@@ -19,11 +19,10 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from bot.store.db import Migration, Outcome, Params, Row, Work, read_migrations, split_statements
+from bot.store.db import Migration, Outcome, Params, Row, Work, read_migrations, safe_url, split_statements
 from bot.store.errors import Conflict, DatabaseTooNew, InvalidData, MigrationFailed, StoreError
 
 log = logging.getLogger(__name__)
@@ -82,16 +81,6 @@ def _count(status: str) -> int:
     """The rows a statement changed, from its command tag ("UPDATE 3", "INSERT 0 1")."""
     last = status.rpartition(" ")[2]
     return int(last) if last.isdigit() else 0
-
-
-def safe_url(url: str) -> str:
-    """The address without its password, for sentences and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rpartition("@")
-    user = netloc[0].partition(":")[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[2]}"))
 
 
 class PgTx:

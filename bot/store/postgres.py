@@ -162,7 +162,12 @@ class PgDatabase:
 
     @staticmethod
     async def _version(conn: asyncpg.Connection) -> int:
-        if await conn.fetchval("SELECT to_regclass('schema_version')") is None:
+        # a query of the catalog (not to_regclass, whose cache may predate the advisory lock's wait)
+        exists = await conn.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables "
+            "WHERE schemaname = current_schema() AND tablename = 'schema_version')"
+        )
+        if not exists:
             return 0
         return int(await conn.fetchval("SELECT coalesce(max(version), 0) FROM schema_version"))
 

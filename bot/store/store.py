@@ -57,6 +57,7 @@ class Store:
 
     async def close(self) -> None:
         """Close the connections (after every queued write has run)."""
+        await self.modifiers.close()
         await self.db.close()
 
     async def __aenter__(self) -> Store:

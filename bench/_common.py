@@ -133,12 +133,17 @@ class BotProcess:
         raise KeyError(key)
 
     def children(self) -> list[int]:
-        """The pids of the process's live children (the bot's worker processes)."""
-        return [
-            int(child)
-            for listing in Path(f"/proc/{self.pid}/task").glob("*/children")
-            for child in listing.read_text().split()
-        ]
+        """The pids of the process's live descendants: its worker processes, the fork server they are
+        forked from, and multiprocessing's resource tracker."""
+        found, parents = [], [self.pid]
+        while parents:
+            pid = parents.pop()
+            for listing in Path(f"/proc/{pid}/task").glob("*/children"):
+                with contextlib.suppress(OSError):
+                    kids = [int(child) for child in listing.read_text().split()]
+                    found += kids
+                    parents += kids
+        return found
 
     def cpu_split(self) -> tuple[float, float]:
         """User + system CPU seconds so far of the process itself (its event loop and its SQLite thread),
@@ -209,12 +214,20 @@ async def launch(
     profile: Path | None = None,
     source: Path = ROOT,
 ) -> BotProcess:
-    """Start ``kind`` ("tabletop": python -m bot; "bare": bench/bare_bot.py; "plain": bench/plain_bot.py);
-    wait until it connected.
+    """Start ``kind`` ("tabletop": python -m bot; "probed": the same with bench/_lag_probe.py's loop-lag
+    monitor, writing to `lag_file`; "bare": bench/bare_bot.py; "plain": bench/plain_bot.py); wait until it
+    connected.
 
     ``source``: where the tabletop bot's code comes from (default: this checkout).
     """
-    if kind == "tabletop":
+    env = bot_env(fake, database, log_level=log_level, source=source)
+    if kind == "probed":
+        env["LOOP_LAG_FILE"] = str(lag_file(database))
+        # -c, not a script path: the bot's worker processes would import a script as their main module
+        bench = str(ROOT / "bench")
+        probe = f"import sys; sys.path.insert(0, {bench!r}); import _lag_probe; _lag_probe.main()"
+        argv = [sys.executable, "-c", probe]
+    elif kind == "tabletop":
         argv = [sys.executable, "-m", "bot"]
         if profile is not None:  # cProfile writes the file when the bot exits on SIGTERM
             argv = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "bot"]
@@ -229,7 +242,7 @@ async def launch(
         process = await asyncio.create_subprocess_exec(
             *argv,
             cwd=database.parent,
-            env=bot_env(fake, database, log_level=log_level, source=source),
+            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=log_file,
             stderr=log_file,
@@ -244,6 +257,11 @@ async def launch(
             process.kill()
         raise RuntimeError(f"the {kind} bot did not connect:\n{log_path.read_text()[-3000:]}")
     return BotProcess(kind, process, spawned, time.monotonic(), log_path, database)
+
+
+def lag_file(database: Path) -> Path:
+    """Where a "probed" bot's loop-lag monitor writes (see bench/_lag_probe.py)."""
+    return database.parent / "loop-lag.txt"
 
 
 # -- timed interactions ------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ bench/latency.py's Hit deals eight voluntary hands (skill 3, difficulty 2) from 
 then clicks Hit once on each. A Hit that ends its hand (a 21 and its bonus card) sends the odds of the move
 before it (`bot.ui.odds.hand_decision`, the player's chances from a one-card hand) to the worker process;
 the "workers" column of bench/latency.py is that. This plays the same deals and clicks in-process, with
-the cog's own dealing and Hit (`cogs.cards._play_out`, `_hit`), and times each of those decisions (CPU,
+the bot's own dealing and Hit (`bot.ui.hands.play_out`, `hit_move`), and times each of those decisions (CPU,
 one core):
 
     python bench/last_move_odds.py [--channels 150] [--seed 1]
@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.core.blackjack import HandOptions, start_voluntary
 from bot.core.cards import Shoe
 from bot.core.odds.cards import voluntary_decision
-from cogs.cards import _hit, _play_out
+from bot.ui.hands import hit_move as _hit
+from bot.ui.hands import play_out as _play_out
 
 HANDS_PER_CHANNEL = 8  # as bench/latency.py's Hit
 

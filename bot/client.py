@@ -17,9 +17,7 @@ from discord.ext import commands
 from bot.invite import invite_url
 from bot.settings import Settings
 from bot.store import Store
-from bot.ui.callbacks import CallbackClient
 from bot.ui.options import TableTree
-from bot.ui.payloads import guard_interactions
 from bot.ui.visibility import RevealButton
 from bot.ui.workers import Workers
 
@@ -70,40 +68,18 @@ def intents() -> discord.Intents:
     return chosen
 
 
-YOUNG_THRESHOLD = 10_000  # net new container objects between two young collections (CPython: 700)
-
-
 def freeze_start_up() -> None:
-    """Move what start-up made out of the garbage collector's way.
-
-    Modules, the command tree, cogs, pydantic schemas, the store and the guild cache live as long as the
-    process. Frozen (``gc.freeze``), they are skipped by the collector's full passes, which then look only
-    at what commands create: each pass pauses the whole event loop, and over start-up's objects it took
-    40-50 ms, the worst latency a command saw under load (bench/latency.py). Called after the cogs load and
-    again once the guilds are cached.
-
-    The youngest generation's threshold goes up too (700 -> `YOUNG_THRESHOLD`): handled interactions leave
-    no cycles (`bot.ui.reply.release_when_handled`), so what 16 interactions in flight allocate dies by
-    reference counting, but passed 700 objects alive at once and started a young collection every few
-    interactions, about 25 µs of each `/rps check` (timed in `gc.callbacks` under bench/latency.py), to find
-    nothing to free.
-    """
+    """Freeze start-up's objects (modules, cogs, the guild cache), after set-up and once guilds are cached:
+    they live as long as the process, so the collector's full passes, which pause the loop, skip them."""
     gc.collect()
     gc.freeze()
-    _, middle, old = gc.get_threshold()
-    gc.set_threshold(YOUNG_THRESHOLD, middle, old)
-    log.debug(
-        "%d start-up objects frozen for the garbage collector; young collections every %d new objects.",
-        gc.get_freeze_count(),
-        gc.get_threshold()[0],
-    )
+    log.debug("%d start-up objects frozen for the garbage collector.", gc.get_freeze_count())
 
 
 class TabletopBot(commands.Bot):
     """The bot a table uses; ``bot.store`` and ``bot.rng`` are what cogs need."""
 
     store: Store
-    callbacks: CallbackClient
     workers: Workers
     chart_workers: Workers
 
@@ -132,8 +108,6 @@ class TabletopBot(commands.Bot):
         # `freeze_start_up` is for a process that runs this one bot (python -m bot): in a process that
         # starts many (the tests), what a frozen bot leaves behind would never be collected.
         self.freeze_gc = freeze_gc
-        guard_interactions(self)  # a malformed interaction is refused before discord.py parses it
-        self.callbacks = CallbackClient()  # answers to interactions, on connections of our own
         if settings.discord_api_base:
             point_at(settings.discord_api_base)
 
@@ -212,7 +186,6 @@ class TabletopBot(commands.Bot):
         try:
             await super().close()
         finally:
-            self.callbacks.close()
             for pool in ("workers", "chart_workers"):
                 workers = self.__dict__.pop(pool, None)
                 if workers is not None:

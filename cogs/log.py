@@ -16,14 +16,15 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.store import RollRecord, Store
-from bot.store.log import ExportFormat
+from bot.store.log import ExportFormat, export_text
 from bot.ui.embeds import clip, info_embed
 from bot.ui.permissions import is_gm
-from bot.ui.reply import reply
+from bot.ui.reply import defer, reply
 from bot.ui.sheets import system_label
 
 LINE_MAX = 160
 MAX_EXPORT_BYTES = 8 * 1024 * 1024  # under Discord's 10 MB upload limit for a bot
+EXPORT_SLICE = 2_000  # rows per job of the worker building an export
 
 
 def may_see(record: RollRecord, viewer_id: int, viewer_is_gm: bool) -> bool:
@@ -82,10 +83,10 @@ class Log(commands.Cog):
     ) -> None:
         guild_id = interaction.guild.id if interaction.guild is not None else None
         channel_id = interaction.channel_id or interaction.user.id
-        viewer_is_gm = await is_gm(interaction, self.store)
         if export is not None:
-            await self._export(interaction, guild_id, channel_id, export, viewer_is_gm)
+            await self._export(interaction, guild_id, channel_id, export)
             return
+        viewer_is_gm = await is_gm(interaction, self.store)
         records = await self.store.log.last(guild_id, channel_id, count)
         if not records:
             await reply(
@@ -102,10 +103,18 @@ class Log(commands.Cog):
         guild_id: int | None,
         channel_id: int,
         fmt: ExportFormat,
-        viewer_is_gm: bool,
     ) -> None:
-        text = await self.store.log.export(guild_id, channel_id, fmt, include_hidden=viewer_is_gm)
-        data = text.encode("utf-8")
+        await defer(interaction, ephemeral=True)  # a long log takes a while to read, build and upload
+        viewer_is_gm = await is_gm(interaction, self.store)
+        rows = await self.store.log.export_rows(guild_id, channel_id, include_hidden=viewer_is_gm)
+        # Built in the chart worker process (the one for bulky files), a slice at a time: a long log is
+        # seconds of CPU, which a thread would take from the loop a GIL turn at a time, and odds or charts
+        # asked meanwhile wait for one slice, not the whole file.
+        parts = [
+            await self.bot.chart_workers.run(export_text, rows[start : start + EXPORT_SLICE], fmt, start == 0)
+            for start in range(0, max(len(rows), 1), EXPORT_SLICE)
+        ]
+        data = "".join(parts).encode("utf-8")
         if len(data) > MAX_EXPORT_BYTES:
             data = data[:MAX_EXPORT_BYTES]
             note = " It was cut at 8 MB: the oldest rolls are complete, the newest are missing."

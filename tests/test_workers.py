@@ -1,11 +1,14 @@
-"""The bot's worker processes: calls run in another process, and a dead worker is replaced."""
+"""The bot's worker pools: jobs run in other processes, never on the loop's thread; a job that overruns
+its time or loses its worker gets one clear sentence, and the next job runs on a fresh pool."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -15,15 +18,12 @@ import pytest
 from bot.core.blackjack import deal, hit, start_voluntary
 from bot.core.cards import Card, full_deck
 from bot.core.odds.cards import voluntary_decision
-from bot.ui.odds import (
-    _decision,
-    card_codes,
-    hand_decision,
-    hand_decision_line,
-    hand_decision_text,
-    resisted_cached,
-)
-from bot.ui.workers import BATCH_POLICY, NICENESS, Workers
+from bot.ui import workers as workers_module
+from bot.ui.odds import card_codes, hand_decision, hand_decision_line, hand_decision_text, resisted_cached
+from bot.ui.odds_jobs import _decision
+from bot.ui.reply import UserError
+from bot.ui.worker_process import BATCH_POLICY, NICENESS
+from bot.ui.workers import JobTimedOut, WorkerDied, Workers
 
 
 @pytest.fixture
@@ -35,11 +35,101 @@ async def workers() -> AsyncIterator[Workers]:
         pool.close()
 
 
+def where() -> tuple[int, int]:
+    """The process and thread a job ran in."""
+    return os.getpid(), threading.get_ident()
+
+
+def loaded(*names: str) -> str:
+    """An expression for `eval` in a worker (a function of this module would import it, and discord with
+    it): which of ``names`` it has imported."""
+    return f"[name for name in {names!r} if name in __import__('sys').modules]"
+
+
+async def gone(pid: int, seconds: float = 10) -> bool:
+    """Whether process ``pid`` has exited (and been reaped) within ``seconds``."""
+    for _ in range(int(seconds / 0.02)):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
 async def test_a_call_runs_in_another_process_and_returns_its_value(workers: Workers) -> None:
     assert await workers.run(os.getpid) != os.getpid()
     # a real odds call: core values pickle both ways and come back equal to the local answer
     assert await workers.run(resisted_cached, (12, 9)) == resisted_cached((12, 9))
     assert workers.jobs == 2
+
+
+async def test_no_job_ever_runs_on_the_event_loops_thread(workers: Workers) -> None:
+    loop_thread = (os.getpid(), threading.get_ident())
+    ticks: list[float] = []
+
+    async def tick() -> None:  # the loop keeps running callbacks while a job computes
+        while True:
+            ticks.append(time.monotonic())
+            await asyncio.sleep(0.01)
+
+    ticker = asyncio.ensure_future(tick())
+    try:
+        places = await asyncio.gather(*(workers.run(where) for _ in range(20)))
+        first = places[0][0]
+        os.kill(first, signal.SIGKILL)  # and after its pool is replaced
+        with contextlib.suppress(WorkerDied):
+            await workers.run(time.sleep, 1)
+        places.append(await workers.run(where))
+        started = time.monotonic()
+        await workers.run(time.sleep, 0.5)  # had it run on the loop's thread, no tick would happen
+    finally:
+        ticker.cancel()
+    assert all(place[0] != loop_thread[0] for place in places)
+    assert places[-1][0] != first
+    during = [t for t in ticks if t >= started]
+    assert len(during) >= 10 and max(b - a for a, b in itertools.pairwise(during)) < 0.25
+
+
+async def test_a_pool_starts_on_a_thread_so_the_loop_never_waits_for_a_process_to_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # starting a worker waits for the fork server (which may have to start and import first)
+    opened_on: list[int] = []
+    real = workers_module._open
+
+    def slow_open(processes: int) -> object:
+        opened_on.append(threading.get_ident())
+        time.sleep(0.3)
+        return real(processes)
+
+    monkeypatch.setattr(workers_module, "_open", slow_open)
+    workers = Workers()
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    ticker = asyncio.ensure_future(tick())
+    try:
+        pids = await asyncio.gather(*(workers.run(os.getpid) for _ in range(3)))
+    finally:
+        ticker.cancel()
+        workers.close()
+    assert opened_on and threading.get_ident() not in opened_on
+    assert len(opened_on) == 1 and len(set(pids)) == 1  # jobs arriving together start one pool
+    assert ticks >= 10
+
+
+async def test_a_worker_imports_neither_discord_nor_the_store(workers: Workers) -> None:
+    # the fork server preloads only the worker-side modules, so each worker stays small
+    assert await workers.run(eval, loaded("discord", "pydantic", "aiosqlite", "bot.store")) == []
+    await workers.run(hand_decision_text, *_a_hand_and_shoe())
+    assert await workers.run(eval, loaded("discord", "pydantic", "bot.ui.odds")) == []
+    assert "discord" in sys.modules  # (as the bot has)
 
 
 async def test_a_worker_runs_at_a_lower_cpu_priority_than_the_bot(workers: Workers) -> None:
@@ -58,20 +148,70 @@ async def test_a_worker_is_batch_work_so_waking_it_never_preempts_the_loop(worke
     assert os.sched_getscheduler(0) == ours  # the bot's own is untouched
 
 
-async def test_a_killed_worker_is_replaced_and_the_call_still_answers(workers: Workers) -> None:
+async def test_a_worker_killed_mid_job_answers_that_job_clearly_and_the_next_job_works(
+    workers: Workers,
+) -> None:
     first = await workers.run(os.getpid)
+    job = asyncio.ensure_future(workers.run(time.sleep, 30))
+    queued = asyncio.ensure_future(workers.run(divmod, 7, 2))  # waiting behind it
+    await asyncio.sleep(0.3)
     os.kill(first, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError):  # the pool's own thread may have reaped it already
-        os.waitpid(first, 0)
+    for waiting in (job, queued):
+        with pytest.raises(WorkerDied) as died:
+            await asyncio.wait_for(waiting, 10)
+    # one sentence the player can read, answered like any user error
+    assert isinstance(died.value, UserError) and str(died.value).endswith("please try again.")
     second = await workers.run(os.getpid)
     assert second not in (first, os.getpid())
+    assert await workers.run(divmod, 9, 4) == (2, 1)
+
+
+async def test_a_job_that_overruns_its_time_is_stopped_with_a_clear_sentence() -> None:
+    workers = Workers(timeout=1.5)
+    try:
+        stuck = await workers.run(os.getpid)
+        started = time.monotonic()
+        with pytest.raises(JobTimedOut) as overran:
+            await workers.run(time.sleep, 60)
+        assert time.monotonic() - started < 5
+        assert isinstance(overran.value, UserError) and "took too long" in str(overran.value)
+        assert await gone(stuck)  # killed, not left computing
+        assert await workers.run(divmod, 7, 2) == (3, 1)  # on a fresh worker
+        assert await workers.run(os.getpid) != stuck
+    finally:
+        workers.close()
+
+
+async def test_a_job_queued_behind_an_overrunning_one_still_gets_its_answer() -> None:
+    workers = Workers(timeout=1.5)
+    try:
+        await workers.run(os.getpid)
+        stuck = asyncio.ensure_future(workers.run(time.sleep, 60))
+        await asyncio.sleep(0.5)
+        # not its fault that the worker was killed: it goes to the next pool, within its own time
+        assert await workers.run(divmod, 7, 2) == (3, 1)
+        with pytest.raises(JobTimedOut):
+            await stuck
+    finally:
+        workers.close()
 
 
 async def test_close_stops_the_workers_and_a_later_call_starts_new_ones(workers: Workers) -> None:
     first = await workers.run(os.getpid)
     workers.close()
+    assert await gone(first)
     second = await workers.run(os.getpid)
     assert second != first
+
+
+async def test_a_worker_closed_mid_job_stops_at_once(workers: Workers) -> None:
+    pid = await workers.run(os.getpid)
+    call = asyncio.ensure_future(workers.run(time.sleep, 30))
+    await asyncio.sleep(0.3)
+    workers.close()  # the bot shutting down while the worker still computes: nobody will read it
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(call, 10)
+    assert await gone(pid, 5)
 
 
 async def test_an_exception_in_the_worker_reaches_the_caller_and_the_worker_goes_on(workers: Workers) -> None:
@@ -95,31 +235,19 @@ async def test_a_caller_that_stops_waiting_does_not_disturb_the_next_call(worker
     assert await workers.run(divmod, 9, 4) == (2, 1)
 
 
-async def test_the_bot_side_starts_no_thread(workers: Workers) -> None:
-    before = threading.active_count()
-    await asyncio.gather(*(workers.run(os.getpid) for _ in range(5)))
-    assert threading.active_count() == before
-
-
-async def test_calls_arriving_together_start_one_process(workers: Workers) -> None:
+async def test_calls_arriving_together_share_one_process(workers: Workers) -> None:
     pids = await asyncio.gather(*(workers.run(os.getpid) for _ in range(8)))
     assert len(set(pids)) == 1 and pids[0] != os.getpid()
 
 
-async def test_a_worker_closed_mid_call_exits_quietly(workers: Workers) -> None:
-    pid = await workers.run(os.getpid)
-    call = asyncio.ensure_future(workers.run(time.sleep, 0.3))
-    await asyncio.sleep(0.05)
-    workers.close()  # the bot shutting down while the worker still computes
-    with contextlib.suppress(asyncio.CancelledError):
-        await call
-    for _ in range(100):  # it finishes the call, finds nobody listening, and exits
-        with contextlib.suppress(ChildProcessError):
-            if os.waitpid(pid, os.WNOHANG) != (0, 0):
-                break
-        await asyncio.sleep(0.02)
-    else:
-        raise AssertionError("the worker is still running after its bot closed")
+def _raise_timeout() -> None:
+    raise TimeoutError("the job's own")
+
+
+def _a_hand_and_shoe() -> tuple[object, str, str]:
+    hand = hit(deal(start_voluntary(3, 2), Card.parse("9S")), Card.parse("5H"))
+    rest = [c for c in full_deck() if c not in (Card.parse("9S"), Card.parse("5H"))]
+    return hand, card_codes(rest[:30]), card_codes(rest[30:])
 
 
 def test_a_hands_decision_is_cached_on_its_cards_not_their_order() -> None:
@@ -147,3 +275,11 @@ async def test_a_hands_odds_line_is_worked_out_from_card_codes_in_the_worker(wor
     assert await workers.run(hand_decision_text, hand, card_codes(shoe), card_codes(discards)) == expected
     without = hand_decision_line(voluntary_decision(hand, shoe))
     assert hand_decision_text(hand, card_codes(shoe)) == without != expected
+
+
+async def test_a_jobs_own_timeout_error_is_its_own_not_an_overrun(workers: Workers) -> None:
+    pid = await workers.run(os.getpid)
+    with pytest.raises(TimeoutError) as raised:
+        await workers.run(_raise_timeout)
+    assert not isinstance(raised.value, JobTimedOut)
+    assert await workers.run(os.getpid) == pid  # its worker was not killed for it

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
-from collections.abc import Awaitable, Callable
-from typing import Literal
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal
 
 from bot.store._util import dumps, json_column, now_text, parse_time, validated
 from bot.store.db import Database, Params, Row, Tx
@@ -22,6 +23,7 @@ _INSERT = (
     f"INSERT INTO rolls ({_COLUMNS.removeprefix('id, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "RETURNING id"
 )
+_NAMES = tuple(name.strip() for name in _COLUMNS.split(","))
 MAX_LAST = 500
 ExportFormat = Literal["jsonl", "csv"]
 CSV_FIELDS = (
@@ -30,7 +32,7 @@ CSV_FIELDS = (
 )  # fmt: skip
 
 
-def _record(row: Row) -> RollRecord:
+def _record(row: Row | Mapping[str, Any]) -> RollRecord:
     return RollRecord(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -47,6 +49,29 @@ def _record(row: Row) -> RollRecord:
         revealed_by=row["revealed_by"],
         revealed_at=parse_time(row["revealed_at"]) if row["revealed_at"] else None,
     )
+
+
+def export_text(rows: Sequence[Sequence[Any]], fmt: ExportFormat, header: bool = True) -> str:
+    """Logged rows, as `RollLogRepository.export_rows` reads them, as JSON lines (one object per roll) or
+    CSV (with its header row when ``header``). Pure work that takes a while for a long log: the bot runs
+    it in a worker process, a slice of the rows at a time."""
+    if fmt not in ("jsonl", "csv"):
+        raise InvalidData(f"The log exports as jsonl or csv, not {fmt!r}.")
+    records = [_record(dict(zip(_NAMES, row, strict=True))).model_dump(mode="json") for row in rows]
+    if fmt == "jsonl":
+        return "".join(dumps(record) + "\n" for record in records)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    if header:
+        writer.writeheader()
+    for record in records:
+        writer.writerow(
+            {
+                k: dumps(v) if isinstance(v, dict | list) else ("" if v is None else v)
+                for k, v in record.items()
+            }
+        )
+    return out.getvalue()
 
 
 def _log_id(row: Row | None) -> int:
@@ -148,30 +173,24 @@ class RollLogRepository:
         )
         return [_record(row) for row in rows]
 
+    async def export_rows(
+        self, guild_id: int | None, channel_id: int, include_hidden: bool = True
+    ) -> list[tuple[Any, ...]]:
+        """The channel's whole log, oldest first, as plain rows for `export_text` (they pickle)."""
+        sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
+        if not include_hidden:
+            sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
+        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id))
+        return [tuple(row) for row in rows]
+
     async def export(
         self, guild_id: int | None, channel_id: int, fmt: ExportFormat = "jsonl", include_hidden: bool = True
     ) -> str:
         """The channel's whole log, oldest first, as JSON lines (one object per roll) or CSV with a header."""
         if fmt not in ("jsonl", "csv"):
             raise InvalidData(f"The log exports as jsonl or csv, not {fmt!r}.")
-        sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
-        if not include_hidden:
-            sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
-        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id))
-        records = [_record(row).model_dump(mode="json") for row in rows]
-        if fmt == "jsonl":
-            return "".join(dumps(record) + "\n" for record in records)
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        for record in records:
-            writer.writerow(
-                {
-                    k: dumps(v) if isinstance(v, dict | list) else ("" if v is None else v)
-                    for k, v in record.items()
-                }
-            )
-        return out.getvalue()
+        rows = await self.export_rows(guild_id, channel_id, include_hidden)
+        return await asyncio.to_thread(export_text, rows, fmt)  # (the bot builds it in a worker process)
 
     async def mark_revealed(self, record_id: int, by_user_id: int) -> bool:
         """Reveal a hidden roll, once: True for the reveal that did it, False if it was already revealed."""

@@ -227,7 +227,7 @@ def request_view(request_id: int) -> discord.ui.View:
     """
     view = discord.ui.View(timeout=None)
     view.add_item(RequestRollButton(request_id))
-    release_when_handled(None, view)
+    release_when_handled(view)
     return view
 
 

@@ -6,7 +6,8 @@ line goes exactly where the result goes (a blind roller, a hidden roll's public 
 Single-check odds are pure functions of small inputs and cached here (`functools.lru_cache`); the cards
 odds depend on the shoe, the sustained pools' on a Markov chain, the contests' on many parties: they take
 milliseconds to seconds, so cogs run them in the bot's worker processes (``bot.workers``,
-`bot.ui.workers`), never on the event loop nor in a thread holding the GIL it needs.
+`bot.ui.workers`), never on the event loop nor in a thread holding the GIL it needs. Those jobs live in
+`bot.ui.odds_jobs` (light enough for a worker to import) and are re-exported here.
 
 /odds: `odds_embed` builds the table; charts are rendered by `bot.ui.chart_worker.render_chart` in the
 bot's chart worker process (matplotlib is never imported in the bot).
@@ -23,34 +24,27 @@ from typing import Any
 import discord
 
 from bot.core import decision as dd_rules
-from bot.core import rps as rps_rules
-from bot.core.blackjack import Hand
-from bot.core.cards import Card, parse_cards
 from bot.core.decision import DiceMode, SupplyDie
 from bot.core.dn import SuccessLevel
 from bot.core.odds import (
-    cards_summary,
     decision_summary,
     dn_summary,
-    hand_decision_summary,
     percent,
     rps_summary,
     supply_summary,
     systemx_summary,
 )
-from bot.core.odds.cards import HandDecision, InvoluntaryOdds, involuntary_odds, voluntary_decision
 from bot.core.odds.contest import ContestOdds
 from bot.core.odds.decision import (
     DecisionOdds,
     SupplyOdds,
-    contested_odds,
     percent_chance,
     roll_odds,
     supply_odds,
 )
 from bot.core.odds.distribution import Distribution
 from bot.core.odds.dn import DnOdds, dn_odds
-from bot.core.odds.rps import RpsCheckOdds, SustainedOdds, check_odds, resisted_odds, sustained_odds
+from bot.core.odds.rps import RpsCheckOdds, SustainedOdds, check_odds
 from bot.core.odds.systemx import (
     CheckOdds,
     combined_distribution,
@@ -60,15 +54,21 @@ from bot.core.odds.systemx import (
 )
 from bot.core.odds.systemx import check_odds as sx_check_odds
 from bot.core.systemx import S0, Margin, MarginStyle, RollChart, SkillCheck
-from bot.store import Pool
 from bot.ui.embeds import DESCRIPTION_MAX, FIELD_VALUE_MAX, NEUTRAL, clip, fit, result_embed
+from bot.ui.odds_jobs import CACHE_SIZE as CACHE_SIZE
+from bot.ui.odds_jobs import LINE_MAX_GOAL as LINE_MAX_GOAL
+from bot.ui.odds_jobs import card_codes as card_codes
+from bot.ui.odds_jobs import contested_cached as contested_cached
+from bot.ui.odds_jobs import core_pool as core_pool
+from bot.ui.odds_jobs import hand_decision as hand_decision
+from bot.ui.odds_jobs import hand_decision_line as hand_decision_line
+from bot.ui.odds_jobs import hand_decision_text as hand_decision_text
+from bot.ui.odds_jobs import involuntary_line as involuntary_line
+from bot.ui.odds_jobs import resisted_cached as resisted_cached
+from bot.ui.odds_jobs import sustained_line as sustained_line
 
 ODDS_FIELD = "Odds"
-CACHE_SIZE = 1024
 CHART_FILENAME = "odds.png"
-# A pool's odds take ~25 ms at Goal 50 and ~150 ms at Goal 200 (and seconds near 1000): a roll's line
-# shows them up to this Goal; /odds pool answers up to the engine's limit.
-LINE_MAX_GOAL = 200
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -189,12 +189,6 @@ def rps_line(base: int, actual_sl: int | None) -> str:
     return rps_summary(rps_cached(base), actual_sl)
 
 
-@functools.lru_cache(maxsize=CACHE_SIZE)
-def resisted_cached(bases: tuple[int, ...]) -> ContestOdds:
-    """RPS-7 odds for the parties' Bases (cached)."""
-    return resisted_odds(bases)
-
-
 def win_line(names: Sequence[str], odds: ContestOdds, winner: str | None = None) -> str:
     """ "Chance to win: Ann 62% · Bo 38%" (the winner's chance named when given)."""
     parts = " · ".join(f"{name} {percent(p)}" for name, p in zip(names, odds.win, strict=True))
@@ -202,37 +196,6 @@ def win_line(names: Sequence[str], odds: ContestOdds, winner: str | None = None)
     if winner is not None and winner in names:
         text += f"; {winner} had {percent(odds.win[list(names).index(winner)])}"
     return text
-
-
-def core_pool(pool: Pool) -> rps_rules.SustainedPool | None:
-    """The stored pool as the core's running SustainedPool; None once it has ended (or was stopped)."""
-    if not pool.running:
-        return None
-    return rps_rules.SustainedPool(
-        goal=pool.goal,
-        base=pool.base,
-        minutes_per_check=pool.time_per_check,
-        no_loss=pool.no_loss,
-        pool=pool.pool,
-        checks=pool.checks_made,
-    )
-
-
-def sustained_line(pool: Pool) -> str:
-    """RPS-8 from the pool as it stands now: P(complete), expected checks and time left.
-
-    Up to ~150 ms for a big Goal: run it in ``bot.workers``.
-    """
-    running = core_pool(pool)
-    if running is None:
-        return f"the action has {pool.state}"
-    if running.goal > LINE_MAX_GOAL:
-        return f"odds are shown here for Goals up to {LINE_MAX_GOAL}; ask /odds pool"
-    odds = sustained_odds(running)
-    return (
-        f"{percent(odds.complete)} to complete, {percent(odds.fail)} to fail; about "
-        f"{float(odds.expected_checks):.1f} checks ({float(odds.expected_minutes):.0f} {pool.time_unit}) left"
-    )
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
@@ -269,12 +232,6 @@ def _decision_line(
     return decision_summary(odds, actual_total)
 
 
-@functools.lru_cache(maxsize=CACHE_SIZE)
-def contested_cached(modifiers: tuple[int, ...], modes: tuple[DiceMode, ...]) -> ContestOdds:
-    """DD-5 odds (cached)."""
-    return contested_odds(modifiers, modes)
-
-
 def percent_line(chance: int) -> str:
     """DD-8: the chance of the d100 roll."""
     return f"{percent(percent_chance(chance))} to succeed"
@@ -301,64 +258,6 @@ def supply_line(rolled: SupplyDie, now: SupplyDie) -> str:
     if now is SupplyDie.EMPTY:
         return f"{head}; the item is empty now"
     return f"{head}; {supply_summary(supply_cached(now))}"
-
-
-def involuntary_line(
-    shoe: Sequence[Card], hand: Hand, actual_trl: int | None, discards: Sequence[Card] = ()
-) -> tuple[str, InvoluntaryOdds]:
-    """BJ-3 from the shoe the hand was dealt from, and its discards, which an empty shoe reshuffles and
-    deals on from (BJ-1) (slow: run it in ``bot.workers``)."""
-    odds = involuntary_odds(
-        shoe,
-        hand.skill,
-        hand.difficulty,
-        hand.characteristic,
-        hand.characteristic_bonus,
-        hand.options,
-        discards=discards,
-    )
-    return cards_summary(odds, actual_trl), odds
-
-
-DECISION_CACHE = 256  # per worker process; a decision is a handful of Fractions
-
-
-def hand_decision(hand: Hand, shoe: Sequence[Card], discards: Sequence[Card] = ()) -> HandDecision:
-    """BJ-4/BJ-7: Stand, each adder and Hit from here, the shoe's discards dealt on from when it runs out
-    (BJ-1) (slow: run it in ``bot.workers``).
-
-    Cached on the hand and the cards left (their order does not matter): a player who asked the Odds
-    button, then made the hand's last move, asks the same question twice, and the result's odds line
-    then costs nothing.
-    """
-    return _decision(hand, _in_order(shoe), _in_order(discards))
-
-
-@functools.lru_cache(maxsize=DECISION_CACHE)
-def _decision(hand: Hand, shoe: tuple[Card, ...], discards: tuple[Card, ...]) -> HandDecision:
-    return voluntary_decision(hand, shoe, discards)
-
-
-def _in_order(cards: Sequence[Card]) -> tuple[Card, ...]:
-    return tuple(sorted(cards, key=lambda card: (card.rank, card.suit.value)))
-
-
-def hand_decision_line(decision: HandDecision) -> str:
-    """ "Hit 62% (TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"."""
-    return hand_decision_summary(decision)
-
-
-def hand_decision_text(hand: Hand, shoe: str, discards: str = "") -> str:
-    """`hand_decision_line` of `hand_decision`, from the codes of the shoe's cards and of its discards
-    (`card_codes`): what the cards cog sends its worker. The call pickles in a third of the time of one
-    with the Cards (7 against 21 µs for 40 cards), and the answer is the line: the event loop neither
-    unpickles the decision's Fractions (10 µs) nor formats them (41 µs)."""
-    return hand_decision_line(hand_decision(hand, parse_cards(shoe.split()), parse_cards(discards.split())))
-
-
-def card_codes(cards: Sequence[Card]) -> str:
-    """The cards' codes, space-separated: ``AS 10H QD`` (read back by `hand_decision_text`)."""
-    return " ".join([card.code for card in cards])
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -16,16 +16,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
+from discord import AppCommandOptionType as Kind
 from discord import app_commands
-from discord.enums import AppCommandOptionType as Kind
 
-from bot.ui.reply import NO_DMS, refuse, release_when_handled
+from bot.ui.reply import NO_DMS, refuse
 
 log = logging.getLogger(__name__)
 
 DISCORD_INT = 2**53  # Discord's integer options lie in -2^53..2^53
 SNOWFLAKE = re.compile(r"[1-9][0-9]{0,19}")
 UNREADABLE = "That command came with options I cannot read; please run it again."
+SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2  # option types that nest a subcommand's options
 NAME_MAX = 40  # option names in a refusal are clipped: a forged name may be anything
 
 _KIND_WORDS: dict[Kind, str] = {
@@ -213,11 +214,21 @@ def _guild_only(command: app_commands.Command[Any, ..., Any]) -> bool:
     return False
 
 
+def leaf_options(data: dict[str, Any]) -> Any:
+    """The options of the subcommand a command's data runs (below its groups), as Discord nests them."""
+    options = data.get("options", [])
+    while isinstance(options, list) and options:
+        first = options[0]
+        if not isinstance(first, dict) or first.get("type") not in (SUB_COMMAND, SUB_COMMAND_GROUP):
+            break
+        options = first.get("options", [])
+    return options
+
+
 class TableTree(app_commands.CommandTree[Any]):
     """A CommandTree that refuses any command whose options break their declaration (see the module doc)."""
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        release_when_handled(interaction)  # runs in the task that handles it, errors included
         if interaction.type not in (
             discord.InteractionType.application_command,
             discord.InteractionType.autocomplete,
@@ -227,12 +238,13 @@ class TableTree(app_commands.CommandTree[Any]):
         if not isinstance(data, dict) or data.get("type", 1) != 1:
             return True  # context menus carry a target, no options
         try:
-            command, options = self._get_app_command_options(data)  # type: ignore[arg-type]
-        except app_commands.AppCommandError:
-            return True  # an unknown command: discord.py reports it through on_error as usual
-        except Exception:
+            command = interaction.command
+        except Exception:  # discord.py could not follow the subcommands: their shape is not Discord's
             problem: str | None = UNREADABLE
         else:
+            if not isinstance(command, app_commands.Command):
+                return True  # an unknown command: discord.py reports it through on_error as usual
+            options = leaf_options(data)
             resolved = data.get("resolved") or {}
             if not isinstance(resolved, dict) or not isinstance(options, list):
                 problem = UNREADABLE
@@ -245,25 +257,15 @@ class TableTree(app_commands.CommandTree[Any]):
         if problem is None:
             return True
         log.info("Refused /%s from %s: %s", data.get("name"), interaction.user.id, problem)
-        await self._refuse(interaction, problem)
+        await refuse_options(interaction, problem)
         return False
 
-    async def _call(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            await super()._call(interaction)
-        except app_commands.AppCommandError:
-            raise  # discord.py's own wrapper dispatches these to on_error
-        except Exception as error:
-            # Anything else escaped discord.py's option parsing (the command body's errors arrive wrapped
-            # in CommandInvokeError): answer instead of leaving the interaction open.
-            log.warning("Could not read the options of an interaction: %r", error)
-            await self._refuse(interaction, UNREADABLE)
 
-    @staticmethod
-    async def _refuse(interaction: discord.Interaction[Any], problem: str) -> None:
-        if interaction.response.is_done():
-            return
-        if interaction.type is discord.InteractionType.autocomplete:
-            await interaction.response.autocomplete([])  # nothing to suggest for a malformed request
-            return
-        await refuse(interaction, problem)
+async def refuse_options(interaction: discord.Interaction[Any], problem: str) -> None:
+    """One ephemeral sentence, or no choices for an autocomplete (it cannot show a sentence)."""
+    if interaction.response.is_done():
+        return
+    if interaction.type is discord.InteractionType.autocomplete:
+        await interaction.response.autocomplete([])  # nothing to suggest for a malformed request
+        return
+    await refuse(interaction, problem)

@@ -1,29 +1,26 @@
 """Answering an interaction: one reply helper, one defer helper, and one error table for commands and buttons.
 
-`reply` sends the response when nothing was sent yet and follows up otherwise, always without pings.
-`report_error` turns any exception into one ephemeral sentence (user errors) or a logged short code
-(anything unexpected), so no interaction is ever left unanswered.
+Everything goes through discord.py's public interaction API (``interaction.response``, ``followup``,
+``edit_original_response``). `reply` sends the response when nothing was sent yet and follows up
+otherwise, always without pings. `report_error` turns any exception into one ephemeral sentence (user
+errors) or a logged short code (anything unexpected), so no interaction is ever left unanswered.
+`ErrorReportingItem` gives the bot's `DynamicItem` buttons the same error table and an owner check that
+answers the person it refuses.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import discord
 from discord import app_commands
-from discord.http import Route, handle_message_parameters
-from discord.utils import MISSING
-from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from bot.core.errors import RuleError
 from bot.store.errors import StoreError
-from bot.ui.callbacks import CallbackClient
-from bot.ui.clicks import message_id
 from bot.ui.embeds import CONTENT_MAX, NO_MENTIONS, clip
 
 log = logging.getLogger("bot.errors")
@@ -38,6 +35,8 @@ GIVE_BACK_ON_ERROR = "tabletop_give_back_on_error"
 ID_PATTERN = r"(?:[1-9][0-9]{0,17}|[1-8][0-9]{18})"
 _DEFERRED = "tabletop_deferred_ephemeral"  # interaction.extras key: how the response was deferred
 _ORIGINAL_USED = "tabletop_original_used"
+
+Sent = discord.InteractionMessage | discord.WebhookMessage
 
 
 class UserError(Exception):
@@ -61,38 +60,29 @@ async def reply(
     view: discord.ui.View | None = None,
     ephemeral: bool = False,
     files: Sequence[discord.File] = (),
-    want_message: bool = False,
-) -> discord.InteractionMessage | discord.WebhookMessage | None:
+) -> Sent | None:
     """Send ``content``/``embeds``: the response if none was sent yet, else a follow-up. Never pings.
 
     After `defer`, the first reply fills the deferred message when its visibility matches; when it does
-    not, the deferred message is removed so a public deferral never shows a private answer.
-    ``want_message``: return the message sent (None only when Discord did not say which message it was);
-    without it a response or follow-up does not ask Discord for its message back (`respond`), and the
-    return value is None unless a deferred message was edited. ``files`` are closed afterwards, sent or
-    not (`_close_upload`).
+    not, the deferred message is removed so a public deferral never shows a private answer. Returns the
+    message sent (None only when Discord did not say which message a response was). ``files`` are
+    closed afterwards, sent or not (`_close_upload`).
     """
     try:
-        all_embeds = ([embed] if embed is not None else []) + list(embeds)
-        text = clip(content, CONTENT_MAX) if content else None
         kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
-        if text is not None:
-            kwargs["content"] = text
+        if content:
+            kwargs["content"] = clip(content, CONTENT_MAX)
+        all_embeds = ([embed] if embed is not None else []) + list(embeds)
         if all_embeds:
             kwargs["embeds"] = all_embeds
         if view is not None:
             kwargs["view"] = view
         if not interaction.response.is_done():
-            if files or want_message or not _lean(view):
-                if files:  # none: no empty attachments list in the payload
-                    kwargs["files"] = list(files)
-                callback = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
-                resource = callback.resource if callback is not None else None
-                return resource if isinstance(resource, discord.InteractionMessage) else None
-            await respond(
-                interaction, discord.InteractionResponseType.channel_message, ephemeral=ephemeral, **kwargs
-            )
-            return None
+            if files:  # none: no empty attachments list in the payload
+                kwargs["files"] = list(files)
+            callback = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+            resource = callback.resource if callback is not None else None
+            return resource if isinstance(resource, discord.InteractionMessage) else None
         deferred_ephemeral = interaction.extras.get(_DEFERRED)
         if (
             deferred_ephemeral is None
@@ -104,12 +94,7 @@ async def reply(
             if deferred_ephemeral == ephemeral:
                 return await interaction.edit_original_response(attachments=list(files), **kwargs)
             await interaction.delete_original_response()
-        if files or want_message or view is not None:
-            return await interaction.followup.send(
-                ephemeral=ephemeral, files=list(files), wait=True, **kwargs
-            )
-        await follow_up(interaction, ephemeral=ephemeral, **kwargs)
-        return None
+        return await interaction.followup.send(ephemeral=ephemeral, files=list(files), wait=True, **kwargs)
     finally:
         for file in files:
             _close_upload(file)
@@ -120,158 +105,12 @@ def _close_upload(file: discord.File) -> None:
 
     discord.py's ``File`` swaps its buffer's ``close`` for a no-op while it sends, and its ``close()`` puts
     the buffer's own bound ``close`` back in the buffer's ``__dict__``: the buffer then refers to itself,
-    and with it its bytes (a chart: ~27 KB), which only the cycle collector frees. The bot's young
-    collections run every 10,000 new objects (`bot.client.YOUNG_THRESHOLD`), so those bytes piled up for
-    hundreds of charts (bench/memory.py: ~75 KB a round). With discord.py's swapped-in ``close`` taken
-    out, the buffer's own closes it (a file discord.py opened from a path too) and frees its bytes at once.
+    and with it its bytes (a chart: tens of KB), which only the cycle collector frees. With discord.py's
+    swapped-in ``close`` taken out, the buffer's own closes it (a file discord.py opened from a path too)
+    and frees its bytes at once.
     """
     getattr(file.fp, "__dict__", {}).pop("close", None)
     file.fp.close()
-
-
-def _lean(view: discord.ui.View | None) -> bool:
-    """Whether `respond` can send ``view``: none, or only dynamic items (dispatched by their custom_id's
-    pattern, so discord.py has nothing to remember about the message)."""
-    return view is None or all(isinstance(item, discord.ui.DynamicItem) for item in view.walk_children())
-
-
-async def respond(
-    interaction: discord.Interaction[Any],
-    kind: discord.InteractionResponseType,
-    *,
-    content: str | None = MISSING,
-    embed: discord.Embed | None = MISSING,
-    embeds: Sequence[discord.Embed] = MISSING,
-    view: discord.ui.View | None = MISSING,
-    ephemeral: bool = False,
-    allowed_mentions: discord.AllowedMentions = NO_MENTIONS,
-) -> None:
-    """Answer ``interaction`` with a new message (``channel_message``) or an edit of the clicked one
-    (``message_update``), as ``interaction.response.send_message`` / ``edit_message`` do, but without
-    asking Discord for the message back.
-
-    discord.py asks for it on every response (``with_response``) and builds a ``Message`` from it: for a
-    roll's embed or a hand with its buttons, a bigger part of answering than anything else discord.py does
-    with the request's answer, for a message nothing here reads. ``view`` must be None or fully dynamic
-    (`_lean`); files go through discord.py's own methods. Raises as they do: ``InteractionResponded``,
-    ``HTTPException``. Uses three private names of discord.py 2.7 (``Interaction._state``/``_session``,
-    ``InteractionResponse._response_type``), covered by every end-to-end test.
-    """
-    response = interaction.response
-    if response.is_done():
-        raise discord.InteractionResponded(interaction)
-    if kind is discord.InteractionResponseType.message_update and interaction.type not in (
-        discord.InteractionType.component,
-        discord.InteractionType.modal_submit,
-    ):
-        raise ValueError("only a click or a modal's answer can edit its message")
-    if not _lean(view if view is not MISSING else None):
-        raise ValueError("respond() sends no view that discord.py would have to remember")
-    state = interaction._state
-    flags = discord.MessageFlags(ephemeral=True) if ephemeral else MISSING
-    params = interaction_message_response_params(
-        type=kind.value,
-        content=content,
-        embed=embed,
-        embeds=embeds,
-        view=view,
-        flags=flags,
-        previous_allowed_mentions=state.allowed_mentions,
-        allowed_mentions=allowed_mentions,
-    )
-    if kind is discord.InteractionResponseType.message_update and view is not MISSING:
-        clicked = message_id(interaction)  # without parsing the message (bot.ui.clicks)
-        if clicked is not None:
-            state.prevent_view_updates_for(clicked)  # as edit_message: no gateway edit re-syncs a stale view
-    http = state.http
-    callbacks = _own_connections(interaction)
-    if callbacks is not None and params.payload is not None:
-        await callbacks.post(interaction.id, interaction.token, params.payload, user_agent=http.user_agent)
-    else:  # through a proxy, or a client without our connections: discord.py's session
-        route = Route(
-            "POST",
-            "/interactions/{webhook_id}/{webhook_token}/callback",
-            webhook_id=interaction.id,
-            webhook_token=interaction.token,
-        )
-        await async_context.get().request(
-            route,
-            session=interaction._session,
-            proxy=http.proxy,
-            proxy_auth=http.proxy_auth,
-            payload=params.payload,
-        )
-    response._response_type = kind
-
-
-def _own_connections(interaction: discord.Interaction[Any]) -> CallbackClient | None:
-    """The bot's own connections (`bot.ui.callbacks`), or None: through a proxy, or on a client without
-    them, answers go through discord.py's session."""
-    callbacks = getattr(interaction.client, "callbacks", None)
-    if isinstance(callbacks, CallbackClient) and interaction._state.http.proxy is None:
-        return callbacks
-    return None
-
-
-async def follow_up(
-    interaction: discord.Interaction[Any],
-    *,
-    content: str | None = MISSING,
-    embeds: Sequence[discord.Embed] = MISSING,
-    ephemeral: bool = False,
-    allowed_mentions: discord.AllowedMentions = NO_MENTIONS,
-) -> None:
-    """A follow-up message without components, as ``interaction.followup.send`` posts it, but without
-    waiting for the message: discord.py always waits for an interaction's follow-up and parses it.
-
-    Through a proxy, or a client without our connections, discord.py's own ``followup.send``.
-    """
-    state = interaction._state
-    http = state.http
-    callbacks = _own_connections(interaction)
-    if callbacks is None:
-        await interaction.followup.send(
-            content=content, embeds=embeds, ephemeral=ephemeral, allowed_mentions=allowed_mentions, wait=True
-        )
-        return
-    flags = discord.MessageFlags(ephemeral=True) if ephemeral else MISSING
-    with handle_message_parameters(
-        content=content,
-        embeds=embeds,
-        flags=flags,
-        allowed_mentions=allowed_mentions,
-        previous_allowed_mentions=state.allowed_mentions,
-    ) as params:
-        payload = params.payload
-    assert payload is not None  # no files: always a JSON body
-    application_id, token = interaction.application_id, interaction.token
-    await callbacks.follow_up(application_id, token, payload, user_agent=http.user_agent)
-
-
-async def edit_original(
-    interaction: discord.Interaction[Any],
-    *,
-    embed: discord.Embed,
-    allowed_mentions: discord.AllowedMentions = NO_MENTIONS,
-) -> None:
-    """Edit the interaction's response to show ``embed``, as ``interaction.edit_original_response`` does,
-    without parsing the edited message Discord sends back (nothing here reads it).
-
-    Through a proxy, or a client without our connections, discord.py's own ``edit_original_response``.
-    """
-    callbacks = _own_connections(interaction)
-    if callbacks is None:
-        await interaction.edit_original_response(embed=embed, allowed_mentions=allowed_mentions)
-        return
-    state = interaction._state
-    with handle_message_parameters(
-        embed=embed, allowed_mentions=allowed_mentions, previous_allowed_mentions=state.allowed_mentions
-    ) as params:
-        payload = params.payload
-    assert payload is not None  # no files: always a JSON body
-    await callbacks.edit_original(
-        interaction.application_id, interaction.token, payload, user_agent=state.http.user_agent
-    )
 
 
 async def refuse(interaction: discord.Interaction[Any], sentence: str) -> None:
@@ -368,32 +207,20 @@ def _describe(interaction: discord.Interaction[Any]) -> str:
     return f"component {custom_id}" if custom_id else f"interaction type {interaction.type.name}"
 
 
-def release_when_handled(interaction: discord.Interaction[Any] | None, *views: discord.ui.View) -> None:
-    """When the task handling ``interaction`` ends, break the reference cycles it leaves behind.
-
-    discord.py's ``Interaction`` caches its ``InteractionResponse``, which points back at the interaction,
-    and a ``View`` and its items point at each other (a hand's view: about 30 objects). Reference counting
-    never frees a cycle: under load they pile up until a full garbage collection, 10-40 ms during which
-    nothing is answered (bench/latency.py's p99). So once the handler's task is over, the interaction's
-    link to its response is cut and each of ``views`` (the clicked message's, the ones sent) is emptied,
-    and reference counting frees them at once. The response keeps its own link to the interaction, so a
-    task discord.py started from it (``delete_after``) still works; nothing reads ``interaction.response``
-    or those views after the handler has finished. Only fully dynamic views may be passed (discord.py
-    keeps no reference to them). ``interaction`` None: only the views (one that a helper running in the
-    handler's task sent, as a pool's message edit).
-    """
+def release_when_handled(*views: discord.ui.View) -> None:
+    """When the task handling the current interaction ends, empty ``views`` (the clicked message's, the ones
+    sent), so a view and its items, which point at each other, are freed by reference counting at once
+    rather than left for a full garbage collection. Only fully dynamic views may be passed (discord.py
+    keeps no reference to them: their later presses are matched by custom_id)."""
     try:
         task = asyncio.current_task()
     except RuntimeError:  # no event loop running (a view built outside the bot): nothing to wait for
         return
-    if task is not None:
-        task.add_done_callback(lambda _: _release(interaction, views))
+    if task is not None and views:
+        task.add_done_callback(lambda _: _release(views))
 
 
-def _release(interaction: discord.Interaction[Any] | None, views: Sequence[discord.ui.View]) -> None:
-    if interaction is not None:
-        with contextlib.suppress(AttributeError):  # never asked for a response (or already cut)
-            del interaction._cs_response  # type: ignore[attr-defined]  # discord.py's cached_slot_property
+def _release(views: Sequence[discord.ui.View]) -> None:
     for view in views:
         view.clear_items()
 
@@ -410,12 +237,9 @@ class TableView(discord.ui.View):
 async def run_reported(
     interaction: discord.Interaction[Any],
     handle: Callable[[discord.Interaction[Any]], Awaitable[None]],
-    *views: discord.ui.View,
 ) -> None:
-    """Run ``handle(interaction)`` as a click's handler: its cycles cut once the task ends
-    (`release_when_handled`, with ``views``), and an error answered with `report_error` (discord.py only
-    logs a DynamicItem's)."""
-    release_when_handled(interaction, *views)
+    """Run ``handle(interaction)``, answering an error with `report_error` (discord.py only logs a
+    DynamicItem's)."""
     try:
         await handle(interaction)
     except Exception as error:
@@ -423,21 +247,30 @@ async def run_reported(
 
 
 class ErrorReportingItem:
-    """Mixin for `DynamicItem`s (put it first in the bases): discord.py only logs their errors, so wrap them.
+    """Mixin for the bot's `DynamicItem`s (put it first in the bases), dispatched by discord.py itself.
 
-    Subclasses implement ``handle(interaction)`` instead of ``callback``. A class whose clicks need nothing
-    of the item but its custom_id's match may also define ``run_click(interaction, match)``, a classmethod
-    doing what ``from_custom_id`` and then ``callback`` would: `bot.ui.clicks` calls it instead of building
-    the item (for a hand's button, a `discord.ui.Button` and two Item initialisers: 8 µs of a Hit).
+    Subclasses implement ``handle(interaction)`` instead of ``callback``, and may implement
+    ``allowed(interaction)``: False stops the click after it answered the clicker (an owner-only item
+    answers the stranger with one ephemeral sentence, `bot.ui.permissions.owner_or_gm`). An error in
+    either is answered with `report_error`; discord.py would only log it, or drop the click silently.
     """
 
-    #: Their ``from_custom_id`` reads only the custom_id's match, never ``item`` (the clicked component as
-    #: a `discord.ui` item), so `bot.ui.clicks` passes None there instead of building one.
-    reads_clicked_item: ClassVar[bool] = False
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        view = self.view  # type: ignore[attr-defined]  # the DynamicItem's: rebuilt from the clicked message
+        if isinstance(view, discord.ui.View):
+            release_when_handled(view)
+        try:
+            return await self.allowed(interaction)
+        except Exception as error:
+            await report_error(interaction, error)
+            return False
+
+    async def allowed(self, interaction: discord.Interaction[Any]) -> bool:
+        """Whether this click may go on; answer the clicker before returning False."""
+        return True
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        view = self.view  # type: ignore[attr-defined]  # the DynamicItem's: rebuilt from the clicked message
-        await run_reported(interaction, self.handle, *([view] if isinstance(view, discord.ui.View) else []))
+        await run_reported(interaction, self.handle)
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         raise NotImplementedError

@@ -6,14 +6,17 @@ doubles did (RPS-4, RPS-5), and the success word (RPS-3).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import discord
 from discord import app_commands
 
+from bot.core import rps
 from bot.core.common import Verdict
+from bot.core.dice import Dice
+from bot.core.errors import require_range
 from bot.core.rps import DIFFICULTIES, Difficulty, Outcome, ResistedResult, RpsCheck
 from bot.store import AppliedModifier, Pool, RollRecord, Store
 from bot.ui.embeds import NEUTRAL, VERDICT_COLOURS, WARNING, result_embed, rule_footer
@@ -55,6 +58,35 @@ class BaseBuild:
         if len(self.parts) == 1 and not self.parts[0].modifier and self.parts[0].value == self.base:
             return f"{self.base} ({self.parts[0].shown or self.parts[0].label})"
         return f"{self.base} = " + " + ".join(part.text() for part in self.parts)
+
+
+@dataclass(frozen=True)
+class BaseSpec:
+    """What is checked, its rating parts, and the core's Base for a list of modifiers."""
+
+    what: str
+    parts: tuple[BasePart, ...]
+    compute: Callable[[list[int]], int]
+
+    def build(self, modifiers: Sequence[BasePart] = ()) -> BaseBuild:
+        """The Base with ``modifiers`` added, as the core computes it (RPS-1)."""
+        base = self.compute([m.value for m in modifiers])
+        return BaseBuild(self.what, base, self.parts + tuple(modifiers))
+
+
+def raw_spec(base: int, what: str = "Base") -> BaseSpec:
+    """A Base given as a number (a GM's NPC, or a Base worked out at the table)."""
+
+    def compute(mods: list[int]) -> int:
+        return require_range(base + rps.total_modifiers(mods), rps.BASE_MIN, rps.BASE_MAX, "An RPS Base")
+
+    return BaseSpec(what, (BasePart("given Base", base),), compute)
+
+
+def roll_check(rng: Any, base: int) -> rps.RpsCheck:
+    """Roll 2d10 with the bot's dice and resolve the check (RPS-2..RPS-5)."""
+    dice = Dice(rng)
+    return rps.check(base, dice.d10(), dice.d10())
 
 
 def difficulty_part(row: Difficulty) -> BasePart:

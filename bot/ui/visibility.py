@@ -195,7 +195,7 @@ def reveal_view(log_id: int) -> discord.ui.View:
     """
     view = discord.ui.View(timeout=None)
     view.add_item(RevealButton(log_id))
-    release_when_handled(None, view)
+    release_when_handled(view)
     return view
 
 

@@ -29,7 +29,7 @@ from bot.core.blackjack import (
 )
 from bot.core.cards import Card, Shoe, full_deck
 from bot.store import Conflict, Store
-from cogs.cards import BUSY
+from bot.ui.hands import BUSY
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord
 from tests.fake_discord.world import FakeChannel, FakeMessage, FakeUser
@@ -225,7 +225,7 @@ async def test_voluntary_hand_played_to_a_wrap(harness: Harness, world: World) -
 
 
 async def test_a_move_that_keeps_the_buttons_leaves_them_as_they_are(harness: Harness, world: World) -> None:
-    """A Hit that leaves the hand going edits the embed alone: Discord keeps the buttons it shows."""
+    """A Hit that leaves the hand going edits the embed; the message keeps the same buttons."""
     store = harness.bot.store
     top = await stack_shoe(store, world.general, ["2S", "3H", "4C"])
     dealt = await deal_voluntary(harness, world, level=3)
@@ -233,8 +233,7 @@ async def test_a_move_that_keeps_the_buttons_leaves_them_as_they_are(harness: Ha
     shown = copy.deepcopy(message.components)
     assert any(cid.endswith(":add") for cid in message.custom_ids())  # the Add skill select is kept too
     first = await harness.click(message, "Hit", world.alice)
-    assert first.callback_type == UPDATE_MESSAGE and "components" not in first.record.callback["data"]
-    assert message.components == shown
+    assert first.callback_type == UPDATE_MESSAGE and message.components == shown
     assert field(message.embed, "Cards") == f"🂠 {top[1].label}"
     second = await harness.click(message, "Hit", world.alice)  # the kept buttons still play the hand
     assert second.callback_type == UPDATE_MESSAGE and message.components == shown
@@ -345,16 +344,18 @@ async def test_peek_is_for_the_owner_and_gms_only(harness: Harness, world: World
 async def test_a_stranger_clicking_hit_changes_nothing(harness: Harness, world: World) -> None:  # GM-4
     store = harness.bot.store
     await stack_shoe(store, world.general, ["4S", "3S", "2S"])
-    dealt = await deal_voluntary(harness, world)
+    dealt = await deal_voluntary(harness, world, level=3)
     message = dealt.original
     hand_id = hand_id_of(message)
     before_hand = await store.cards.get_hand(hand_id)
     before_shoe = await shoe_of(store, world.general)
     embeds, edits = copy.deepcopy(message.embeds), message.edits
-    for button in ("Hit", "Stand"):
-        answer = await harness.click(message, button, world.bob)
+    [adder] = [option["value"] for option in message.component(f"bj:{hand_id}:add")["options"]][:1]
+    for button, values in [("Hit", None), ("Stand", None), ("Odds", None), (f"bj:{hand_id}:add", [adder])]:
+        answer = await harness.click(message, button, world.bob, values=values)
+        # one ephemeral sentence, from the item's own check, before anything is read or drawn
         assert answer.ephemeral and "Only the player who started this" in answer.content
-        assert answer.public() == []
+        assert answer.public() == [] and len(answer.messages) == 1
     assert (await store.cards.get_hand(hand_id)).version == before_hand.version
     assert await shoe_of(store, world.general) == before_shoe
     assert message.embeds == embeds and message.edits == edits

@@ -6,9 +6,13 @@ unique words and dice so a leak shows up in the text a player sees.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
+import sys
+
+import pytest
 
 from bot.store import RollRecord
 from tests.fake_discord.harness import Answer, Harness, World
@@ -145,6 +149,37 @@ async def test_export_gives_gms_everything_and_players_only_what_they_may_see(
     for visibility in ("private", "gm", "blind"):
         for secret in secrets_of(visibility)[:2]:
             assert secret.encode() not in file.data
+
+
+async def test_a_long_logs_export_defers_first_and_is_built_off_the_event_loop(
+    harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [
+        RollRecord(
+            guild_id=world.guild.id,
+            channel_id=world.general.id,
+            user_id=world.alice.id,
+            system="rps",
+            command="rps check",
+            inputs={"base": 12},
+            dice=[i % 10 + 1, 7],
+            result=f"SL {i % 9}",
+            summary=f"roll {i}",
+        )
+        for i in range(2_000)
+    ]
+    await asyncio.gather(*(harness.bot.store.log.add(row) for row in rows))
+    cog_module = sys.modules[type(harness.bot.get_cog("Log")).__module__]  # as the bot loaded it
+    monkeypatch.setattr(cog_module, "EXPORT_SLICE", 500)
+    jobs = harness.bot.chart_workers.jobs
+    answer = await log(harness, world, world.gm, {"export": "csv"})
+    assert answer.callback_type == 5  # deferred: the reading and building come after the acknowledgement
+    # built in the worker process, a slice of rows per job (so odds and charts never wait for a whole file)
+    assert harness.bot.chart_workers.jobs == jobs + 4
+    [file] = answer.original.attachments
+    table = list(csv.DictReader(io.StringIO(file.data.decode())))
+    assert answer.ephemeral and [r["summary"] for r in table] == [f"roll {i}" for i in range(2_000)]
+    assert file.data.decode().count("id,guild_id,") == 1  # one header row
 
 
 async def test_log_in_a_dm(harness: Harness, world: World) -> None:

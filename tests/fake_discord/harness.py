@@ -24,12 +24,11 @@ import discord
 
 from bot.client import COGS, TabletopBot
 from bot.settings import Settings
-from bot.ui.payloads import TASK_PREFIX
 from tests.fake_discord.server import FakeDiscord, InteractionRecord
 from tests.fake_discord.world import FakeChannel, FakeGuild, FakeMessage, FakeRole, FakeUser
 
 TOKEN = "MTEx.fake-token.for-tests-only-9f8e7d6c5b4a"
-HANDLER_TASKS = re.compile(rf"^(CommandTree-invoker|discord-ui-|discord\.py: on_|{TASK_PREFIX})")
+HANDLER_TASKS = re.compile(r"^(CommandTree-invoker|discord-ui-|discord\.py: on_)")
 WAIT = 30.0  # generous: only a hung bot ever reaches it
 
 

@@ -1,15 +1,4 @@
-"""`/rps`: Base minus 2d10 (RULES.md RPS-1..RPS-10) as slash commands and a sustained pool's button.
-
-- `/rps check`: a skill (+ parent, or one of its alternates) or an attribute from the roller's active RPS
-  sheet, or a raw Base; a named difficulty, an extra modifier, forgoing the roll (RPS-6).
-- `/rps resisted`: 2..6 parties, each a member (active sheet + skill/attribute, or a raw Base) or a named
-  NPC with a Base; ties re-roll among the tied (RPS-7).
-- `/rps retry`: a second try of the roller's last failed check in this channel (RPS-9). The roller runs
-  it; a non-zero extra modifier, a try for another member, or a second try of a second try needs a GM.
-- `/rps sustained start|roll|status|stop`: per-channel Success Pools (RPS-8) with a "Roll next check"
-  button (`rpspool:<pool_id>:roll`) for the pool's owner or a GM (GM-4).
-GM-3: pending `difficulty` modifiers add to the Base of the roller's next check(s).
-"""
+"""The `/rps` commands: checks, resisted actions, second tries and sustained actions (RPS-1..RPS-10)."""
 
 from __future__ import annotations
 
@@ -17,8 +6,7 @@ import asyncio
 import logging
 import re
 import weakref
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import discord
@@ -27,25 +15,18 @@ from discord.ext import commands
 
 from bot.core import rps
 from bot.core.dice import Dice
-from bot.core.errors import require_range
-from bot.store import AppliedModifier, Conflict, Pool, PoolCheck, RollRecord, Sheet, Store
-from bot.ui.embeds import NO_MENTIONS, clip
-from bot.ui.odds import add_odds, resisted_cached, rps_line, sustained_line, win_line
+from bot.store import AppliedModifier, Pool, RollRecord, Sheet, Store
+from bot.ui.embeds import clip
+from bot.ui.odds import add_odds, resisted_cached, rps_line, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
-from bot.ui.reply import (
-    ID_PATTERN,
-    ErrorReportingItem,
-    TableView,
-    UserError,
-    refuse,
-    release_when_handled,
-    reply,
-)
-from bot.ui.rolls import publish, roll_record, sheet_of, take_modifiers
+from bot.ui.pools import SYSTEM, roll_pool_check
+from bot.ui.reply import UserError, reply
+from bot.ui.rolls import publish, sheet_of, take_modifiers
 from bot.ui.rps import (
     DIFFICULTY_CHOICES,
     BaseBuild,
     BasePart,
+    BaseSpec,
     check_embed,
     check_summary,
     difficulty_part,
@@ -54,15 +35,17 @@ from bot.ui.rps import (
     hidden_pool_checks,
     pool_embed,
     pool_insider,
-    pool_progress_fields,
+    raw_spec,
     resisted_embed,
     resisted_summary,
+    roll_check,
 )
 from bot.ui.visibility import Mode, resolve_mode
 
+from .buttons import pool_view, refresh_pool_message
+
 log = logging.getLogger(__name__)
 
-SYSTEM = "rps"
 Visibility = Literal["public", "private", "gm", "blind"]
 BaseRange = app_commands.Range[int, rps.BASE_MIN, rps.BASE_MAX]
 ModifierRange = app_commands.Range[int, rps.MODIFIER_MIN, rps.MODIFIER_MAX]
@@ -75,29 +58,6 @@ PARENT_SUFFIX = re.compile(r"^(?P<skill>.+?)\s*\((?P<parent>[^()]+)\)\s*$")
 
 # --------------------------------------------------------------------------------------------------
 # Where a Base comes from
-
-
-@dataclass(frozen=True)
-class BaseSpec:
-    """What is checked, its rating parts, and the core's Base for a list of modifiers."""
-
-    what: str
-    parts: tuple[BasePart, ...]
-    compute: Callable[[list[int]], int]
-
-    def build(self, modifiers: Sequence[BasePart] = ()) -> BaseBuild:
-        """The Base with ``modifiers`` added, as the core computes it (RPS-1)."""
-        base = self.compute([m.value for m in modifiers])
-        return BaseBuild(self.what, base, self.parts + tuple(modifiers))
-
-
-def raw_spec(base: int, what: str = "Base") -> BaseSpec:
-    """A Base given as a number (a GM's NPC, or a Base worked out at the table)."""
-
-    def compute(mods: list[int]) -> int:
-        return require_range(base + rps.total_modifiers(mods), rps.BASE_MIN, rps.BASE_MAX, "An RPS Base")
-
-    return BaseSpec(what, (BasePart("given Base", base),), compute)
 
 
 def sheet_spec(sheet: Sheet, skill: str | None, parent: str | None, attribute: str | None) -> BaseSpec:
@@ -180,204 +140,9 @@ def fixed_modifiers(difficulty: int | None, modifier: int) -> list[BasePart]:
     return parts
 
 
-def roll_check(rng: Any, base: int) -> rps.RpsCheck:
-    """Roll 2d10 with the bot's dice and resolve the check (RPS-2..RPS-5)."""
-    dice = Dice(rng)
-    return rps.check(base, dice.d10(), dice.d10())
-
-
 def log_channel(interaction: discord.Interaction[Any]) -> int:
     """The channel a roll is logged under (the same one `publish` uses)."""
     return interaction.channel_id or interaction.user.id
-
-
-# --------------------------------------------------------------------------------------------------
-# Sustained pools: the shared roll path of the command and the button
-
-
-def core_pool(pool: Pool) -> rps.SustainedPool:
-    """The stored pool as the core's SustainedPool (RPS-8)."""
-    return rps.SustainedPool(
-        goal=pool.goal,
-        base=pool.base,
-        minutes_per_check=pool.time_per_check,
-        no_loss=pool.no_loss,
-        pool=pool.pool,
-        checks=pool.checks_made,
-    )
-
-
-def pool_view(pool: Pool) -> discord.ui.View | None:
-    """The pool message's button while the action runs; None (no buttons) once it ended."""
-    if not pool.running:
-        return None
-    view = TableView(timeout=None)
-    view.add_item(PoolRollButton(pool.id))
-    return view
-
-
-async def refresh_pool_message(client: discord.Client, pool: Pool, *, hidden: bool = False) -> None:
-    """Edit the pool's message: progress, state; the button goes once the action ended."""
-    if pool.message_id is None:
-        return
-    channel = client.get_partial_messageable(pool.channel_id, guild_id=pool.guild_id)
-    message = channel.get_partial_message(pool.message_id)
-    view = pool_view(pool)
-    if view is not None:
-        release_when_handled(None, view)
-    try:
-        await message.edit(embed=pool_embed(pool, hidden=hidden), view=view, allowed_mentions=NO_MENTIONS)
-    except discord.HTTPException as err:  # deleted, or no access any more: the pool itself is safe
-        log.warning("Could not update the message of sustained action %s: %s", pool.id, err)
-
-
-# --------------------------------------------------------------------------------------------------
-# One check of a pool (what a hidden one leaves visible: bot/ui/rps.py, issue 7)
-
-
-async def roll_pool_check(
-    interaction: discord.Interaction[Any], store: Store, pool: Pool, mode: Mode
-) -> None:
-    """One check of a sustained action: GM modifiers, 2d10, core advance, atomic store update, output."""
-    # an earlier hidden check not revealed yet: whoever sees this check must not learn the pool's total,
-    # which would give that check's result away (issue 7)
-    hidden = await hidden_pool_checks(store, pool)
-    veiled = bool(hidden) and (mode == "public" or not await pool_insider(interaction, store, pool, hidden))
-    applied = await take_modifiers(interaction, store, SYSTEM, user_id=pool.owner_id)
-    gm = gm_parts(applied)
-    spec = raw_spec(pool.base, pool.skill or "sustained check")
-    build = spec.build(gm)
-    check = roll_check(interaction.client.rng, build.base)
-    assert check.dice is not None
-    dice = list(check.dice)
-    for attempt in range(2):
-        step = rps.advance(core_pool(pool), check)
-        change = step.last_change if step.last_change is not None else 0
-        logged = PoolCheck(
-            sl=check.sl,
-            delta=change,
-            fumble=check.fumble,
-            dice=dice,
-            by_user_id=interaction.user.id,
-        )
-        # the pool's state after this check, known before the write (it is refused unless pool is current)
-        after = pool.pool + change
-        record = roll_record(
-            interaction,
-            mode=mode,
-            system=SYSTEM,
-            command="rps sustained roll",
-            inputs={
-                "kind": "pool",
-                "pool_id": pool.id,
-                "pool": pool.name,
-                "owner_id": pool.owner_id,
-                "base": build.base,
-                "sl": check.sl,
-                "delta": change,
-                "state": step.state.value,
-            },
-            dice=dice,
-            result=(
-                f"SL {check.sl}, pool {change:+d} (total hidden)"
-                if veiled
-                else f"SL {check.sl}, pool {after}/{pool.goal} ({step.state.value})"
-            ),
-            summary=(
-                f"Sustained {pool.name}: SL {check.sl}, pool {change:+d}"
-                if veiled
-                else f"Sustained {pool.name}: SL {check.sl}, pool {after}/{pool.goal}"
-            ),
-        )
-        try:
-            # the check, its log row and the GM modifier uses are one transaction (RPS-8, GM-3)
-            updated, log_id = await store.pools.add_check_logged(
-                pool.id,
-                pool.checks_made,
-                logged,
-                step.state.value,
-                record,
-                store.modifiers.ticket(interaction.id),
-            )
-            break
-        except Conflict:
-            # another check landed first: re-read and apply this check to the fresh pool once
-            pool = await store.pools.get_by_id(pool.id)
-            if not pool.running:
-                store.modifiers.release(store.modifiers.ticket(interaction.id))
-                ended = await ended_sentence(interaction, store, pool)
-                raise UserError(f"{ended}; this check did not count.") from None
-            if attempt:
-                store.modifiers.release(store.modifiers.ticket(interaction.id))
-                raise UserError("Another check was made at the same moment; click again.") from None
-    embed = check_embed(
-        build,
-        check,
-        applied,
-        title=f"RPS sustained action {updated.name}: {check.name}",
-        extra_fields=pool_progress_fields(updated, change, veiled=veiled),
-        rules=["RPS-8"],
-    )
-    # the chance this check had, then the pool's future as it stands after it (RPS-8)
-    if veiled:
-        add_odds(embed, rps_line(build.base, check.sl))
-    else:
-        pool_line = await interaction.client.workers.run(sustained_line, updated)
-        add_odds(embed, f"{rps_line(build.base, check.sl)}\nPool now: {pool_line}")
-    await publish(
-        interaction,
-        store,
-        embed,
-        mode=mode,
-        system=SYSTEM,
-        command="rps sustained roll",
-        inputs=record.inputs,
-        dice=dice,
-        result=record.result,
-        summary=record.summary,
-        kind="RPS sustained check",
-        log_id=log_id,
-    )
-    await refresh_pool_message(interaction.client, updated, hidden=mode != "public" or veiled)
-
-
-class PoolRollButton(
-    ErrorReportingItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"rpspool:(?P<pool_id>{ID_PATTERN}):roll",
-):
-    """ "Roll next check" on a sustained action's message: its owner or a GM (GM-4), after restarts too."""
-
-    def __init__(self, pool_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Roll next check",
-                style=discord.ButtonStyle.primary,
-                custom_id=f"rpspool:{pool_id}:roll",
-            )
-        )
-        self.pool_id = pool_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any] | None, match: Any, /
-    ) -> PoolRollButton:
-        return cls(int(match["pool_id"]))
-
-    async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        store: Store = interaction.client.store
-        pool = await store.pools.get_by_id(self.pool_id)
-        guild_id = interaction.guild.id if interaction.guild is not None else None
-        if pool.guild_id != guild_id or pool.channel_id != interaction.channel_id:
-            await refuse(interaction, "That button does not belong to a sustained action of this channel.")
-            return
-        if not pool.running:
-            await refuse(interaction, f"{await ended_sentence(interaction, store, pool)}.")
-            return
-        if not await owner_or_gm(interaction, store, pool.owner_id):
-            return
-        mode = await resolve_mode(interaction, store, None)
-        await roll_pool_check(interaction, store, pool, mode)
 
 
 async def guild_channel_check(interaction: discord.Interaction[Any]) -> bool:
@@ -891,10 +656,7 @@ class Rps(
         )
         embed = pool_embed(pool)
         embed.add_field(name="Base built", value=clip(build.text(), 1024), inline=False)
-        view = pool_view(pool)
-        if view is not None:
-            release_when_handled(interaction, view)
-        message = await reply(interaction, embed=embed, view=view, want_message=True)
+        message = await reply(interaction, embed=embed, view=pool_view(pool))
         if message is not None:
             await store.pools.set_message_id(pool.id, message.id)
 
@@ -915,7 +677,8 @@ class Rps(
         if not await owner_or_gm(interaction, store, pool.owner_id):
             return
         mode = await resolve_mode(interaction, store, visibility)
-        await roll_pool_check(interaction, store, pool, mode)
+        updated, hidden = await roll_pool_check(interaction, store, pool, mode)
+        await refresh_pool_message(interaction.client, updated, hidden=hidden)
 
     @sustained.command(
         name="status", description="Where a sustained action stands: pool, checks, time spent."
@@ -999,9 +762,3 @@ class Rps(
     ) -> list[app_commands.Choice[str]]:
         owner = _user_id(getattr(interaction.namespace, "member", None)) or interaction.user.id
         return await self._parents_of(interaction, owner, current)
-
-
-async def setup(bot: commands.Bot) -> None:
-    """Add the cog and its restart-proof pool button."""
-    await bot.add_cog(Rps(bot))
-    bot.add_dynamic_items(PoolRollButton)

@@ -1,0 +1,295 @@
+"""A hand of `/cards` in play: finding it for a click, its moves, and playing a move against the shoe.
+
+`open_hand` finds the clicked hand in this channel and lets only its owner or a GM go on (GM-4). `play`
+applies one move (Hit, Stand, Add skill) to the stored hand, drawing what the move needs from the channel's
+shoe, and writes hand and shoe with version checks (`store.cards.apply_logged`): a double click is refused,
+and another hand's draw in between is answered by playing the move again on the new shoe. How the result
+looks is `bot.ui.cards`; the buttons that call these are the cards cog's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.core.blackjack import Hand, add_skill, deal, hit, resolve, stand
+from bot.core.cards import Shoe
+from bot.store import AppliedModifier, Conflict, HandRecord, NotFound, RollRecord, ShoeRead, Store
+from bot.ui.cards import blind_hand_embed, codes, hand_embed, hand_meta, hand_visibility, shoe_as_seen
+from bot.ui.odds import card_codes, hand_decision_text
+from bot.ui.permissions import is_gm, owner_or_gm
+from bot.ui.reply import refuse
+
+log = logging.getLogger(__name__)
+
+SYSTEM = "cards"
+COMMAND = "cards task"
+SHOE_RETRIES = 5  # another hand in the channel drawing between our read and our write: read again
+NOT_HERE = "There is no hand {id} in this channel."
+MOVED_ON = (
+    "This hand moved on before your click counted (a double click?); nothing was drawn. "
+    "Look at the hand again and click if you still want to."
+)
+BUSY = "The shoe is busy with other hands right now; click again."
+
+#: A player's move: the hand and shoe after it, before the cards it makes the hand ask for are dealt.
+Move = Callable[[Hand, Shoe, Any], tuple[Hand, Shoe]]
+#: A hand found for a click, and the channel's shoe when it was read in the same statement.
+Found = tuple[HandRecord, ShoeRead | None]
+
+
+def hit_move(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
+    """Draw one card (BJ-4)."""
+    card, shoe = shoe.draw(rng)
+    return hit(hand, card), shoe
+
+
+def stand_move(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
+    """Keep the total (BJ-4)."""
+    return stand(hand), shoe
+
+
+def add_skill_move(value: int) -> Move:
+    """Add one value of the skill's adder set (BJ-7)."""
+
+    def move(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
+        return add_skill(hand, value), shoe
+
+    return move
+
+
+def play_out(hand: Hand, shoe: Shoe, rng: Any) -> tuple[Hand, Shoe]:
+    """Deal what the hand asks for (face-down card, dealer draws, bonus cards); an ended hand is discarded."""
+    while hand.needs_card:
+        card, shoe = shoe.draw(rng)
+        hand = deal(hand, card)
+    if hand.is_over:
+        shoe = shoe.discard(hand.played)
+    return hand, shoe
+
+
+# -- the stored hand ---------------------------------------------------------------------------------------
+
+
+def stored(hand: Hand, meta: dict[str, Any]) -> dict[str, Any]:
+    """What the store keeps of a hand: the core's hand and the table's notes (visibility, modifiers)."""
+    return {**hand.to_dict(), "table": meta}
+
+
+def applied_modifiers(record: HandRecord) -> list[AppliedModifier]:
+    return [AppliedModifier.model_validate(m) for m in hand_meta(record.data).get("modifiers", [])]
+
+
+def full_embed(record: HandRecord, hand: Hand, *, reveal: bool = False) -> discord.Embed:
+    """The hand with its task and modifiers (``reveal``: with the face-down card, for a GM)."""
+    meta = hand_meta(record.data)
+    return hand_embed(
+        hand,
+        owner_id=record.owner_id,
+        hand_id=record.id,
+        skill_label=meta.get("skill_label"),
+        asked_difficulty=meta.get("asked_difficulty"),
+        modifiers=applied_modifiers(record),
+        reveal=reveal,
+    )
+
+
+def owner_embed(record: HandRecord, hand: Hand) -> discord.Embed:
+    """What the hand's own message shows (a blind hand's owner sees neither the task nor the result)."""
+    if hand_visibility(record.data) == "blind":
+        return blind_hand_embed(hand, hand_id=record.id)
+    return full_embed(record, hand)
+
+
+def shows_odds(record: HandRecord) -> bool:
+    """A blind hand's odds would tell its owner the task's difficulty: no Odds button on it."""
+    return hand_visibility(record.data) != "blind"
+
+
+def record_for_log(record: HandRecord, hand: Hand, command: str = COMMAND) -> RollRecord:
+    """The log row of a hand that has ended."""
+    meta = hand_meta(record.data)
+    result = resolve(hand)
+    return RollRecord(
+        guild_id=record.guild_id,
+        channel_id=record.channel_id,
+        user_id=record.owner_id,
+        system=SYSTEM,
+        command=command,
+        visibility=hand_visibility(record.data),
+        inputs={
+            "hand_id": record.id,
+            "mode": hand.mode.value,
+            "skill": hand.skill,
+            "difficulty": hand.difficulty,
+            "asked_difficulty": meta.get("asked_difficulty", hand.difficulty),
+            "characteristic": hand.characteristic,
+            "characteristic_bonus": hand.characteristic_bonus,
+            "adder": hand.adder,
+            "options": hand.options.to_dict(),
+            "modifiers": meta.get("modifiers", []),
+        },
+        dice=codes(hand.played),
+        result=f"{result.name} (TRL {result.trl}, total {result.total})",
+        summary=f"cards task: {result.name} (TRL {result.trl})",
+    )
+
+
+# -- a click on a hand -------------------------------------------------------------------------------------
+
+
+def _store(interaction: discord.Interaction[Any]) -> Store:
+    store: Store = interaction.client.store
+    return store
+
+
+def where(interaction: discord.Interaction[Any]) -> tuple[int, int]:
+    """The guild and channel a hand is played in; hands are not dealt in DMs."""
+    if interaction.guild_id is None or interaction.channel_id is None:
+        raise app_commands.NoPrivateMessage()
+    return interaction.guild_id, interaction.channel_id
+
+
+async def open_hand(
+    interaction: discord.Interaction[Any], hand_id: int, *, for_move: bool = False
+) -> Found | None:
+    """The hand, if it is in this guild and channel, still open, and the clicker is its owner or a GM
+    (GM-4); anyone else is answered with one ephemeral sentence, and None is returned.
+
+    ``for_move``: read the channel's shoe in the same statement, unless another move in the channel is
+    under way (it will change the shoe, so `play` reads it again anyway).
+    """
+    guild_id, channel_id = where(interaction)
+    store = _store(interaction)
+    try:
+        if for_move and not store.cards.shoe_busy(channel_id):
+            record, shoe = await store.cards.hand_with_shoe(hand_id, guild_id, channel_id)
+        else:
+            record, shoe = await store.cards.hand_in(hand_id, guild_id, channel_id), None
+    except NotFound:  # no such hand, or one dealt elsewhere: the same sentence, so ids cannot be probed
+        await refuse(interaction, NOT_HERE.format(id=hand_id))
+        return None
+    if not await owner_or_gm(interaction, store, record.owner_id):
+        return None
+    if record.finished:
+        await refuse(interaction, f"Hand #{record.id} is over; start a new one with /cards task.")
+        return None
+    return record, shoe
+
+
+@dataclass
+class Moved:
+    """A move that was played and stored: the hand after it, and (when it ended the hand) its log row and
+    the chance each move had just before it, on its way from a worker process."""
+
+    record: HandRecord
+    hand: Hand
+    log_id: int | None
+    decision: asyncio.Future[str] | None
+
+    async def last_move_line(self) -> str | None:
+        """ "Before the last move: Hit 62% ..." once the worker has it; None without one (or if it failed)."""
+        if self.decision is None:
+            return None
+        try:
+            return f"Before the last move: {await self.decision}"
+        except Exception:  # the result is shown already; a missing odds line must not turn it into an error
+            log.exception("Working out the odds of a hand's last move failed")
+            return None
+
+    def forget(self) -> None:
+        """Stop waiting for the odds nobody will read (the result could not be shown)."""
+        if self.decision is None:
+            return
+        if not self.decision.done():
+            self.decision.cancel()
+        elif not self.decision.cancelled():
+            self.decision.exception()  # read, so a failure nobody awaited is not reported again at exit
+
+
+async def play(interaction: discord.Interaction[Any], found: Found, move: Move) -> Moved | None:
+    """Apply ``move`` to the hand `open_hand` found, drawing what it needs, written atomically with the shoe.
+
+    Returns None after answering the clicker when the move cannot count: the hand moved on since it was
+    read (a double click), or the shoe kept changing under it.
+    """
+    store = _store(interaction)
+    record, read = found
+    rng = interaction.client.rng
+    seen_version = record.version
+    settings = await store.settings.get(record.guild_id or 0)
+    for _ in range(SHOE_RETRIES):
+        hand = Hand.from_dict(record.data)
+        try:
+            async with store.cards.shoe_lock(record.channel_id):  # no conflicts between in-process moves
+                if read is not None and store.cards.shoe_read_current(read):
+                    shoe, shoe_version = read.shoe, read.version  # read with the hand, still the shoe
+                else:
+                    shoe, shoe_version = await store.cards.get_shoe(
+                        record.guild_id, record.channel_id, settings.decks_per_shoe, rng
+                    )
+                read = None  # a retry reads the shoe again
+                moved, moved_shoe = play_out(*move(hand, shoe, rng), rng)
+                shoe_changed = moved_shoe is not shoe  # a move that draws or discards makes a new Shoe
+                updated, log_id = await store.cards.apply_logged(
+                    record.id,
+                    seen_version,
+                    stored(moved, hand_meta(record.data)),
+                    state=moved.state.value,
+                    cards=moved.played,
+                    shoe=moved_shoe if shoe_changed else None,
+                    shoe_version=shoe_version if shoe_changed else None,
+                    finished=moved.is_over,
+                    # the hand's roll is logged with the move that ends it
+                    log=functools.partial(record_for_log, hand=moved) if moved.is_over else None,
+                    base=record,
+                )
+            break
+        except Conflict:
+            record = await store.cards.hand_in(record.id, record.guild_id, record.channel_id)
+            if record.version != seen_version:
+                # the hand itself moved: this click was computed from a state that is gone
+                await refuse(interaction, MOVED_ON)
+                return None
+    else:
+        await refuse(interaction, BUSY)
+        return None
+    decision: asyncio.Future[str] | None = None
+    if moved.is_over:
+        # the chance each move had just before the last one (the player knew the face-down card): worked
+        # out in a worker while the result goes out, so the result never waits for it
+        decision = asyncio.ensure_future(
+            interaction.client.workers.run(
+                hand_decision_text, hand, card_codes(shoe.remaining), card_codes(shoe.discards)
+            )
+        )
+    return Moved(updated, moved, log_id, decision)
+
+
+async def decision_line(interaction: discord.Interaction[Any], record: HandRecord, hand: Hand) -> str:
+    """Stand, each adder and Hit from the hand as it stands and the channel's shoe as the clicker knows it."""
+    store = _store(interaction)
+    settings = await store.settings.get(record.guild_id or 0)
+    shoe, _ = await store.cards.get_shoe(
+        record.guild_id, record.channel_id, settings.decks_per_shoe, interaction.client.rng
+    )
+    # from the cards the clicker can know about: other players' face-down cards do not show through
+    unseen, discards = await shoe_as_seen(
+        store,
+        shoe,
+        record.guild_id,
+        record.channel_id,
+        interaction.user.id,
+        gm=await is_gm(interaction, store),
+    )
+    text: str = await interaction.client.workers.run(
+        hand_decision_text, hand, card_codes(unseen), card_codes(discards)
+    )
+    return text

@@ -1,0 +1,38 @@
+"""`/cards`: blackjack-style task resolution (BJ-1..BJ-11) from each channel's shoe, with hand buttons.
+
+Decisions (where the rules are silent):
+- A GM modifier of kind ``difficulty`` (0..7) replaces the task difficulty the player asked for (GM-3); when
+  several apply, one for this player wins over one for everyone, then the newest. All of them are consumed
+  and shown.
+- A voluntary hand is logged once, when it ends (its result is not known before); an involuntary hand is
+  logged and delivered at once through `bot.ui.rolls.publish`. Modifiers are consumed when the hand is dealt.
+- Visibility of a voluntary hand: public = the hand's message in the channel; private and gm = the hand is
+  ephemeral to its owner (edited through each click's interaction) with a public one-line notice; at the end
+  a gm hand's result also goes to the GM channel (or the GMs' DMs) with a Reveal button. A blind hand shows
+  its owner only the face-up cards to play on; the result goes only to the GMs.
+  The blind hand's owner may still Peek (BJ-4: the player sees the face-down card); they never see the
+  task's difficulty, modifiers or result.
+- A click re-reads the hand and the shoe and writes both with version checks (`bot.ui.hands.play`). If the
+  hand moved on meanwhile (a double click), the click is refused and nothing is drawn; if only the shoe
+  moved (another hand in the channel drew), the click is recomputed on the new shoe (up to 5 times).
+- A hand's result is shown at once; the chance each move had just before the last one (exact, from the
+  worker process, milliseconds) is edited onto the same message when it arrives. If the worker fails or
+  the edit is refused, the result stands without that line.
+- `/cards shuffle` (GM) reshuffles everything not in an open hand, with ``decks`` decks or, without it,
+  the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/gm settings`).
+- `/cards reveal hand:` (GM) shows the GM the hand with its face-down card and running total, ephemerally
+  (BJ-4 "on request, the GM"); it does not end the hand (only the player's choices do).
+"""
+
+from __future__ import annotations
+
+from discord.ext import commands
+
+from .buttons import DYNAMIC_ITEMS
+from .commands import Cards
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Add the cog and register its hand buttons (they work on hands dealt before a restart too)."""
+    await bot.add_cog(Cards(bot))
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)

@@ -1,0 +1,328 @@
+"""The `/cards` commands: deal a task's hand, look at the shoe, and the GM's shuffle and reveal."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+from bot.core.blackjack import (
+    CHARACTERISTIC_SUITS,
+    DIFFICULTY_NAMES,
+    SKILL_NAMES,
+    Hand,
+    HandOptions,
+    resolve,
+    start_involuntary,
+    start_voluntary,
+)
+from bot.core.cards import Shoe
+from bot.store import AppliedModifier, Conflict, HandRecord, Store
+from bot.ui.cards import KIND, shoe_embed
+from bot.ui.hands import (
+    BUSY,
+    SHOE_RETRIES,
+    SYSTEM,
+    full_embed,
+    owner_embed,
+    play_out,
+    record_for_log,
+    stored,
+    where,
+)
+from bot.ui.odds import add_odds, involuntary_line
+from bot.ui.permissions import gm_only, is_gm
+from bot.ui.reply import UserError, reply
+from bot.ui.rolls import publish, take_modifiers
+from bot.ui.visibility import Mode, default_notice, resolve_mode
+
+from .buttons import hand_view
+
+SKILL_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(SKILL_NAMES)]
+DIFFICULTY_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(DIFFICULTY_NAMES)]
+CHARACTERISTIC_CHOICES = [
+    Choice(name=f"{name} ({suit.symbol})", value=name) for name, suit in CHARACTERISTIC_SUITS.items()
+]
+
+
+def _chosen_difficulty(asked: int, applied: Sequence[AppliedModifier]) -> int:
+    """GM-3: a ``difficulty`` modifier replaces the task difficulty (a player's own beats everyone's)."""
+    mods = [m for m in applied if m.kind == "difficulty" and isinstance(m.value, int)]
+    if not mods:
+        return asked
+    best = max(mods, key=lambda m: (not m.for_everyone, m.modifier_id))
+    assert isinstance(best.value, int)
+    return best.value
+
+
+@app_commands.guild_only()
+class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-style task resolution."):
+    """`/cards task | shoe` and GM `/cards shuffle | reveal`."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot  # the TabletopBot: .store and .rng
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.bot.store
+        return store
+
+    async def skill_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[Choice[str]]:
+        """The skills of the roller's active cards sheet, with their levels."""
+        if interaction.guild_id is None:
+            return []
+        sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, SYSTEM)
+        if sheet is None:
+            return []
+        key = current.strip().casefold()
+        out: list[Choice[str]] = []
+        for name, skill in sheet.skills.items():
+            if key in name.casefold() and 0 <= skill.rating < len(SKILL_NAMES):
+                label = f"{name}: {SKILL_NAMES[skill.rating]} ({skill.rating})"
+                out.append(Choice(name=label[:100], value=name))
+        return out[:25]
+
+    async def hand_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[Choice[int]]:
+        """The channel's open hands (GM `/cards reveal`), for GMs only: the labels name skill and difficulty,
+        which a blind hand's owner must not see (discord.py runs no command check before autocomplete)."""
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        if not await is_gm(interaction, self.store):
+            return []
+        hands = await self.store.cards.open_hands(interaction.guild_id, interaction.channel_id)
+        out: list[Choice[int]] = []
+        for record in hands:
+            hand = Hand.from_dict(record.data)
+            label = (
+                f"#{record.id}: {len(hand.played)} card{'s' if len(hand.played) != 1 else ''}, "
+                f"{SKILL_NAMES[hand.skill]} vs {DIFFICULTY_NAMES[hand.difficulty]}"
+            )
+            if str(current).strip() in label:  # Discord sends partial input; never trust its type
+                out.append(Choice(name=label[:100], value=record.id))
+        return out[-25:]
+
+    @app_commands.command(name="task", description="Resolve a task with cards from this channel's shoe.")
+    @app_commands.describe(
+        difficulty="The task's difficulty (BJ-8).",
+        level="Your skill level (BJ-8); or pick a skill from your sheet.",
+        skill="A skill from your active cards sheet.",
+        characteristic="The task's characteristic (BJ-9): its bonus counts with a card of its suit.",
+        bonus="The characteristic bonus (default: your sheet's bonus for it).",
+        mode="Voluntary: you play Hit/Stand/Add skill (BJ-4). Involuntary: the dealer's rule (BJ-3).",
+        visibility="Who sees the result (default: the channel's).",
+    )
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, level=SKILL_CHOICES)
+    @app_commands.choices(characteristic=CHARACTERISTIC_CHOICES)
+    @app_commands.autocomplete(skill=skill_autocomplete)
+    async def task(
+        self,
+        interaction: discord.Interaction[Any],
+        difficulty: int,
+        level: int | None = None,
+        skill: app_commands.Range[str, 1, 64] | None = None,
+        characteristic: str | None = None,
+        bonus: app_commands.Range[int, -10, 10] | None = None,
+        mode: Literal["voluntary", "involuntary"] = "voluntary",
+        visibility: Literal["public", "private", "gm", "blind"] | None = None,
+    ) -> None:
+        guild_id, channel_id = where(interaction)
+        store = self.store
+        shown = await resolve_mode(interaction, store, visibility)
+        skill_level, skill_label = await self._skill(interaction, level, skill)
+        char_bonus = await self._bonus(interaction, characteristic, bonus)
+        settings = await store.settings.get(guild_id)
+        options = HandOptions(
+            adder_scheme=settings.adder_scheme,
+            suit_bonus=settings.bj_suit_bonus,
+            characteristic_rule=settings.bj_characteristic_bonus,
+            fumble_flags=settings.bj_fumble_flags,
+        )
+        start = start_voluntary if mode == "voluntary" else start_involuntary
+        start(skill_level, difficulty, characteristic, char_bonus, options)  # refuse bad input before GM-3
+        # reserved now, taken in the transaction that stores the dealt hand (the hand may end and be logged
+        # on a later click); a deal that fails leaves them for the next roll (`report_error` releases them)
+        applied = await take_modifiers(interaction, store, SYSTEM)
+        task_difficulty = _chosen_difficulty(difficulty, applied)
+        hand = start(skill_level, task_difficulty, characteristic, char_bonus, options)
+        meta = {
+            "visibility": shown,
+            "skill_label": skill_label,
+            "asked_difficulty": difficulty,
+            "modifiers": [m.model_dump(mode="json") for m in applied],
+        }
+        record, hand, before, log_id = await self._deal(
+            interaction, guild_id, channel_id, hand, meta, settings.decks_per_shoe
+        )
+        if log_id is not None:  # over as dealt (involuntary): logged with the deal
+            await self._publish_involuntary(interaction, record, hand, shown, before, log_id)
+            return
+        await self._post_hand(interaction, record, hand, shown)
+
+    async def _skill(
+        self, interaction: discord.Interaction[Any], level: int | None, skill: str | None
+    ) -> tuple[int, str | None]:
+        if level is not None and skill is not None:
+            raise UserError("Give either a skill level or a skill from your sheet, not both.")
+        if level is not None:
+            return level, None
+        if skill is None:
+            raise UserError("Give a skill level, or a skill from your active cards sheet.")
+        assert interaction.guild_id is not None
+        sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, SYSTEM)
+        if sheet is None:
+            raise UserError("You have no active cards sheet; give a skill level instead (or /sheet use).")
+        found = sheet.skill(skill)
+        if found is None:
+            raise UserError(f"Your sheet {sheet.name!r} has no skill {skill.strip()!r}.")
+        name, entry = found
+        return entry.rating, name
+
+    async def _bonus(
+        self, interaction: discord.Interaction[Any], characteristic: str | None, bonus: int | None
+    ) -> int:
+        if characteristic is None:
+            if bonus is not None:
+                raise UserError("A characteristic bonus needs the characteristic it belongs to.")
+            return 0
+        if bonus is not None:
+            return bonus
+        assert interaction.guild_id is not None
+        sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, SYSTEM)
+        return sheet.bonus(characteristic) if sheet is not None else 0
+
+    async def _deal(
+        self,
+        interaction: discord.Interaction[Any],
+        guild_id: int,
+        channel_id: int,
+        hand: Hand,
+        meta: dict[str, Any],
+        decks: int,
+    ) -> tuple[HandRecord, Hand, Shoe, int | None]:
+        """Deal the new hand's first cards; store it with the shoe, again if another draw came first.
+
+        Returns the stored hand, the dealt hand, the shoe as it was before dealing (for the odds) and,
+        for a hand over as dealt, its log row's id (written in the same transaction).
+        """
+        rng = self.bot.rng
+        for _ in range(SHOE_RETRIES):
+            try:
+                async with self.store.cards.shoe_lock(channel_id):  # no conflicts between in-process draws
+                    shoe, version = await self.store.cards.get_shoe(guild_id, channel_id, decks, rng)
+                    dealt, after = play_out(hand, shoe, rng)
+                    record, log_id = await self.store.cards.create_hand_logged(
+                        guild_id,
+                        channel_id,
+                        interaction.user.id,
+                        stored(dealt, meta),
+                        state=dealt.state.value,
+                        cards=dealt.played,
+                        shoe=after,
+                        shoe_version=version,
+                        finished=dealt.is_over,
+                        modifiers=self.store.modifiers.ticket(interaction.id),
+                        log=functools.partial(record_for_log, hand=dealt) if dealt.is_over else None,
+                    )
+                return record, dealt, shoe, log_id
+            except Conflict:
+                continue
+        raise UserError(BUSY)
+
+    async def _publish_involuntary(
+        self,
+        interaction: discord.Interaction[Any],
+        record: HandRecord,
+        hand: Hand,
+        shown: Mode,
+        before: Shoe,
+        log_id: int,
+    ) -> None:
+        entry = record_for_log(record, hand)
+        # BJ-3 from the shoe this hand was dealt from (tens of ms: off the event loop)
+        line, _ = await self.bot.workers.run(
+            involuntary_line, before.remaining, hand, resolve(hand).trl, before.discards
+        )
+        await publish(
+            interaction,
+            self.store,
+            add_odds(full_embed(record, hand), line),
+            mode=shown,
+            system=SYSTEM,
+            command="cards task",
+            inputs=entry.inputs,
+            dice=entry.dice,
+            result=entry.result,
+            summary=entry.summary,
+            kind=KIND,
+            log_id=log_id,
+        )
+
+    async def _post_hand(
+        self, interaction: discord.Interaction[Any], record: HandRecord, hand: Hand, shown: Mode
+    ) -> None:
+        view = hand_view(record, hand)
+        if shown == "public":
+            message = await reply(interaction, embed=owner_embed(record, hand), view=view)
+        else:
+            message = await reply(interaction, embed=owner_embed(record, hand), view=view, ephemeral=True)
+            if shown != "blind":
+                await reply(interaction, default_notice(interaction, shown, KIND))
+        if message is not None:
+            await self.store.cards.set_message_id(record.id, message.id)
+
+    @app_commands.command(name="shoe", description="What is left in this channel's shoe.")
+    async def shoe(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id, channel_id = where(interaction)
+        settings = await self.store.settings.get(guild_id)
+        shoe, _ = await self.store.cards.get_shoe(
+            guild_id,
+            channel_id,
+            settings.decks_per_shoe,
+            self.bot.rng,
+        )
+        hands = await self.store.cards.open_hands(guild_id, channel_id)
+        await reply(interaction, embed=shoe_embed(shoe, sum(len(h.cards) for h in hands), len(hands)))
+
+    @app_commands.command(name="shuffle", description="GM: reshuffle every card not in an open hand (BJ-1).")
+    @app_commands.describe(decks="Decks in the new shoe (default: the server's setting).")
+    @gm_only()
+    async def shuffle(
+        self, interaction: discord.Interaction[Any], decks: app_commands.Range[int, 1, 8] | None = None
+    ) -> None:
+        guild_id, channel_id = where(interaction)
+        settings = await self.store.settings.get(guild_id)
+        count = decks if decks is not None else settings.decks_per_shoe
+        shoe, _ = await self.store.cards.reshuffle(
+            guild_id,
+            channel_id,
+            self.bot.rng,
+            decks=count,
+        )
+        in_hands = 52 * shoe.decks - len(shoe.remaining)
+        await reply(
+            interaction,
+            f"🔀 {interaction.user.mention} reshuffled the shoe: {len(shoe.remaining)} cards from "
+            f"{shoe.decks} deck{'s' if shoe.decks != 1 else ''}; {in_hands} stay in open hands.",
+        )
+
+    @app_commands.command(name="reveal", description="GM: see a hand with its face-down card (only you).")
+    @app_commands.describe(hand="The hand's number (#12 on its message).")
+    @app_commands.autocomplete(hand=hand_autocomplete)
+    @gm_only()
+    async def reveal(
+        self, interaction: discord.Interaction[Any], hand: app_commands.Range[int, 1, 2**53 - 1]
+    ) -> None:
+        guild_id, channel_id = where(interaction)
+        record = await self.store.cards.hand_in(hand, guild_id, channel_id)
+        played = Hand.from_dict(record.data)
+        embed = full_embed(record, played, reveal=True)
+        await reply(interaction, embed=embed, ephemeral=True)

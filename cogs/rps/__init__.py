@@ -1,0 +1,25 @@
+"""`/rps`: Base minus 2d10 (RULES.md RPS-1..RPS-10) as slash commands and a sustained pool's button.
+
+- `/rps check`: a skill (+ parent, or one of its alternates) or an attribute from the roller's active RPS
+  sheet, or a raw Base; a named difficulty, an extra modifier, forgoing the roll (RPS-6).
+- `/rps resisted`: 2..6 parties, each a member (active sheet + skill/attribute, or a raw Base) or a named
+  NPC with a Base; ties re-roll among the tied (RPS-7).
+- `/rps retry`: a second try of the roller's last failed check in this channel (RPS-9). The roller runs
+  it; a non-zero extra modifier, a try for another member, or a second try of a second try needs a GM.
+- `/rps sustained start|roll|status|stop`: per-channel Success Pools (RPS-8) with a "Roll next check"
+  button (`rpspool:<pool_id>:roll`) for the pool's owner or a GM (GM-4).
+GM-3: pending `difficulty` modifiers add to the Base of the roller's next check(s).
+"""
+
+from __future__ import annotations
+
+from discord.ext import commands
+
+from .buttons import PoolRollButton
+from .commands import Rps
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Add the cog and its pool button (it works on pools started before a restart too)."""
+    await bot.add_cog(Rps(bot))
+    bot.add_dynamic_items(PoolRollButton)

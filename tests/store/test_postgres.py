@@ -22,7 +22,7 @@ from bot.store.db import Migration, Tx, migrations, safe_url, split_statements
 from bot.store.errors import MigrationFailed
 from bot.store.postgres import to_postgres
 from tests.paths import ROOT
-from tests.store.conftest import new_schema
+from tests.postgres import new_schema
 
 G, C, P = 1, 10, 20
 

@@ -57,11 +57,18 @@ def summary(settings: Settings) -> str:
         where = "commands sync to every server at start (FORCE_SYNC)"
     else:
         where = "commands sync to every server when they changed"
+    if not settings.syncs_commands():
+        where = "another process (the one running shard 0) syncs the commands"
+    if settings.shard_count is None:
+        shards = "as many shards as Discord asks for"
+    else:
+        ids = settings.shard_ids if settings.shard_ids is not None else range(settings.shard_count)
+        shards = f"shards {','.join(map(str, ids))} of {settings.shard_count}"
     if settings.database_url is not None:
         database = f"the database is PostgreSQL at {safe_url(settings.database_url.get_secret_value())}"
     else:
         database = f"the database {settings.database_path} can be written"
-    return f"OK: a token is set, {database}, {where}."
+    return f"OK: a token is set, {database}, {where}, {shards}."
 
 
 def token_problems(token: str | None) -> list[str]:

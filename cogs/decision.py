@@ -31,6 +31,7 @@ from bot.ui.decision import (
     decision_roll_embed,
     percent_embed,
 )
+from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, contested_cached, decision_line, percent_line, win_line
 from bot.ui.reply import UserError
 from bot.ui.rolls import guild_key, has_modifier, modifier_total, publish, take_modifiers
@@ -125,7 +126,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
     async def character(self, guild_id: int, member: discord.abc.User) -> tuple[str, Sheet | None]:
         """The member's character: the active decision sheet's name, else their display name."""
         sheet = await active_sheet(self.store, guild_id, member.id)
-        return (sheet.name if sheet is not None else member.display_name), sheet
+        return (sheet.name if sheet is not None else shown_name(member.display_name)), sheet
 
     # ------------------------------------------------------------------------------------------------
     @app_commands.command(name="roll", description="Roll 2d6 + stat + modifiers against a target (DD-1).")
@@ -364,14 +365,15 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
                 continue
             if member is not None:
                 if member.id in seen_members:
-                    raise UserError(f"{member.display_name} is in the contest twice.")
+                    raise UserError(f"{shown_name(member.display_name)} is in the contest twice.")
                 seen_members.add(member.id)
                 name, sheet = await self.character(guild_id, member)
                 stat_value, stat_text = 0, ""
                 if stat is not None:
                     if sheet is None:
                         raise UserError(
-                            f"{member.display_name} has no active decision-dice sheet for {stat!r}."
+                            f"{shown_name(member.display_name)} has no active decision-dice sheet "
+                            f"for {stat!r}."
                         )
                     found, stat_value = sheet_stat(sheet, stat)
                     stat_text = f"{found} {stat_value:+d}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import discord
@@ -30,6 +31,19 @@ FOOTER_MAX = 2048
 AUTHOR_MAX = 256
 EMBED_TOTAL_MAX = 6000
 CONTENT_MAX = 2000
+
+
+#: Unicode's direction controls (embeddings, overrides, isolates, marks): in a name they would reorder the
+#: text around it, so "Ash" could make a result read backwards.
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown_name(name: str, *, markdown: bool = True) -> str:
+    """A name (a player's, a character's, a label) as results show it: direction controls removed, and
+    markdown escaped unless it goes where Discord shows text as it is (``markdown=False``: an embed's
+    author or footer). The one place names are prepared for display."""
+    plain = BIDI_CONTROLS.sub("", name)
+    return discord.utils.escape_markdown(plain) if markdown else plain
 
 
 def clip(text: str, limit: int) -> str:

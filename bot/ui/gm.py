@@ -112,7 +112,10 @@ def settings_embed(
         ),
         (f"Default visibility of <#{channel_id}>", channel_visibility),
     ]
-    embed = info_embed("Server settings", chart_note or "Change any with /gm settings option: value.")
+    embed = info_embed(
+        "Server settings",
+        chart_note or "Change any with /setup settings (the GM channel: /setup gm-channel).",
+    )
     for name, value in fields:
         embed.add_field(name=name, value=value, inline=True)
     return embed

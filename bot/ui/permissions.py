@@ -73,7 +73,11 @@ def _mark(func: T, key: str) -> T:
 
 
 def gm_only() -> Callable[[T], T]:
-    """GM-1/GM-2 for a slash command: a runtime check, plus the Manage Server hint on top-level commands."""
+    """GM-1/GM-2 for a slash command: a runtime check only.
+
+    No ``default_permissions``: Discord would then hide the command from GMs by role or by channel, who
+    have no Manage Server; the check is the gate.
+    """
 
     async def predicate(interaction: discord.Interaction[Any]) -> bool:
         store: Store = interaction.client.store
@@ -84,16 +88,16 @@ def gm_only() -> Callable[[T], T]:
         return True
 
     check = app_commands.check(predicate)
-    hint = app_commands.default_permissions(manage_guild=True)
 
     def decorator(func: T) -> T:
-        return _mark(hint(check(func)), GM_ONLY)
+        return _mark(check(func), GM_ONLY)
 
     return decorator
 
 
 def manage_guild_only() -> Callable[[T], T]:
-    """Like `gm_only`, but only Manage Server counts (guild-wide GM roles and settings)."""
+    """Like `gm_only`, but only Manage Server counts (server set-up), and Discord shows the command only to
+    Manage Server by default (on a top-level command; a subcommand takes its group's)."""
 
     async def predicate(interaction: discord.Interaction[Any]) -> bool:
         if interaction.guild is None:

@@ -145,10 +145,12 @@ async def publish(
     kind: str | None = None,
     view: discord.ui.View | None = None,
     log_id: int | None = None,
+    gm_embeds: Sequence[discord.Embed] = (),
 ) -> tuple[int, Delivery]:
     """Log the roll (with its visibility and the GM modifier uses it reserved) and deliver its embed.
 
     ``log_id``: the roll was already logged together with its game write (supply, sustained pool).
+    ``gm_embeds``: what the GM copies of a hidden roll show besides the result (`deliver`).
     Returns the log id and the delivery.
     """
     if log_id is None:
@@ -167,5 +169,7 @@ async def publish(
             log_id = await store.log.add(record, modifiers=ticket)
         finally:
             store.modifiers.release(ticket)  # taken with the log row, or given back when it failed
-    delivery = await deliver(interaction, store, embed, mode=mode, log_id=log_id, kind=kind, view=view)
+    delivery = await deliver(
+        interaction, store, embed, mode=mode, log_id=log_id, kind=kind, view=view, gm_embeds=gm_embeds
+    )
     return log_id, delivery

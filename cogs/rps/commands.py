@@ -16,7 +16,7 @@ from discord.ext import commands
 from bot.core import rps
 from bot.core.dice import Dice
 from bot.store import AppliedModifier, Pool, RollRecord, Sheet, Store
-from bot.ui.embeds import clip
+from bot.ui.embeds import clip, shown_name
 from bot.ui.odds import add_odds, resisted_cached, rps_line, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.pools import SYSTEM, roll_pool_check
@@ -289,7 +289,9 @@ class Rps(
             title=title,
             extra_fields=extra_fields,
             rules=["RPS-9"] if retry_of else [],
-            author=f"for {who.display_name}" if who.id != interaction.user.id else None,
+            author=f"for {shown_name(who.display_name, markdown=False)}"
+            if who.id != interaction.user.id
+            else None,
         )
         if result.dice is not None:  # a forgone check (RPS-6) had no chance to take
             add_odds(embed, rps_line(build.base, result.sl))
@@ -461,7 +463,7 @@ class Rps(
                     f"Party {number} needs a name (party{number}) and a Base (base{number}), or a member."
                 )
             return text.strip(), raw_spec(base), None
-        name = member.display_name
+        name = shown_name(member.display_name)
         if base is not None:
             return name, raw_spec(base, text.strip() if text else "Base"), member.id
         if text is None:
@@ -547,7 +549,9 @@ class Rps(
         store = self.store
         record = await self._last_check(interaction, roller.id)
         if record is None:
-            whose = "You have" if roller.id == interaction.user.id else f"{roller.display_name} has"
+            whose = (
+                "You have" if roller.id == interaction.user.id else f"{shown_name(roller.display_name)} has"
+            )
             raise UserError(f"{whose} made no RPS check in this channel to try again.")
         if record.visibility == "blind" and record.hidden and not gm_user:
             # either answer would tell a blind roller whether the check failed (issue 7: nothing leaks)

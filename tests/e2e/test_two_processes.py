@@ -1,10 +1,11 @@
 """Several `python -m bot` processes on one PostgreSQL database, against the fake Discord.
 
-Each process has a gateway connection of its own; an interaction is sent down one chosen connection, as
-Discord sends a guild's events to the shard that holds it. (a) two processes each answer their own guild;
-(b) a rolling restart: a hand dealt through one process, that process SIGKILLed, the hand played to its
-end through the next one; (c) 50 clicks on one hand and 50 rolls against one GM modifier arriving through
-both processes at once: no move lost or doubled, each modifier use taken once.
+(a) two shards (SHARD_COUNT=2, SHARD_IDS=0 and 1), each process answering its own guild, as the fake
+routes a guild's events to its shard; (b) a rolling restart: a hand dealt through one process, that
+process SIGKILLed, the hand played to its end through the next one; (c) 50 clicks on one hand and 50 rolls
+against one GM modifier arriving through both processes at once (two processes of the same shard, as
+during a rolling restart's overlap: each interaction is sent down a chosen process's connection): no move
+lost or doubled, each modifier use taken once.
 
 Nothing in a process's memory decides these: the store keeps no read cache, moves are version-checked,
 and a roll's hold on a modifier use is a row (see bot/store/README.md).
@@ -15,14 +16,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot.store import Store
 from tests.e2e.test_cards import conserved, field_names, hand_id_of, stack_shoe
 from tests.fake_discord.harness import WAIT, Answer, SubprocessBot, World
-from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord, InteractionRecord
+from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord, GatewaySession, InteractionRecord
 from tests.fake_discord.world import FakeChannel, FakeGuild, FakeUser
 from tests.postgres import new_schema, require_postgres
 
@@ -44,31 +44,23 @@ async def database_url() -> AsyncIterator[str]:
 
 
 class Shard(SubprocessBot):
-    """`python -m bot` on the shared database, answering what is sent down its own gateway connection.
+    """`python -m bot` on the shared database; `send` puts an interaction on its own gateway connection
+    (`slash` and `click` go where the fake routes the guild: the newest connection of its shard)."""
 
-    The fake sends every guild to every connection; choosing the connection per interaction stands for
-    Discord's routing of a guild's events to its shard.
-    """
-
-    connection: Any
+    connection: GatewaySession
 
     @classmethod
-    async def start(cls, fake: FakeDiscord, folder: Path, url: str, name: str) -> Shard:
-        before = list(fake._sockets)
+    async def start(cls, fake: FakeDiscord, folder: Path, url: str, name: str, **env: str) -> Shard:
+        before = list(fake.sessions)
         shard = await cls.launch(fake, folder / f"{name}.unused.db", log_path=folder / f"{name}.log",
-                                 DATABASE_URL=url)  # fmt: skip
+                                 DATABASE_URL=url, **env)  # fmt: skip
         assert isinstance(shard, Shard)
-        [shard.connection] = [ws for ws in fake._sockets if ws not in before]
+        [shard.connection] = [s for s in fake.sessions if s not in before]
         return shard
 
     async def send(self, record: InteractionRecord) -> None:
         """Send one interaction down this process's connection (without waiting for the answer)."""
         await self.fake._dispatch_on(self.connection, "INTERACTION_CREATE", record.payload, record)
-
-    async def _send(self, record: InteractionRecord) -> Answer:
-        await self.send(record)
-        await settle(self.fake, [record])
-        return Answer(record, self.fake.message_log[record.first_message_index :], self.fake)
 
 
 async def settle(fake: FakeDiscord, records: list[InteractionRecord]) -> None:
@@ -108,22 +100,29 @@ def click(fake: FakeDiscord, answer: Answer, label: str, user: FakeUser) -> Inte
 async def test_two_shards_each_answer_their_own_guild(
     fake: FakeDiscord, world: World, tmp_path: Path, database_url: str
 ) -> None:
+    mine = (world.guild.id >> 22) % 2
     other = fake.add_guild("Other table", world.owner)
+    while (other.id >> 22) % 2 == mine:  # a guild of the other shard (ids are snowflakes: time-based)
+        await asyncio.sleep(0.005)
+        other = fake.add_guild("Other table", world.owner)
     fake.add_member(other, world.bob)
-    first = await Shard.start(fake, tmp_path, database_url, "shard0")
-    second = await Shard.start(fake, tmp_path, database_url, "shard1")
+    shards = {
+        n: await Shard.start(fake, tmp_path, database_url, f"shard{n}", SHARD_COUNT="2", SHARD_IDS=str(n))
+        for n in (0, 1)
+    }
+    assert sorted(fake.ready_shards) == [(0, 2), (1, 2)]  # one connection each, as Discord routes
     try:
-        mine = await first.slash(world.guild, world.general, world.alice, "decision roll",
-                                 {"stat": 1, "target": 6})  # fmt: skip
-        theirs = await second.slash(other, other.channel("general"), world.bob, "decision roll",
-                                    {"stat": 2, "target": 6})  # fmt: skip
-        assert not mine.ephemeral and not theirs.ephemeral
+        here = await shards[mine].slash(world.guild, world.general, world.alice, "decision roll",
+                                        {"stat": 1, "target": 6})  # fmt: skip
+        there = await shards[1 - mine].slash(other, other.channel("general"), world.bob, "decision roll",
+                                             {"stat": 2, "target": 6})  # fmt: skip
+        assert not here.ephemeral and not there.ephemeral
         async with await Store.open(database_url) as store:
             [a] = await store.log.last(world.guild.id, world.general.id)
             [b] = await store.log.last(other.id, other.channel("general").id)
         assert (a.user_id, b.user_id) == (world.alice.id, world.bob.id)
     finally:
-        await stop_all(fake, first, second)
+        await stop_all(fake, *shards.values())
 
 
 async def test_a_rolling_restart_picks_the_hand_up_where_the_killed_process_left_it(
@@ -149,7 +148,7 @@ async def test_a_rolling_restart_picks_the_hand_up_where_the_killed_process_left
                       if r.command == "cards task"]  # fmt: skip
             assert len(logged) == 1  # the hand finished once
             assert await conserved(store, world.general)
-        if dealt.original.components:  # a late click on the finished hand changes nothing
+        if any(cid.endswith(":stand") for cid in dealt.original.custom_ids()):  # a late click changes nothing
             assert (await second.click(dealt.original, "Stand", world.alice)).ephemeral
     finally:
         await stop_all(fake, second)
@@ -175,7 +174,7 @@ async def test_fifty_clicks_and_fifty_rolls_through_two_processes_lose_and_doubl
         clicks: list[InteractionRecord] = []
         version = 1
         for turn in range(ROUNDS):
-            if not dealt.original.components:  # the hand ended: its buttons are gone, no one can click
+            if not any(cid.endswith(":hit") for cid in dealt.original.custom_ids()):  # the hand ended
                 await asyncio.gather(
                     *(shards[i % 2].send(r) for i, r in enumerate(rolls[turn * (ROLLS // ROUNDS) :]))
                 )

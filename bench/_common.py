@@ -120,6 +120,12 @@ class BotProcess:
     connected: float  # time.monotonic() when the fake had sent READY and every GUILD_CREATE
     log_path: Path
     database: Path
+    database_url: str | None = None  # the real bot's PostgreSQL database, when it runs on one
+
+    @property
+    def store(self) -> Path | str:
+        """What `Store.open` opens to reach the bot's database."""
+        return self.database_url or self.database
 
     @property
     def pid(self) -> int:
@@ -184,10 +190,12 @@ def bot_env(
     seed: int = 1234,
     log_level: str = "INFO",
     source: Path = ROOT,
+    database_url: str | None = None,
 ) -> dict[str, str]:
     """The environment of a bot subprocess: ours only, none of the caller's DISCORD_* settings.
 
     ``source``: the source tree the bot's code is imported from (another commit's worktree for an A/B).
+    ``database_url``: the bot's PostgreSQL database (None: the SQLite file ``database``).
     """
     env = {
         k: v
@@ -202,6 +210,8 @@ def bot_env(
         "DICE_SEED": str(seed),
         "LOG_LEVEL": log_level,
     }
+    if database_url is not None:
+        env["DATABASE_URL"] = database_url
     return env
 
 
@@ -213,6 +223,7 @@ async def launch(
     log_level: str = "INFO",
     profile: Path | None = None,
     source: Path = ROOT,
+    database_url: str | None = None,
 ) -> BotProcess:
     """Start ``kind`` ("tabletop": python -m bot; "probed": the same with bench/_lag_probe.py's loop-lag
     monitor, writing to `lag_file`; "bare": bench/bare_bot.py; "plain": bench/plain_bot.py); wait until it
@@ -220,7 +231,7 @@ async def launch(
 
     ``source``: where the tabletop bot's code comes from (default: this checkout).
     """
-    env = bot_env(fake, database, log_level=log_level, source=source)
+    env = bot_env(fake, database, log_level=log_level, source=source, database_url=database_url)
     if kind == "probed":
         env["LOOP_LAG_FILE"] = str(lag_file(database))
         # -c, not a script path: the bot's worker processes would import a script as their main module
@@ -256,7 +267,7 @@ async def launch(
         with contextlib.suppress(ProcessLookupError):
             process.kill()
         raise RuntimeError(f"the {kind} bot did not connect:\n{log_path.read_text()[-3000:]}")
-    return BotProcess(kind, process, spawned, time.monotonic(), log_path, database)
+    return BotProcess(kind, process, spawned, time.monotonic(), log_path, database, database_url)
 
 
 def lag_file(database: Path) -> Path:

@@ -22,6 +22,7 @@ reported beside both floors, without a target. Run from the repository root:
 
     python bench/latency.py                       # every target, C=1 and C=16, against both floors
     python bench/latency.py --target rps -n 2000 -c 16
+    python bench/latency.py --database-url postgresql://postgres@127.0.0.1:5432/test   # the bot on PostgreSQL
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def with_sheet(system: str, attributes: dict[str, int], then: Prepare) -> Prepar
         else:
             from bot.store import Skill, Store
 
-            async with await Store.open(bot.database) as store:
+            async with await Store.open(bot.store) as store:
                 await store.sheets.create(
                     {
                         "guild_id": world.guild.id,
@@ -138,6 +139,7 @@ def with_sheet(system: str, attributes: dict[str, int], then: Prepare) -> Prepar
     return prepare
 
 
+DATABASE_URL: str | None = None  # --database-url: the PostgreSQL server the real bot runs on
 HANDS_PER_CHANNEL = 8  # each channel has its own 1-deck shoe; open hands keep their cards out of it
 
 
@@ -319,6 +321,7 @@ class Session:
     folder: tempfile.TemporaryDirectory[str]
     settled: Settled | None = None
     made: int = 0
+    drop: Callable[[], Awaitable[None]] | None = None  # drops the session's PostgreSQL schema
 
     @classmethod
     async def open(
@@ -334,15 +337,24 @@ class Session:
     ) -> Session:
         fake, world = await open_fake()
         folder = tempfile.TemporaryDirectory(prefix=f"latency-{kind}-")
-        bot = await launch(kind, fake, Path(folder.name) / "bot.db", profile=profile, source=source)
+        url, drop = None, None
+        if DATABASE_URL and kind in ("tabletop", "probed"):  # the floors keep their own databases
+            from tests.postgres import new_schema
+
+            url, drop = await new_schema(DATABASE_URL)  # a fresh schema: a new bot syncs its commands
+        bot = await launch(
+            kind, fake, Path(folder.name) / "bot.db", profile=profile, source=source, database_url=url
+        )
         try:
             make = await prepare(fake, world, bot, count)
         except BaseException:
             await bot.stop()
             await fake.stop()
             folder.cleanup()
+            if drop is not None:
+                await drop()
             raise
-        return cls(label, fake, bot, make, check, folder, settled)
+        return cls(label, fake, bot, make, check, folder, settled, drop=drop)
 
     @classmethod
     async def floor(cls, floor: Floor, count: int) -> Session:
@@ -362,6 +374,8 @@ class Session:
         errors = self.bot.error_lines()
         await self.fake.stop()
         self.folder.cleanup()
+        if self.drop is not None:
+            await self.drop()
         return errors
 
 
@@ -529,6 +543,8 @@ def summary(results: list[tuple[Target, list[Level]]]) -> list[str]:
 
 
 async def main(args: argparse.Namespace) -> int:
+    global DATABASE_URL
+    DATABASE_URL = args.database_url
     schema_checks(args.validate)
     concurrencies = [int(c) for c in args.concurrency.split(",")]
     names = (
@@ -595,6 +611,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--rounds", type=int, default=3, help="bare/plain/real bursts interleaved this many times"
     )
     parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument(
+        "--database-url",
+        help="run the real bot on PostgreSQL (a fresh schema on this server per bot) instead of SQLite",
+    )
     parser.add_argument("--profile", help="run the real bot under cProfile, writing PROFILE.<target>.prof")
     parser.add_argument(
         "--validate",

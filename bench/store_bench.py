@@ -2,9 +2,12 @@
 
 Prints writes/s and p50/p99 latency for: log a roll, consume a modifier, draw a card (read the hand and
 shoe, draw, apply the hand transition with its version checks); and a roll's write by how many rolls
-share its COMMIT, with the CPU caches warm and cold. Run from the repository root:
+share its COMMIT, with the CPU caches warm and cold. On each backend asked for: SQLite (a temporary file)
+and PostgreSQL (a throw-away schema on ``--database-url``, dropped afterwards). Run from the repository
+root:
 
-    python bench/store_bench.py [--characters 10000] [--ops 2000] [--concurrency 16] [--path FILE]
+    python bench/store_bench.py [--backends sqlite,postgres] [--database-url URL] [--characters 10000]
+        [--ops 2000] [--concurrency 16] [--path FILE]
 """
 
 from __future__ import annotations
@@ -113,23 +116,35 @@ async def commit_sizes(store: Store, ops: int) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
-    """Fill the store, then time the three hot operations."""
-    with tempfile.TemporaryDirectory(prefix="store-bench-") as folder:
-        path = Path(args.path) if args.path else Path(folder) / "bench.sqlite3"
-        await run(path, args)
+    """Fill the store, then time the three hot operations, on each backend in turn."""
+    for backend in args.backends.split(","):
+        print(f"== {backend}")
+        if backend == "sqlite":
+            with tempfile.TemporaryDirectory(prefix="store-bench-") as folder:
+                await run(Path(args.path) if args.path else Path(folder) / "bench.sqlite3", args)
+        elif backend == "postgres":
+            from tests.postgres import new_schema
+
+            url, drop = await new_schema(args.database_url)
+            try:
+                await run(url, args)
+            finally:
+                await drop()
+        else:
+            raise SystemExit(f"unknown backend {backend!r}: sqlite or postgres")
     print(
-        f"rerun: python bench/store_bench.py --characters {args.characters} --ops {args.ops} "
-        f"--concurrency {args.concurrency}"
+        f"rerun: python bench/store_bench.py --backends {args.backends} --characters {args.characters} "
+        f"--ops {args.ops} --concurrency {args.concurrency}"
     )
 
 
-async def run(path: Path, args: argparse.Namespace) -> None:
-    """The measurements on one database file."""
-    store = await Store.open(path)
+async def run(target: Path | str, args: argparse.Namespace) -> None:
+    """The measurements on one database (a file, or a PostgreSQL schema's address)."""
+    store = await Store.open(target)
     try:
         t0 = time.perf_counter()
         await fill(store, args.characters)
-        print(f"stored {args.characters} characters in {time.perf_counter() - t0:.1f} s ({path})")
+        print(f"stored {args.characters} characters in {time.perf_counter() - t0:.1f} s ({target})")
 
         async def log_roll(i: int) -> object:
             return await store.log.add(roll(i))
@@ -202,5 +217,11 @@ if __name__ == "__main__":
     parser.add_argument("--characters", type=int, default=10_000)
     parser.add_argument("--ops", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=16, help="rolls in flight at once (group commit)")
-    parser.add_argument("--path", default="", help="database file (default: a new temporary file)")
+    parser.add_argument("--path", default="", help="SQLite file (default: a new temporary file)")
+    parser.add_argument("--backends", default="sqlite", help="comma-separated: sqlite, postgres")
+    parser.add_argument(
+        "--database-url",
+        default="postgresql://postgres@127.0.0.1:5432/test",
+        help="the PostgreSQL server (a throw-away schema is made on it)",
+    )
     asyncio.run(main(parser.parse_args()))

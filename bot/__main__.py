@@ -68,6 +68,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     restore.add_argument("path", help="the backup to restore")
     restore.set_defaults(run=store_command, command="restore")
+
+    copy = commands.add_parser(
+        "copy-data",
+        help="copy every sheet, hand, pool, supply die, modifier, setting and the roll log from one database "
+        "to another (an SQLite file or a postgresql:// address), such as when moving to PostgreSQL",
+    )
+    copy.add_argument("--from", dest="source", required=True, metavar="SOURCE", help="e.g. data/bot.db")
+    copy.add_argument(
+        "--to", dest="target", required=True, metavar="TARGET", help="e.g. postgresql://bot:pw@host/bot"
+    )
+    copy.add_argument(
+        "--force", action="store_true", help="replace what the target holds (refused without it)"
+    )
+    copy.set_defaults(run=copy_data)
     return parser
 
 
@@ -111,6 +125,13 @@ def store_command(args: argparse.Namespace) -> int:
         return BAD_SETTINGS
     words = [args.command, *([args.path] if args.path else [])]
     return run_store_command(words, settings.database_path)
+
+
+def copy_data(args: argparse.Namespace) -> int:
+    """`python -m bot copy-data --from SOURCE --to TARGET [--force]` (no settings or token needed)."""
+    from bot.store.copy import main as run_copy
+
+    return run_copy(args.source, args.target, args.force)
 
 
 def run_bot(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from bot.settings import TOKEN_HELP, Settings
+from bot.store.db import safe_url
 
 PORTAL = "copy it again from the Discord Developer Portal (your application → Bot → Reset Token)"
 # a bot token: the bot's id in base64, a timestamp, a signature; base64url parts joined by dots
@@ -38,7 +39,8 @@ def read_settings(**overrides: Any) -> tuple[Settings | None, list[str]]:
 def problems(settings: Settings) -> list[str]:
     """What is missing or wrong in ``settings`` (empty when the bot can start)."""
     found = token_problems(settings.token())
-    found += database_problems(settings.database_path)
+    if settings.database_url is None:  # PostgreSQL is reached when the bot starts: nothing to check here
+        found += database_problems(settings.database_path)
     if settings.dev_guild_id is not None and not looks_like_an_id(settings.dev_guild_id):
         found.append(
             f"DEV_GUILD_ID {settings.dev_guild_id} is not a Discord server id (those have 17 to 20 digits): "
@@ -62,7 +64,11 @@ def summary(settings: Settings) -> str:
     else:
         ids = settings.shard_ids if settings.shard_ids is not None else range(settings.shard_count)
         shards = f"shards {','.join(map(str, ids))} of {settings.shard_count}"
-    return f"OK: a token is set, the database {settings.database_path} can be written, {where}, {shards}."
+    if settings.database_url is not None:
+        database = f"the database is PostgreSQL at {safe_url(settings.database_url.get_secret_value())}"
+    else:
+        database = f"the database {settings.database_path} can be written"
+    return f"OK: a token is set, {database}, {where}, {shards}."
 
 
 def token_problems(token: str | None) -> list[str]:

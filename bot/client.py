@@ -120,7 +120,7 @@ class TabletopBot(commands.AutoShardedBot):
             point_at(settings.discord_api_base)
 
     async def setup_hook(self) -> None:
-        self.store = await Store.open(self.settings.database_path)
+        self.store = await Store.open(self.settings.database())
         # processes, each pool started by its first job: the slow exact odds, and /odds charts apart
         # (a worker that has drawn a chart holds matplotlib, ~45 MB: one such worker is enough)
         self.workers = Workers()

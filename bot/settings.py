@@ -17,6 +17,7 @@ TOKEN_HELP = (
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 EXAMPLE_ID = 123456789012345678
 YES, NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 def _shown(value: object) -> str:
@@ -44,6 +45,12 @@ class Settings(BaseSettings):
         default=Path("data/bot.db"),
         description="The SQLite file for sheets, hands, pools, supply dice, GM settings and the roll log; "
         "created on first start, with its folder.",
+    )
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="A PostgreSQL database to use instead of the SQLite file, as postgresql://user:password"
+        "@host:5432/dbname: for a bot run as several processes (shards) on one database. Empty: "
+        "DATABASE_PATH. Never logged with its password.",
     )
     dev_guild_id: int | None = Field(
         default=None,
@@ -123,6 +130,18 @@ class Settings(BaseSettings):
             )
         return value.strip() if isinstance(value, str) else value
 
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _postgres_url(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip().startswith(POSTGRES_SCHEMES):
+            # the value may hold a password: it is not repeated back
+            raise ValueError(
+                "DATABASE_URL must be a PostgreSQL address starting with postgresql:// (such as "
+                "postgresql://bot:secret@127.0.0.1:5432/bot), or empty to use the SQLite file at "
+                "DATABASE_PATH"
+            )
+        return value.strip() if isinstance(value, str) else value
+
     @field_validator("dice_seed", mode="before")
     @classmethod
     def _whole_number(cls, value: object) -> object:
@@ -178,6 +197,12 @@ class Settings(BaseSettings):
     def syncs_commands(self) -> bool:
         """Whether this process sends the slash commands: it runs shard 0 (or every shard)."""
         return self.shard_ids is None or 0 in self.shard_ids
+
+    def database(self) -> str | Path:
+        """Where the store lives: the PostgreSQL address when DATABASE_URL is set, else the SQLite file."""
+        if self.database_url is not None:
+            return self.database_url.get_secret_value()
+        return self.database_path
 
     def token(self) -> str | None:
         """The token in plain text, or None when it is missing or blank."""

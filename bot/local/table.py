@@ -111,6 +111,7 @@ async def serve(
             update={
                 "discord_token": SecretStr(TOKEN),
                 "database_path": database,
+                "database_url": None,  # the local table keeps its own SQLite file, whatever the bot uses
                 "discord_api_base": fake.api_base,
                 "dev_guild_id": None,
             }

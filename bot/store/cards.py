@@ -6,7 +6,6 @@ import asyncio
 import builtins
 import json
 import random
-import sqlite3
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, NamedTuple, TypeVar
@@ -14,7 +13,7 @@ from typing import Any, NamedTuple, TypeVar
 from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
 from bot.store._util import dumps, json_column_read_back, now_text, parse_time
-from bot.store.db import Database, Tx
+from bot.store.db import Database, Row, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.log import RollLogRepository
 from bot.store.models import MAX_HAND_JSON, HandRecord, RollRecord
@@ -80,9 +79,7 @@ def shoe_from_columns(decks: int, remaining: str, discards: str) -> Shoe:
     )
 
 
-def _hand(
-    row: sqlite3.Row | Mapping[str, Any], cards: tuple[str, ...] | None = None, data: Any = None
-) -> HandRecord:
+def _hand(row: Row | Mapping[str, Any], cards: tuple[str, ...] | None = None, data: Any = None) -> HandRecord:
     """A hand's record from its row; ``cards`` and ``data``, when given, are what its columns read as
     (a write that has them at hand spares decoding the text it just encoded)."""
     return HandRecord(
@@ -215,7 +212,7 @@ class CardRepository:
                 raise InvalidData(str(err)) from None
             count, remaining, discards = shoe_to_columns(fresh)
 
-            async def create(tx: Tx) -> sqlite3.Row:
+            async def create(tx: Tx) -> Row:
                 await tx.execute(
                     "INSERT INTO shoes (channel_id, guild_id, decks, remaining, discards, version, "
                     "updated_at) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (channel_id) DO NOTHING",
@@ -316,9 +313,10 @@ class CardRepository:
             if shoe_columns is not None and shoe_version is not None:
                 await self._write_columns(tx, channel_id, shoe_columns, shoe_version, stamp)
             await take(tx)
-            outcome = await tx.execute(
+            row = await tx.one(
                 "INSERT INTO hands (guild_id, channel_id, owner_id, state, finished, cards, data, version, "
-                "message_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+                f"message_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?) "
+                f"RETURNING {_HAND_COLUMNS}",
                 (
                     guild_id,
                     channel_id,
@@ -332,7 +330,6 @@ class CardRepository:
                     stamp,
                 ),
             )
-            row = await tx.one(f"SELECT {_HAND_COLUMNS} FROM hands WHERE id = ?", (outcome.lastrowid,))
             assert row is not None
             record = _hand(row)
             log_id = await RollLogRepository.inserter(log(record))(tx) if log is not None else None
@@ -512,7 +509,7 @@ class CardRepository:
         move meanwhile: a deal or a draw in between makes this a Conflict that changes nothing.
         """
 
-        async def read(tx: Tx) -> tuple[builtins.list[sqlite3.Row], sqlite3.Row | None]:
+        async def read(tx: Tx) -> tuple[builtins.list[Row], Row | None]:
             rows = await tx.all(
                 "SELECT cards FROM hands WHERE channel_id = ? AND guild_id IS ? AND finished = 0",
                 (channel_id, guild_id),

@@ -1,10 +1,12 @@
-"""SQLite through aiosqlite: the connections, the transactions and the migrations, in one place.
+"""The database a Store writes to: what every backend offers (`Database`, `Tx`), and SQLite through aiosqlite.
 
-A unit of work is ``async def work(tx)``: its statements run in one transaction on the writing connection,
-one unit after another, and its caller hears back once it has committed. A lone read goes to a second,
+A unit of work is ``async def work(tx)``: its statements run in one transaction, and its caller hears back
+once it has committed. The repositories write their SQL once, in SQLite's words with ``?`` placeholders;
+`bot.store.postgres` runs the same units on PostgreSQL (`open_database` picks the backend from the target).
+
+On SQLite the units run one after another on the writing connection. A lone read goes to a second,
 read-only connection, which in WAL mode reads while a unit writes and only ever sees committed data. Every
-statement runs on an aiosqlite connection's own thread, never on the event loop's; the SQL itself lives in
-the repositories.
+statement runs on an aiosqlite connection's own thread, never on the event loop's.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 import aiosqlite
 
@@ -32,9 +35,10 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 10_000
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
-Params = Sequence[Any] | dict[str, Any]
-Row = sqlite3.Row
+Params = Sequence[Any]
+Row = Any  # sqlite3.Row or asyncpg.Record: both read a column by name (row["id"]) or position (row[0])
 _T = TypeVar("_T")
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 @dataclass(frozen=True)
@@ -47,9 +51,14 @@ class Migration:
 
 
 def migrations() -> list[Migration]:
-    """Every migration shipped with the code, in order; numbering must run 1, 2, 3 ... without gaps."""
+    """Every SQLite migration shipped with the code, in order; numbering must run 1, 2, 3 ... without gaps."""
+    return read_migrations("migrations")
+
+
+def read_migrations(folder_name: str) -> list[Migration]:
+    """The numbered migrations in ``bot/store/<folder_name>``, in order, checked to have no gaps."""
     found: list[Migration] = []
-    folder = resources.files("bot.store") / "migrations"
+    folder = resources.files("bot.store").joinpath(*folder_name.split("/"))
     for entry in folder.iterdir():
         match = _MIGRATION_NAME.match(entry.name)
         if match:
@@ -94,8 +103,75 @@ class Outcome:
     lastrowid: int | None
 
 
-class Tx:
-    """The statements of one unit of work, each sent to the connection's thread (see `Database.run`).
+def is_postgres_url(target: object) -> bool:
+    """True when ``target`` names a PostgreSQL database (``postgresql://...``) rather than an SQLite file."""
+    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+
+
+def safe_url(url: str) -> str:
+    """A database address without its password, for sentences and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user, _, host = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))
+
+
+class Tx(Protocol):
+    """The statements of one unit of work, on either backend. SQL is written with ``?`` placeholders."""
+
+    async def execute(self, sql: str, params: Params = ()) -> Outcome:
+        """Run one statement; how many rows it changed."""
+
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
+        """Run one statement for each parameter row."""
+
+    async def one(self, sql: str, params: Params = ()) -> Row | None:
+        """The first row of a query (or of a write's RETURNING), or None."""
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        """Every row of a query (or of a write's RETURNING)."""
+
+
+Work = Callable[[Tx], Awaitable[_T]]
+
+
+class Database(Protocol):
+    """What the repositories use of a backend: units of work, lone statements, reads.
+
+    A unit (``run``) is atomic and behaves as if the units ran one at a time, on every backend; it may be
+    run more than once (PostgreSQL retries a unit a concurrent write refused), so it touches nothing but
+    ``tx`` and its own arguments. A lone write statement (``execute``) is atomic by itself.
+    """
+
+    dialect: str  # "sqlite" or "postgres"
+    target: str  # the file or the address (without its password), for sentences
+
+    async def run(self, work: Work[_T], *, write: bool = True) -> _T: ...
+
+    async def execute(self, sql: str, params: Params = ()) -> Outcome: ...
+
+    async def one(self, sql: str, params: Params = ()) -> Row | None: ...
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]: ...
+
+    async def user_version(self) -> int: ...
+
+    async def close(self) -> None: ...
+
+
+async def open_database(target: str | Path) -> Database:
+    """The database at ``target``: a ``postgresql://`` address, else an SQLite file (created if needed);
+    pending migrations applied."""
+    if is_postgres_url(target):
+        from bot.store.postgres import PgDatabase  # asyncpg is only imported by bots that use it
+
+        return await PgDatabase.open(str(target))
+    return await SqliteDatabase.open(target)
+
+
+class SqliteTx:
+    """The statements of one unit of work, each sent to the connection's thread (see `SqliteDatabase.run`).
 
     Only valid while the unit runs. A unit touches nothing but ``tx`` and its own arguments, and never
     calls the `Database` itself: the connection is its alone until it returns.
@@ -123,9 +199,6 @@ class Tx:
     async def all(self, sql: str, params: Params = ()) -> list[Row]:
         """Every row of a query (or of a write's RETURNING)."""
         return list(await self._conn.execute_fetchall(sql, params))
-
-
-Work = Callable[[Tx], Awaitable[_T]]
 
 
 @dataclass
@@ -172,7 +245,7 @@ def _on_disk(path: str) -> bool:
     return path != ":memory:" and not path.startswith("file:")
 
 
-class Database:
+class SqliteDatabase:
     """A Store's SQLite file: a writing connection whose units run one at a time, and a reading one.
 
     Units run in the order they were sent. A caller cancelled before its unit began takes it out of the
@@ -188,6 +261,8 @@ class Database:
         reader: aiosqlite.Connection | None = None,
         lock: DatabaseLock | None = None,
     ) -> None:
+        self.dialect = "sqlite"
+        self.target = path
         self._writer = writer
         self._reader = reader  # None in memory: a second connection would see another database
         self._lock = lock
@@ -197,7 +272,7 @@ class Database:
         self.path = path
 
     @classmethod
-    async def open(cls, path: str | Path) -> Database:
+    async def open(cls, path: str | Path) -> SqliteDatabase:
         """Open (creating if needed) the file, hold its lock file, apply pending migrations (keeping a copy
         of an existing database first), then open the reading connection."""
         text = str(path)
@@ -385,7 +460,7 @@ class Database:
             self._queue.clear()
 
     async def _unit(self, job: _Job) -> Any:
-        tx = Tx(self._writer)
+        tx = SqliteTx(self._writer)
         if job.begin is None:
             return await job.work(tx)
         await self._writer.execute(job.begin)

@@ -6,12 +6,11 @@ import asyncio
 import csv
 import io
 import json
-import sqlite3
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from bot.store._util import dumps, json_column, now_text, parse_time, validated
-from bot.store.db import Database, Outcome, Params, Tx
+from bot.store.db import Database, Params, Row, Tx
 from bot.store.errors import InvalidData, NotFound
 from bot.store.models import MAX_LOG_JSON, RollRecord
 from bot.store.modifiers import ModifierRepository, ModifierTicket
@@ -20,7 +19,10 @@ _COLUMNS = (
     "id, guild_id, channel_id, user_id, system, command, visibility, inputs, dice, result, summary, "
     "created_at, revealed_by, revealed_at"
 )
-_INSERT = f"INSERT INTO rolls ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT = (
+    f"INSERT INTO rolls ({_COLUMNS.removeprefix('id, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "RETURNING id"
+)
 _NAMES = tuple(name.strip() for name in _COLUMNS.split(","))
 MAX_LAST = 500
 ExportFormat = Literal["jsonl", "csv"]
@@ -30,7 +32,7 @@ CSV_FIELDS = (
 )  # fmt: skip
 
 
-def _record(row: sqlite3.Row | Mapping[str, Any]) -> RollRecord:
+def _record(row: Row | Mapping[str, Any]) -> RollRecord:
     return RollRecord(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -72,10 +74,10 @@ def export_text(rows: Sequence[Sequence[Any]], fmt: ExportFormat, header: bool =
     return out.getvalue()
 
 
-def _log_id(outcome: Outcome) -> int:
-    """The id of the row an INSERT into rolls made."""
-    assert outcome.lastrowid is not None
-    return outcome.lastrowid
+def _log_id(row: Row | None) -> int:
+    """The id of the row an INSERT into rolls made (its RETURNING row)."""
+    assert row is not None
+    return int(row["id"])
 
 
 class RollLogRepository:
@@ -93,7 +95,7 @@ class RollLogRepository:
         """
         if not modifiers:
             self._modifiers.release(modifiers)
-            return _log_id(await self._db.execute(_INSERT, self._params(record)))
+            return _log_id(await self._db.one(_INSERT, self._params(record)))
         insert = self.inserter(record)
         take = self._modifiers.taker(modifiers)
 
@@ -110,7 +112,7 @@ class RollLogRepository:
         params = cls._params(record)
 
         async def insert(tx: Tx) -> int:
-            return _log_id(await tx.execute(_INSERT, params))
+            return _log_id(await tx.one(_INSERT, params))
 
         return insert
 

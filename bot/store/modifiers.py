@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
+import logging
 import time
-import weakref
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.store._util import dumps, parse_time, validated
-from bot.store.db import Database, Tx
+from bot.store.db import Database, Row, Tx
 from bot.store.errors import InvalidData, NotFound
 from bot.store.models import SYSTEMS, AppliedModifier, PendingModifier
+
+log = logging.getLogger(__name__)
 
 _COLUMNS = (
     "id, guild_id, channel_id, system, target_user_id, kind, value, uses, uses_left, set_by, created_at"
@@ -28,26 +31,33 @@ _PENDING_FOR_ROLL = (
 )
 
 
-# A reservation whose roll never reached its log write (the command failed in between) stops holding
-# its uses after this many seconds; the uses were never taken from the database.
+# A hold whose roll never reached its log write (the command failed in between, or its process died)
+# stops counting after this many seconds; the uses were never taken from the database.
 TICKET_TTL_S = 60.0
-Scope = tuple[int | None, int, str]  # guild, channel, system
+_HELD = "SELECT ticket, count(*) AS n FROM modifier_holds WHERE modifier_id = ? AND expires_at > ?"
+_HELD_BY = _HELD + " AND user_id = ?"
+_DROP_HOLDS = "DELETE FROM modifier_holds WHERE ticket = ?"
 
 
 @dataclass
 class ModifierTicket:
-    """Uses of pending modifiers reserved for one interaction's roll(s); taken when its log row is written."""
+    """Uses of pending modifiers reserved for one interaction's roll(s); taken when its log row is written.
+
+    Each use is held by a row of ``modifier_holds`` under the ticket's ``token``, so rolls in other
+    processes sharing the database see it too.
+    """
 
     key: object
-    uses: list[tuple[sqlite3.Row, int]] = field(default_factory=list)  # (modifier row, roller id)
-    scopes: set[Scope] = field(default_factory=set)
+    uses: list[tuple[Row, int]] = field(default_factory=list)  # (modifier row, roller id)
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
     created: float = field(default_factory=time.monotonic)
+    settled: bool = False  # its holds are gone: taken with the log row, or given back
 
     def __bool__(self) -> bool:
         return bool(self.uses)
 
 
-def _modifier(row: sqlite3.Row) -> PendingModifier:
+def _modifier(row: Row) -> PendingModifier:
     return PendingModifier(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -68,17 +78,9 @@ class ModifierRepository:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        # Uses reserved by this process's rolls that are not logged yet: subtracted from what the database
-        # shows, so two rolls here never both count on the last use. Taking a use is guarded in SQL too.
+        # this process's interactions' tickets, by interaction: what `publish` hands to the log write
         self._tickets: dict[object, ModifierTicket] = {}
-        self._locks: weakref.WeakValueDictionary[Scope, asyncio.Lock] = weakref.WeakValueDictionary()
-
-    def _lock(self, scope: Scope) -> asyncio.Lock:
-        lock = self._locks.get(scope)
-        if lock is None:
-            lock = asyncio.Lock()
-            self._locks[scope] = lock
-        return lock
+        self._giving_back: dict[asyncio.Task[Any], str] = {}  # deletes of released holds, with their token
 
     async def set(
         self,
@@ -106,8 +108,9 @@ class ModifierRepository:
             ),
             "Modifier",
         )
-        outcome = await self._db.execute(
-            f"INSERT INTO pending_modifiers ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        row = await self._db.one(
+            f"INSERT INTO pending_modifiers ({_COLUMNS.removeprefix('id, ')}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (
                 modifier.guild_id,
                 modifier.channel_id,
@@ -121,122 +124,170 @@ class ModifierRepository:
                 modifier.created_at.isoformat(),
             ),
         )
-        return modifier.model_copy(update={"id": outcome.lastrowid})
+        assert row is not None
+        return modifier.model_copy(update={"id": row["id"]})
 
     async def consume(
         self, guild_id: int | None, channel_id: int, system: str, user_id: int
     ) -> list[AppliedModifier]:
-        """Take one use of every modifier matching this player's roll, atomically and exactly once (GM-3)."""
-        key = object()
-        await self.reserve(key, guild_id, channel_id, system, user_id)
-        ticket = self._tickets.get(key)
-        if not ticket:
+        """Take one use of every modifier matching this player's roll, atomically and exactly once (GM-3);
+        a use another roll holds is not taken."""
+        params = self._roll_params(guild_id, channel_id, system, user_id)
+        if not await self._db.all(_PENDING_FOR_ROLL, params):
             return []
-        # What the SQL guards grant, not what was reserved: another process may share the file in tests.
-        take = self.taker(ticket)
-        try:
-            async with self.settling(ticket):
-                return await self._db.run(take)
-        finally:
-            self.release(ticket)
+
+        async def work(tx: Tx) -> list[AppliedModifier]:
+            taken: list[AppliedModifier] = []
+            for row, _ in await self._free(tx, params, user_id):
+                use = await self._take(tx, row, user_id)
+                if use is not None:
+                    taken.append(use)
+            return taken
+
+        return await self._db.run(work)
 
     async def reserve(
         self, key: object, guild_id: int | None, channel_id: int, system: str, user_id: int
     ) -> list[AppliedModifier]:
-        """Reserve one use of every modifier matching this roll under ``key``, without writing (GM-3).
+        """Hold one use of every modifier matching this roll under ``key`` (GM-3), in the database.
 
-        The uses are taken from the database by the `taker` step inside the unit of work that logs the
-        roll (``RollLogRepository.add(record, modifiers=ticket)``), so a roll is never half-applied. Until
-        then no other roll in this process can reserve the same use; ``release`` gives them back.
+        The uses are taken by the `taker` step inside the unit of work that logs the roll
+        (``RollLogRepository.add(record, modifiers=ticket)``), so a roll is never half-applied. Until then
+        no other roll, in this process or another on the same database, can hold the same use; ``release``
+        gives them back (and a hold left by a process that died expires after `TICKET_TTL_S`).
         """
-        if system not in SYSTEMS:
-            raise InvalidData(f"{system!r} is not one of the systems {', '.join(SYSTEMS)}.")
-        scope: Scope = (guild_id, channel_id, system)
-        params = (user_id, channel_id, guild_id, system)
-        # Most rolls find none: nothing to reserve, so no need to wait for the scope's lock to know it.
+        params = self._roll_params(guild_id, channel_id, system, user_id)
+        # Most rolls find none: nothing to hold, so nothing to write.
         if not await self._db.all(_PENDING_FOR_ROLL, params):
             return []
-        async with self._lock(scope):
-            rows = await self._db.all(_PENDING_FOR_ROLL, params)
-            if not rows:
-                return []
-            self._prune()
-            ticket = self._tickets.get(key)
-            applied: list[AppliedModifier] = []
-            for row in rows:
-                everyone = row["target_user_id"] is None
-                if not everyone and row["target_user_id"] != user_id:
-                    continue
-                stored_left = int(row["uses"]) - int(row["used"]) if everyone else int(row["uses_left"])
-                left = stored_left - self._reserved(row["id"], user_id if everyone else None)
-                if left <= 0:
-                    continue
-                if ticket is None:
-                    ticket = self._tickets[key] = ModifierTicket(key)
-                ticket.uses.append((row, user_id))
-                ticket.scopes.add(scope)
-                applied.append(self._applied(row, for_everyone=everyone, uses_left=left - 1))
-            return applied
+        self._prune()
+        ticket = self._tickets.get(key) or ModifierTicket(key)
+        token = ticket.token
+
+        async def hold(tx: Tx) -> list[tuple[Row, int]]:
+            free = await self._free(tx, params, user_id)
+            expires = time.time() + TICKET_TTL_S
+            if free:
+                await tx.executemany(
+                    "INSERT INTO modifier_holds (modifier_id, user_id, ticket, expires_at) "
+                    "VALUES (?, ?, ?, ?)",
+                    [(row["id"], user_id, token, expires) for row, _ in free],
+                )
+            return free
+
+        held = await self._db.run(hold)
+        if not held:
+            return []
+        ticket.uses.extend((row, user_id) for row, _ in held)
+        self._tickets[key] = ticket
+        return [
+            self._applied(row, for_everyone=row["target_user_id"] is None, uses_left=left - 1)
+            for row, left in held
+        ]
+
+    @staticmethod
+    def _roll_params(
+        guild_id: int | None, channel_id: int, system: str, user_id: int
+    ) -> tuple[int, int, int | None, str]:
+        if system not in SYSTEMS:
+            raise InvalidData(f"{system!r} is not one of the systems {', '.join(SYSTEMS)}.")
+        return (user_id, channel_id, guild_id, system)
+
+    async def _free(
+        self, tx: Tx, params: tuple[int, int, int | None, str], user_id: int
+    ) -> list[tuple[Row, int]]:
+        """The modifiers this roll can use, each with its uses left once the other rolls' holds are counted
+        (one player's: the uses left; everyone's: this player's uses left)."""
+        now, given_back = time.time(), set(self._giving_back.values())
+        free: list[tuple[Row, int]] = []
+        for row in await tx.all(_PENDING_FOR_ROLL, params):
+            everyone = row["target_user_id"] is None
+            if not everyone and row["target_user_id"] != user_id:
+                continue
+            stored_left = int(row["uses"]) - int(row["used"]) if everyone else int(row["uses_left"])
+            if stored_left <= 0:
+                continue
+            held = await (
+                tx.all(_HELD_BY + " GROUP BY ticket", (row["id"], now, user_id))
+                if everyone
+                else tx.all(_HELD + " GROUP BY ticket", (row["id"], now))
+            )
+            # holds this process has given back but not yet deleted count for nothing
+            left = stored_left - sum(int(h["n"]) for h in held if h["ticket"] not in given_back)
+            if left > 0:
+                free.append((row, left))
+        return free
 
     def ticket(self, key: object) -> ModifierTicket | None:
         """The uses reserved under ``key`` (handed to the log write that takes them), or None."""
         return self._tickets.get(key)
 
     def release(self, ticket: ModifierTicket | None) -> None:
-        """Give reserved uses back without taking them (the roll was not logged)."""
-        if ticket is not None and self._tickets.get(ticket.key) is ticket:
+        """Give reserved uses back without taking them (the roll was not logged); nothing once they were
+        taken. The holds are deleted in the background (a synchronous call: the error paths use it)."""
+        if ticket is None:
+            return
+        if self._tickets.get(ticket.key) is ticket:
             del self._tickets[ticket.key]
+        if ticket.settled or not ticket.uses:
+            return
+        ticket.settled = True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: the holds expire on their own
+            return
+        task = loop.create_task(self._db.execute(_DROP_HOLDS, (ticket.token,)))
+        self._giving_back[task] = ticket.token
+        task.add_done_callback(self._given_back)
+
+    def _given_back(self, task: asyncio.Task[Any]) -> None:
+        self._giving_back.pop(task, None)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("Could not give back a roll's modifier holds (they expire): %s", task.exception())
+
+    async def close(self) -> None:
+        """Wait for the holds being given back (before the database closes)."""
+        while self._giving_back:
+            await asyncio.gather(*list(self._giving_back), return_exceptions=True)
 
     @asynccontextmanager
     async def settling(self, ticket: ModifierTicket | None) -> AsyncIterator[None]:
-        """Hold the ticket's scopes while the transaction that takes its uses runs; drop the ticket if it did.
+        """Around the transaction that takes the ticket's uses: once it has committed, the ticket is done.
 
-        Taking the uses and dropping the reservation happen under the same lock a reservation reads
-        under, so no reservation ever sees a use both taken in the database and still reserved.
+        On failure it stays for a retry (a sustained check that lost a race), its holds still in place;
+        the caller releases it when it gives up.
         """
         if not ticket:
             self.release(ticket)
             yield
             return
-        locks = [self._lock(scope) for scope in sorted(ticket.scopes, key=repr)]
-        for lock in locks:
-            await lock.acquire()
-        try:
-            yield
-            # taken: the reservation ends with the lock still held. On failure it stays for a retry
-            # (a sustained check that lost a race); the caller releases it when it gives up.
-            self._tickets.pop(ticket.key, None)
-        finally:
-            for lock in reversed(locks):
-                lock.release()
+        yield
+        ticket.settled = True
+        self._tickets.pop(ticket.key, None)
 
     def taker(self, ticket: ModifierTicket | None) -> Callable[[Tx], Awaitable[list[AppliedModifier]]]:
-        """A step for the unit of work that logs the roll: it takes the ticket's reserved uses.
-
-        Each use is taken exactly once, guarded in SQL; the step returns the uses it took.
-        """
+        """A step for the unit of work that logs the roll: it takes the ticket's reserved uses and ends its
+        holds. Each use is taken exactly once, guarded in SQL; the step returns the uses it took."""
         uses = list(ticket.uses) if ticket else []
+        token = ticket.token if ticket else ""
 
         async def take(tx: Tx) -> list[AppliedModifier]:
             taken: list[AppliedModifier] = []
             for row, user_id in uses:
-                if row["target_user_id"] is None:
-                    use = await self._take_everyone_use(tx, row, user_id)
-                else:
-                    use = await self._take_player_use(tx, row)
+                use = await self._take(tx, row, user_id)
                 if use is not None:
                     taken.append(use)
+            if uses:
+                await tx.execute(_DROP_HOLDS, (token,))
             return taken
 
         return take
 
-    def _reserved(self, modifier_id: int, user_id: int | None) -> int:
-        return sum(
-            1
-            for ticket in self._tickets.values()
-            for row, roller in ticket.uses
-            if row["id"] == modifier_id and (user_id is None or roller == user_id)
-        )
+    @classmethod
+    async def _take(cls, tx: Tx, row: Row, user_id: int) -> AppliedModifier | None:
+        if row["target_user_id"] is None:
+            return await cls._take_everyone_use(tx, row, user_id)
+        return await cls._take_player_use(tx, row)
 
     def _prune(self) -> None:
         cutoff = time.monotonic() - TICKET_TTL_S
@@ -244,7 +295,7 @@ class ModifierRepository:
             del self._tickets[key]
 
     @classmethod
-    async def _take_player_use(cls, tx: Tx, row: sqlite3.Row) -> AppliedModifier | None:
+    async def _take_player_use(cls, tx: Tx, row: Row) -> AppliedModifier | None:
         # The guard uses_left > 0 makes the decrement exactly-once even if a row was read stale;
         # RETURNING gives the true count left (the row may predate other uses taken meanwhile).
         after = await tx.one(
@@ -260,13 +311,14 @@ class ModifierRepository:
         return cls._applied(row, for_everyone=False, uses_left=left)
 
     @classmethod
-    async def _take_everyone_use(cls, tx: Tx, row: sqlite3.Row, user_id: int) -> AppliedModifier | None:
+    async def _take_everyone_use(cls, tx: Tx, row: Row, user_id: int) -> AppliedModifier | None:
         # from the modifier's row, so a modifier the GM cleared after the roll reserved it is no longer
         # taken (the roll keeps it, as it was pending when the roll began) instead of failing its FOREIGN KEY
         outcome = await tx.execute(
             "INSERT INTO modifier_uses (modifier_id, user_id, used) "
-            "SELECT id, ?, 1 FROM pending_modifiers WHERE id = ? "
-            "ON CONFLICT (modifier_id, user_id) DO UPDATE SET used = used + 1 WHERE used < ?",
+            "SELECT id, CAST(? AS BIGINT), 1 FROM pending_modifiers WHERE id = ? "
+            "ON CONFLICT (modifier_id, user_id) DO UPDATE SET used = modifier_uses.used + 1 "
+            "WHERE modifier_uses.used < ?",
             (user_id, row["id"], row["uses"]),
         )
         if outcome.rowcount != 1:
@@ -278,7 +330,7 @@ class ModifierRepository:
         return cls._applied(row, for_everyone=True, uses_left=left)
 
     @staticmethod
-    def _applied(row: sqlite3.Row, *, for_everyone: bool, uses_left: int) -> AppliedModifier:
+    def _applied(row: Row, *, for_everyone: bool, uses_left: int) -> AppliedModifier:
         return AppliedModifier(
             modifier_id=row["id"],
             kind=row["kind"],
@@ -291,7 +343,7 @@ class ModifierRepository:
     @staticmethod
     async def _matching(
         tx: Tx, guild_id: int | None, channel_id: int, system: str, user_id: int
-    ) -> list[sqlite3.Row]:
+    ) -> list[Row]:
         return await tx.all(
             f"SELECT {_COLUMNS} FROM pending_modifiers "
             "WHERE channel_id = ? AND guild_id IS ? AND system = ? "

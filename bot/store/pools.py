@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bot.store._util import dumps, now_text, parse_time, validated
-from bot.store.db import Database, Tx
+from bot.store.db import Database, Row, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import (
     MAX_BASE_PARTS,
@@ -37,7 +36,7 @@ MAX_BASE = 1_000
 MAX_TIME = 1_000_000
 
 
-def _pool(row: sqlite3.Row) -> Pool:
+def _pool(row: Row) -> Pool:
     return Pool(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -123,7 +122,7 @@ class PoolRepository:
         parts_text = dumps([part.model_dump(mode="json") for part in parts])
         stamp = now_text()
 
-        async def work(tx: Tx) -> sqlite3.Row | None:
+        async def work(tx: Tx) -> Row | None:
             taken = await tx.one(
                 "SELECT 1 FROM pools WHERE channel_id = ? AND name_key = ? AND state = 'running'",
                 (channel_id, name_key(name)),
@@ -132,11 +131,12 @@ class PoolRepository:
                 raise Conflict(
                     f"A sustained action named {name.strip()!r} is already running here; stop it first."
                 )
-            outcome = await tx.execute(
+            return await tx.one(
                 "INSERT INTO pools (guild_id, channel_id, owner_id, name, name_key, skill, goal, base, "
                 "time_per_check, time_unit, no_loss, pool, checks_made, checks, state, message_id, "
                 "created_at, updated_at, base_parts) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]', 'running', ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]', 'running', ?, ?, ?, ?) "
+                f"RETURNING {_COLUMNS}",
                 (
                     guild_id,
                     channel_id,
@@ -155,7 +155,6 @@ class PoolRepository:
                     parts_text,
                 ),
             )
-            return await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (outcome.lastrowid,))
 
         row = await self._db.run(work)
         assert row is not None
@@ -265,7 +264,7 @@ class PoolRepository:
     async def stop(self, pool_id: int) -> Pool:
         """Stop a running sustained action (the GM's call); a finished one is returned unchanged."""
 
-        async def work(tx: Tx) -> sqlite3.Row | None:
+        async def work(tx: Tx) -> Row | None:
             await tx.execute(
                 "UPDATE pools SET state = 'stopped', updated_at = ? WHERE id = ? AND state = 'running'",
                 (now_text(), pool_id),

@@ -7,10 +7,8 @@ of two clicks at once, one rolls and the other is refused (`Conflict`) with noth
 
 from __future__ import annotations
 
-import sqlite3
-
 from bot.store._util import now_text, parse_time, validated
-from bot.store.db import Database, Tx
+from bot.store.db import Database, Row, Tx
 from bot.store.errors import Conflict, NotFound
 from bot.store.log import RollLogRepository
 from bot.store.models import RollRecord, SecondTry
@@ -19,7 +17,7 @@ from bot.store.modifiers import ModifierRepository, ModifierTicket
 _COLUMNS = "log_id, guild_id, channel_id, roller_id, modifier, granted_by, granted_at, used_log_id, used_at"
 
 
-def _second_try(row: sqlite3.Row) -> SecondTry:
+def _second_try(row: Row) -> SecondTry:
     return SecondTry(
         log_id=row["log_id"],
         guild_id=row["guild_id"],

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from bot.store._util import dumps, loads_limited, now_text, validated
-from bot.store.db import Database, Tx
+from bot.store.db import Database, Row, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import (
     MAX_ALTERNATES,
@@ -35,7 +34,7 @@ Section = Literal["attribute", "skill", "bonus"]
 _SECTIONS: dict[str, str] = {"attribute": "attributes", "skill": "skills", "bonus": "bonuses"}
 
 
-def _sheet(row: sqlite3.Row) -> Sheet:
+def _sheet(row: Row) -> Sheet:
     data = json.loads(row["data"])
     return Sheet.model_validate(
         {
@@ -100,9 +99,9 @@ class SheetRepository:
             (sheet.guild_id, sheet.owner_id, sheet.system),
         )
         stamp = now_text()
-        outcome = await tx.execute(
+        row = await tx.one(
             "INSERT INTO sheets (guild_id, owner_id, name, name_key, system, active, data, version, "
-            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING id",
             (
                 sheet.guild_id,
                 sheet.owner_id,
@@ -115,10 +114,11 @@ class SheetRepository:
                 stamp,
             ),
         )
-        return sheet.model_copy(update={"id": outcome.lastrowid, "active": not has_active, "version": 1})
+        assert row is not None
+        return sheet.model_copy(update={"id": row["id"], "active": not has_active, "version": 1})
 
     @staticmethod
-    async def _row(tx: Tx, guild_id: int, owner_id: int, name: str) -> sqlite3.Row | None:
+    async def _row(tx: Tx, guild_id: int, owner_id: int, name: str) -> Row | None:
         return await tx.one(
             f"SELECT {_COLUMNS} FROM sheets WHERE guild_id = ? AND owner_id = ? AND name_key = ?",
             (guild_id, owner_id, name_key(name)),
@@ -163,7 +163,7 @@ class SheetRepository:
     async def use(self, guild_id: int, owner_id: int, name: str) -> Sheet:
         """Make the sheet ``name`` its system's active sheet (the previous one stops being active)."""
 
-        async def work(tx: Tx) -> sqlite3.Row | None:
+        async def work(tx: Tx) -> Row | None:
             row = await self._row(tx, guild_id, owner_id, name)
             if row is None:
                 raise NotFound(f"You have no sheet named {name.strip()!r}.")

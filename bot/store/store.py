@@ -1,4 +1,4 @@
-"""The Store: one SQLite file behind repository objects (the only thing cogs hold)."""
+"""The Store: one database (an SQLite file or PostgreSQL) behind repository objects (all cogs hold)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from bot.store.cards import CardRepository
-from bot.store.db import Database
+from bot.store.db import Database, open_database
 from bot.store.gm import ChannelGMRepository
 from bot.store.log import RollLogRepository
 from bot.store.meta import MetaRepository
@@ -25,11 +25,16 @@ def default_path() -> Path:
     return Path(os.environ.get("DATABASE_PATH") or DEFAULT_PATH)
 
 
+def default_target() -> str | Path:
+    """``DATABASE_URL`` from the environment when set (PostgreSQL), else `default_path`."""
+    return os.environ.get("DATABASE_URL") or default_path()
+
+
 class Store:
     """Everything the table must not lose; open once (``await Store.open(path)``), close at shutdown.
 
     Nothing read from the database is kept in memory between calls: another process may write the same
-    database (a second bot, the backup tool, later PostgreSQL with several processes), and each read
+    database (a second bot, the backup tool, several shard processes on PostgreSQL), and each read
     sees what was last committed. Every write is guarded in SQL (version checks, ``uses_left > 0``).
     """
 
@@ -47,12 +52,14 @@ class Store:
         self.second_tries = SecondTryRepository(db, self.log, self.modifiers)
 
     @classmethod
-    async def open(cls, path: str | Path | None = None) -> Store:
-        """Open the SQLite file (creating it), apply migrations; WAL, foreign keys and busy_timeout on."""
-        return cls(await Database.open(path if path is not None else default_path()))
+    async def open(cls, target: str | Path | None = None) -> Store:
+        """Open the database and apply pending migrations: a ``postgresql://`` address, else the SQLite file
+        at that path (created, with WAL, foreign keys and busy_timeout on). None: `default_target`."""
+        return cls(await open_database(target if target is not None else default_target()))
 
     async def close(self) -> None:
         """Close the connections (after every queued write has run)."""
+        await self.modifiers.close()
         await self.db.close()
 
     async def __aenter__(self) -> Store:

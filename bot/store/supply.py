@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import builtins
-import sqlite3
 from typing import TYPE_CHECKING
 
 from bot.store._util import now_text, parse_time
-from bot.store.db import Database, Outcome, Tx
+from bot.store.db import Database, Outcome, Row, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import MAX_NAME, SUPPLY_DICE, RollRecord, SupplyDie, name_key, next_supply_die
 
@@ -18,7 +17,7 @@ _COLUMNS = "guild_id, owner_id, character, item, die, updated_at"
 _WHERE = "guild_id = ? AND owner_id = ? AND character_key = ? AND item_key = ?"
 
 
-def _supply(row: sqlite3.Row) -> SupplyDie:
+def _supply(row: Row) -> SupplyDie:
     return SupplyDie(
         guild_id=row["guild_id"],
         owner_id=row["owner_id"],
@@ -81,7 +80,7 @@ class SupplyRepository:
         """Set or restore the supply die (the GM's call, DD-7): 12, 10, 8, 6, 4 or 0 for empty."""
         key = self._key(guild_id, owner_id, character, item)
 
-        async def work(tx: Tx) -> sqlite3.Row | None:
+        async def work(tx: Tx) -> Row | None:
             await tx.execute(
                 "INSERT INTO supply_dice (guild_id, owner_id, character, character_key, item, item_key, die, "
                 "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, owner_id, character_key, "
@@ -103,7 +102,7 @@ class SupplyRepository:
             raise InvalidData(f"{item.strip()} is empty and cannot be rolled; a GM can restore it.")
         key = self._key(guild_id, owner_id, character, item)
 
-        async def work(tx: Tx) -> tuple[Outcome, sqlite3.Row | None]:
+        async def work(tx: Tx) -> tuple[Outcome, Row | None]:
             outcome = await tx.execute(
                 f"UPDATE supply_dice SET die = ?, updated_at = ? WHERE {_WHERE} AND die = ?",
                 (next_supply_die(expected_die), now_text(), *key, expected_die),
@@ -162,7 +161,7 @@ class SupplyRepository:
         key = self._key(guild_id, owner_id, character, item)
         insert = self._log.inserter(log)
 
-        async def work(tx: Tx) -> tuple[sqlite3.Row, int]:
+        async def work(tx: Tx) -> tuple[Row, int]:
             changed = 0
             if result <= 3:
                 outcome = await tx.execute(

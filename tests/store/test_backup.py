@@ -26,6 +26,9 @@ from tests.paths import ROOT
 G, C = 1, 10
 PLAYERS = range(20, 26)
 
+# backups and restores are of the SQLite file; PostgreSQL has its own tools (pg_dump)
+pytestmark = pytest.mark.sqlite_only
+
 
 def _cli(*args: str, database: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_"))}

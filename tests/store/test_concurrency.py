@@ -82,6 +82,34 @@ async def test_gm3_everyone_modifier_gives_each_player_their_own_uses_under_race
     assert [m.id for m in await stores[0].modifiers.list(G, C)] == [mod.id]  # it stands until cleared
 
 
+async def test_gm3_fifty_rolls_reserving_through_several_processes_hold_each_use_once(
+    stores: list[Store],
+) -> None:  # GM-3
+    # the cogs' path: reserve when the roll is computed, take with the log row; a roll shown with a
+    # modifier must be the roll that takes its use, whichever process (Store) each roll went through
+    mod = await stores[0].modifiers.set(G, C, "decision", 20, "modifier", 2, 3, 7)
+    everyone = await stores[0].modifiers.set(G, C, "decision", None, "advantage", 1, 2, 7)
+    held = await _race(stores, lambda s, i: s.modifiers.reserve(("roll", i), G, C, "decision", 20))
+    holders = [i for i, applied in enumerate(held) if applied]
+    assert sorted(len(held[i]) for i in holders) == [1, 2, 2]  # type: ignore[arg-type]
+    shown = Counter(a.modifier_id for i in holders for a in held[i])  # type: ignore[union-attr]
+    assert shown == {mod.id: 3, everyone.id: 2}
+    record = RollRecord(guild_id=G, channel_id=C, user_id=20, system="decision", command="r", result="r")
+
+    async def log(i: int) -> int:
+        store = stores[i % len(stores)]
+        ticket = store.modifiers.ticket(("roll", i))
+        try:
+            return await store.log.add(record, modifiers=ticket)
+        finally:
+            store.modifiers.release(ticket)
+
+    await asyncio.gather(*(log(i) for i in holders))
+    assert [m.id for m in await stores[0].modifiers.list(G, C)] == [everyone.id]
+    assert await stores[0].modifiers.uses_taken(everyone.id, 20) == 2  # type: ignore[arg-type]
+    assert await stores[0].db.all("SELECT * FROM modifier_holds") == []
+
+
 # ------------------------------------------------------------------------------------------------- BJ-1
 
 

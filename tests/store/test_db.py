@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 
-from bot.core.cards import Shoe
-from bot.store import Conflict, PoolCheck, RollRecord, Sheet, Store, StoreError
+from bot.store import PoolCheck, RollRecord, Sheet, Store, StoreError
 from bot.store.db import Tx
 
 G, C, P = 1, 10, 20
+
+# the SQLite layer itself (aiosqlite's threads, the write queue, WAL); test_postgres.py has PostgreSQL's
+pytestmark = pytest.mark.sqlite_only
 
 
 def _put(key: str, value: str = "v") -> Callable[[Tx], Awaitable[int]]:
@@ -271,56 +273,6 @@ async def test_an_in_memory_database_uses_one_connection() -> None:
         assert await store.meta.get("m") == "v"
         await store.sheets.create(Sheet(guild_id=G, owner_id=P, name="Ann", system="dn"))
         assert (await store.sheets.active(G, P, "dn")) is not None
-
-
-async def test_what_another_process_writes_is_seen_at_the_next_read(
-    store: Store, open_store: Callable[[], Awaitable[Store]]
-) -> None:
-    """Nothing read is kept in memory: each read below was once served from a cache in this process."""
-    # read first, so a cache would have had something to keep
-    assert (await store.settings.get(G)).gm_role_ids == []
-    assert await store.settings.channel_visibility(G, C) == "public"
-    assert not await store.gm.is_channel_gm(G, C, 9)
-    assert await store.meta.get("k") is None
-    assert await store.modifiers.reserve("before", G, C, "dn", P) == []
-    other = await open_store()
-    await other.settings.update(G, gm_role_ids=[5])
-    await other.settings.set_channel_visibility(G, C, "blind")
-    await other.gm.add_channel_gm(G, C, 9)
-    await other.meta.set("k", "v")
-    await other.modifiers.set(G, C, "dn", P, "df", -2, 1, 7)
-    assert (await store.settings.get(G)).gm_role_ids == [5]
-    assert await store.settings.channel_visibility(G, C) == "blind"
-    assert await store.gm.is_channel_gm(G, C, 9) and await store.gm.list_channel_gms(G, C) == [9]
-    assert await store.meta.get("k") == "v"
-    assert [m.kind for m in await store.modifiers.reserve("after", G, C, "dn", P)] == ["df"]
-    await other.meta.delete("k")
-    await other.gm.remove_channel_gm(G, C, 9)
-    await other.settings.reset(G)
-    assert await store.meta.get("k") is None and not await store.gm.is_channel_gm(G, C, 9)
-    assert (await store.settings.get(G)).gm_role_ids == []
-
-
-async def test_a_shoe_read_beside_a_hand_is_caught_when_another_process_moved_it(
-    store: Store, open_store: Callable[[], Awaitable[Store]]
-) -> None:  # BJ-1
-    rng = random.Random(8)
-    shoe, version = await store.cards.get_shoe(G, C, 1, rng)
-    card, rest = shoe.draw(rng)
-    hand = await store.cards.create_hand(
-        G, C, P, {}, state="open", cards=[card], shoe=rest, shoe_version=version
-    )
-    _, read = await store.cards.hand_with_shoe(hand.id, G, C)
-    assert read is not None
-    other = await open_store()
-    await other.cards.reshuffle(G, C, rng)  # another process moves the shoe on
-    drawn, after = read.shoe.draw(rng)
-    with pytest.raises(Conflict):  # the version check catches the stale shoe: nothing drawn twice
-        await store.cards.apply(
-            hand.id, hand.version, {}, state="open", cards=[card, drawn], shoe=after,
-            shoe_version=read.version,
-        )  # fmt: skip
-    assert isinstance((await store.cards.get_shoe(G, C))[0], Shoe)
 
 
 @pytest.mark.parametrize("turns", [1, 2, 3, 5, 8])

@@ -14,6 +14,7 @@ import pytest
 
 from bot.store import DatabaseTooNew, RollRecord, Sheet, Store, latest_version
 from bot.store import db as dbmod
+from bot.store import postgres as pgmod
 from bot.store.db import Migration, Tx, migrations, split_statements
 from bot.store.errors import MigrationFailed
 from bot.store.store import default_path
@@ -95,6 +96,7 @@ async def test_newer_database_is_refused_and_left_unchanged(db_path: Path) -> No
     assert _schema(db_path) == before
 
 
+@pytest.mark.sqlite_only
 async def test_pragmas_wal_foreign_keys_busy_timeout(store: Store) -> None:
     assert (await store.db.one("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
 
@@ -292,3 +294,53 @@ async def test_the_bot_stops_with_one_sentence_when_a_migration_fails(
     ), errors[0]
     assert f"Kept a copy of {database} as {database}.before-v{latest_version() + 1}" in log
     assert _dump(database) == before
+
+
+# -- the previous release's schema, with a campaign in it, on both backends --------------------------------
+async def test_the_previous_release_s_database_is_upgraded_with_its_data(
+    database: Path | str, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = pgmod if backend == "postgres" else dbmod
+    shipped = module.migrations()
+    monkeypatch.setattr(module, "migrations", lambda: shipped[:-1])  # the release before this one
+    async with await Store.open(database) as old:
+        assert await old.db.user_version() == len(shipped) - 1
+        await old.meta.set("campaign", "kept")
+        await old.settings.update(1, decks_per_shoe=2)
+        sheet = await old.sheets.create(Sheet(guild_id=1, owner_id=5, name="Ann", system="rps"))
+        await old.supply.set(1, 5, "Ann", "Torch", 8)
+        # written as the previous release wrote it (today's code writes a column it did not have)
+        stamp = "2025-01-01T00:00:00+00:00"
+        [row] = await old.db.all(
+            "INSERT INTO pools (guild_id, channel_id, owner_id, name, name_key, goal, base, time_per_check, "
+            "time_unit, no_loss, state, created_at, updated_at) "
+            "VALUES (1, 10, 7, 'Climb', 'climb', 10, 12, 10, 'minutes', 0, 'running', ?, ?) RETURNING id",
+            (stamp, stamp),
+        )
+        modifier = await old.modifiers.set(1, 10, "dn", 5, "df", -3, 2, 7)
+        shoe, version = await old.cards.get_shoe(1, 10, 1, random.Random(2))
+        card, shoe = shoe.draw(random.Random(2))
+        hand = await old.cards.create_hand(
+            1, 10, 5, {"k": [1]}, state="dealt", cards=[card], shoe=shoe, shoe_version=version
+        )
+        roll = await old.log.add(
+            RollRecord(guild_id=1, channel_id=10, user_id=5, system="dn", command="r", result="ok")
+        )
+    monkeypatch.undo()
+    async with await Store.open(database) as store:
+        assert await store.db.user_version() == latest_version()
+        assert await store.meta.get("campaign") == "kept"
+        assert (await store.settings.get(1)).decks_per_shoe == 2
+        assert await store.sheets.get(1, 5, "ann") == sheet
+        assert (await store.supply.get(1, 5, "ann", "torch")).die == 8
+        pool = await store.pools.get_by_id(row["id"])
+        assert (pool.name, pool.base, pool.checks_made, pool.base_parts) == ("Climb", 12, 0, ())
+        assert await store.cards.get_hand(hand.id) == hand
+        assert (await store.log.get(roll)).result == "ok"
+        # the new table works on the old rows: a roll holds, then takes, the modifier set before the upgrade
+        assert [a.modifier_id for a in await store.modifiers.reserve("r", 1, 10, "dn", 5)] == [modifier.id]
+        await store.log.add(
+            RollRecord(guild_id=1, channel_id=10, user_id=5, system="dn", command="r", result="ok"),
+            modifiers=store.modifiers.ticket("r"),
+        )
+        assert [m.uses_left for m in await store.modifiers.list(1, 10)] == [1]

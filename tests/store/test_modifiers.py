@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 
 from bot.store import MODIFIER_KINDS, InvalidData, NotFound, RollRecord, Store
+from bot.store import modifiers as modifiers_module
 
 G, C = 1, 10
 GM, ANN, BOB = 7, 20, 21
@@ -168,3 +170,15 @@ async def test_50_rolls_while_the_gm_sets_and_clears_take_each_use_once(store: S
     left = {m.id: m.uses_left for m in await store.modifiers.list(G, C)}
     for mod_id in set_ids:  # every use is either taken by exactly one roll or still pending
         assert taken.count(mod_id) + left.get(mod_id, 0) == 2
+
+
+async def test_gm3_a_hold_left_by_a_process_that_died_expires(
+    store: Store, open_store: Callable[[], Awaitable[Store]], monkeypatch: pytest.MonkeyPatch
+) -> None:  # GM-3
+    monkeypatch.setattr(modifiers_module, "TICKET_TTL_S", 0.3)
+    await store.modifiers.set(G, C, "dn", ANN, "df", 2, 1, GM)
+    dying = await open_store()
+    assert await dying.modifiers.reserve("roll", G, C, "dn", ANN)  # then its process dies: no release
+    assert await store.modifiers.reserve("other", G, C, "dn", ANN) == []  # held elsewhere
+    await asyncio.sleep(0.4)
+    assert [a.value for a in await store.modifiers.consume(G, C, "dn", ANN)] == [2]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 
 import pytest
 
 from bot.store import GuildSettings, InvalidData, Store
+from tests.store._backends import refuse
 
 
 async def test_defaults_when_absent(store: Store) -> None:
@@ -102,11 +102,9 @@ async def test_gm_settings_and_the_channel_default_are_saved_together(store: Sto
     settings, mode = await store.settings.save(1, {"decks_per_shoe": 3}, channel_id=5, visibility="gm")
     assert settings.decks_per_shoe == 3 and mode == "gm"
     assert await store.settings.channel_visibility(1, 5) == "gm"
-    # the channel's row cannot be written (a real SQLite failure): the guild's change is not kept either
-    await store.db.execute(
-        "CREATE TRIGGER no_channels BEFORE UPDATE ON channel_settings BEGIN SELECT RAISE(ABORT, 'full'); END"
-    )
-    with pytest.raises(sqlite3.IntegrityError):
+    # the channel's row cannot be written (a real database failure): the guild's change is not kept either
+    refused = await refuse(store, "no_channels", "UPDATE", "channel_settings")
+    with pytest.raises(refused):
         await store.settings.save(
             1, {"decks_per_shoe": 6, "allow_blind": False}, channel_id=5, visibility="private"
         )
@@ -123,22 +121,17 @@ async def test_meta_move_is_one_transaction_and_happens_once(store: Store) -> No
     moves = await asyncio.gather(*(store.meta.move("request:1", "blind:1", "1") for _ in range(3)))
     assert sorted(moves) == [False, False, True]
     assert (await store.meta.get("request:1"), await store.meta.get("blind:1")) == (None, "1")
-    # the new key cannot be written (a real SQLite failure): the old one stays, in the database and in memory
+    # the new key cannot be written (a real failure): the old one stays, in the database and in memory
     await store.meta.set("request:2", "{}")
-    await store.db.execute(
-        "CREATE TRIGGER no_blind BEFORE INSERT ON meta WHEN NEW.key = 'blind:2' "
-        "BEGIN SELECT RAISE(ABORT, 'full'); END"
-    )
-    with pytest.raises(sqlite3.IntegrityError):
+    refused = await refuse(store, "no_blind", "INSERT", "meta", "NEW.key = 'blind:2'")
+    with pytest.raises(refused):
         await store.meta.move("request:2", "blind:2", "2")
     assert (await store.meta.get("request:2"), await store.meta.get("blind:2")) == ("{}", None)
 
 
 async def test_a_meta_delete_that_fails_keeps_its_key(store: Store) -> None:
     await store.meta.set("k", "v")
-    await store.db.execute(
-        "CREATE TRIGGER keep_k BEFORE DELETE ON meta WHEN OLD.key = 'k' BEGIN SELECT RAISE(ABORT, 'no'); END"
-    )
-    with pytest.raises(sqlite3.IntegrityError):
+    refused = await refuse(store, "keep_k", "DELETE", "meta", "OLD.key = 'k'")
+    with pytest.raises(refused):
         await store.meta.delete("k")
     assert await store.meta.get("k") == "v"  # not reported gone while the row is still there

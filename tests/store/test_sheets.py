@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -26,19 +24,13 @@ from bot.store import (
 )
 from bot.store.schema import SCHEMA_PATH, schema_text, sheet_schema
 from bot.store.sheets import export_json, parse_sheet_json
+from tests.store._backends import rows
 
 G, P = 100, 200
 
 
 def _sheet(name: str = "Ann", system: str = "sysx", **fields: object) -> Sheet:
     return Sheet.model_validate({"guild_id": G, "owner_id": P, "name": name, "system": system, **fields})
-
-
-def _rows(path: Path) -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(path)
-    rows = conn.execute("SELECT * FROM sheets ORDER BY id").fetchall()
-    conn.close()
-    return rows
 
 
 async def test_create_get_list_and_name_rules(store: Store) -> None:
@@ -78,7 +70,7 @@ async def test_sheet_names_are_1_to_64_characters(store: Store, bad: str) -> Non
     ],
 )
 async def test_system_ranges_are_enforced_with_a_sentence(
-    store: Store, db_path: Path, system: str, field: str, low: int, high: int
+    store: Store, system: str, field: str, low: int, high: int
 ) -> None:
     def entry(value: int) -> object:
         return {"rating": value} if field == "skills" else value
@@ -87,7 +79,7 @@ async def test_system_ranges_are_enforced_with_a_sentence(
         _sheet("Edge", system=system, **{field: {"A": entry(low), "B": entry(high)}})
     )
     assert ok.id is not None
-    before = _rows(db_path)
+    before = await rows(store, "sheets")
     for value in (low - 1, high + 1):
         with pytest.raises(InvalidData, match=rf"runs from {low} to {high}, so .* cannot be {value}\."):
             await store.sheets.create(
@@ -100,7 +92,7 @@ async def test_system_ranges_are_enforced_with_a_sentence(
                 await store.sheets.set_skill(G, P, "Edge", "A", value)
             else:
                 await store.sheets.set_bonus(G, P, "Edge", "A", value)
-    assert _rows(db_path) == before  # refused before anything was written
+    assert await rows(store, "sheets") == before  # refused before anything was written
 
 
 async def test_a_skill_of_99_in_a_0_to_10_system_is_refused(store: Store) -> None:
@@ -271,16 +263,16 @@ def test_export_parse_round_trip_and_schema_validity(document: SheetDocument) ->
     ],
 )  # fmt: skip
 async def test_bad_imports_are_refused_with_one_sentence_and_change_nothing(
-    store: Store, db_path: Path, text: str, sentence: str
+    store: Store, text: str, sentence: str
 ) -> None:
     await store.sheets.create(_sheet("Keep"))
-    before = _rows(db_path)
+    before = await rows(store, "sheets")
     with pytest.raises(InvalidData) as err:
         await store.sheets.import_json(G, P, text)
     message = str(err.value)
     assert sentence in message
     assert message.endswith(".") and "\n" not in message and len(message) < 300
-    assert _rows(db_path) == before
+    assert await rows(store, "sheets") == before
 
 
 def test_schema_file_is_in_sync_with_the_models() -> None:

@@ -1,4 +1,4 @@
--- 0002: second tries a GM granted after a failed RPS check (RPS-9). One grant per failed check (its log
+-- 0003: second tries a GM granted after a failed RPS check (RPS-9). One grant per failed check (its log
 -- row), taken once by the player who failed: used_log_id is the log row of the try itself.
 -- And the parts a sustained action's Base was built from (RPS-8), so each check shows them.
 

@@ -1,0 +1,200 @@
+"""Copy a table's whole data from one database to another: ``python -m bot copy-data --from SRC --to DST``.
+
+Either side is an SQLite file or a ``postgresql://`` address (SQLite to PostgreSQL when a bot moves to
+several processes, and back). Both are opened as the bot opens them (migrated to this version's schema).
+The source is read in one read-only transaction, a consistent snapshot even while a bot writes to it; the
+target is written in one transaction, so a failed copy leaves it as it was. A target that already holds
+data is refused unless ``force``, which replaces it. Ids are kept (buttons of old messages carry them) and
+each id counter continues past the source's highest, so an id is never given out twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.store.db import Database, Row, Tx, is_postgres_url, open_database, safe_url
+from bot.store.errors import StoreError
+
+# every table, parents before children (modifier_uses refers to pending_modifiers); modifier_holds are a
+# running roll's reservations, which end with the process that made them: not copied
+TABLES = (
+    "meta", "guild_settings", "channel_settings", "channel_gms", "pending_modifiers", "modifier_uses",
+    "sheets", "shoes", "hands", "supply_dice", "pools", "rolls",
+)  # fmt: skip
+WITH_IDS = ("pending_modifiers", "sheets", "hands", "pools", "rolls")  # ids the database gives out
+NOUNS = {
+    "meta": "bot facts", "guild_settings": "guild settings", "channel_settings": "channel settings",
+    "channel_gms": "channel GMs", "pending_modifiers": "GM modifiers", "modifier_uses": "modifier uses",
+    "sheets": "sheets", "shoes": "shoes", "hands": "hands", "supply_dice": "supply dice", "pools": "pools",
+    "rolls": "logged rolls",
+}  # fmt: skip
+
+
+@dataclass
+class Snapshot:
+    """Every row of every table, and each id counter's high-water mark, as read in one transaction."""
+
+    columns: dict[str, list[str]]
+    rows: dict[str, list[tuple[Any, ...]]]
+    high_water: dict[str, int]
+
+    def counts(self) -> dict[str, int]:
+        return {table: len(self.rows[table]) for table in TABLES}
+
+
+def describe(target: str | Path) -> str:
+    """A database for sentences: the file, or the address without its password."""
+    return safe_url(str(target)) if is_postgres_url(target) else str(target)
+
+
+async def _high_water(tx: Tx, dialect: str) -> dict[str, int]:
+    """The last id each table gave out (higher than its rows' when the newest rows were deleted)."""
+    if dialect == "postgres":
+        rows = await tx.all(
+            "SELECT sequencename AS name, coalesce(last_value, 0) AS seq FROM pg_sequences "
+            "WHERE schemaname = current_schema()"
+        )
+        by_sequence = {str(row["name"]): int(row["seq"]) for row in rows}
+        return {table: by_sequence.get(f"{table}_id_seq", 0) for table in WITH_IDS}
+    rows = await tx.all("SELECT name, seq FROM sqlite_sequence")
+    found = {str(row["name"]): int(row["seq"]) for row in rows}
+    return {table: found.get(table, 0) for table in WITH_IDS}
+
+
+async def read_all(db: Database) -> Snapshot:
+    """Every row of the database, in one read-only transaction."""
+
+    async def read(tx: Tx) -> Snapshot:
+        columns: dict[str, list[str]] = {}
+        rows: dict[str, list[tuple[Any, ...]]] = {}
+        for table in TABLES:
+            found: list[Row] = await tx.all(f"SELECT * FROM {table}")
+            columns[table] = await _columns(tx, db.dialect, table)
+            rows[table] = [tuple(row[name] for name in columns[table]) for row in found]
+        return Snapshot(columns, rows, await _high_water(tx, db.dialect))
+
+    return await db.run(read, write=False)
+
+
+async def _columns(tx: Tx, dialect: str, table: str) -> list[str]:
+    if dialect == "postgres":
+        rows = await tx.all(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = ? ORDER BY ordinal_position",
+            (table,),
+        )
+        return [str(row["column_name"]) for row in rows]
+    return [str(row["name"]) for row in await tx.all(f"PRAGMA table_info({table})")]
+
+
+async def counts(db: Database) -> dict[str, int]:
+    """How many rows each table holds."""
+
+    async def count(tx: Tx) -> dict[str, int]:
+        found = {}
+        for table in TABLES:
+            row = await tx.one(f"SELECT count(*) AS n FROM {table}")
+            found[table] = int(row["n"]) if row else 0
+        return found
+
+    return await db.run(count, write=False)
+
+
+async def write_all(db: Database, snapshot: Snapshot, *, replace: bool) -> None:
+    """Write the snapshot into ``db`` in one transaction; ``replace`` empties its tables first."""
+
+    async def write(tx: Tx) -> None:
+        if replace:
+            for table in reversed(TABLES):
+                await tx.execute(f"DELETE FROM {table}")
+            await tx.execute("DELETE FROM modifier_holds")
+        for table in TABLES:
+            names = snapshot.columns[table]
+            if snapshot.rows[table]:
+                marks = ", ".join("?" for _ in names)
+                await tx.executemany(
+                    f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", snapshot.rows[table]
+                )
+        for table in WITH_IDS:
+            await _continue_ids(tx, db.dialect, table, snapshot)
+
+    await db.run(write)
+
+
+async def _continue_ids(tx: Tx, dialect: str, table: str, snapshot: Snapshot) -> None:
+    """Make the target's id counter for ``table`` continue past every id the source gave out."""
+    index = snapshot.columns[table].index("id")
+    last = max([snapshot.high_water.get(table, 0), *(row[index] for row in snapshot.rows[table])])
+    if dialect == "postgres":
+        if last > 0:  # setval's smallest value is 1: an empty table keeps its fresh sequence
+            await tx.one("SELECT setval(pg_get_serial_sequence(?, 'id'), CAST(? AS BIGINT))", (table, last))
+        return
+    await tx.execute("DELETE FROM sqlite_sequence WHERE name = ?", (table,))
+    if last > 0:
+        await tx.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (table, last))
+
+
+def _said(found: dict[str, int]) -> str:
+    held = [f"{n} {NOUNS[table]}" for table, n in found.items() if n]
+    return ", ".join(held) if held else "nothing"
+
+
+async def copy_data(source: str | Path, target: str | Path, *, force: bool = False) -> dict[str, int]:
+    """Copy every row from ``source`` to ``target``; how many rows of each table were copied.
+
+    StoreError (one sentence, nothing written) when the target holds data and ``force`` is not given,
+    or when source and target are the same database.
+    """
+    if str(source) == str(target) or (
+        not is_postgres_url(source)
+        and not is_postgres_url(target)
+        and Path(target).exists()
+        and Path(source).exists()
+        and Path(source).samefile(Path(target))
+    ):
+        raise StoreError("The source and the target are the same database; nothing was copied.")
+    if not is_postgres_url(source) and not Path(source).is_file():
+        raise StoreError(f"There is no database at {source} to copy from; nothing was copied.")
+    from_db = await open_database(source)
+    try:
+        to_db = await open_database(target)
+        try:
+            held = await counts(to_db)
+            if any(held.values()) and not force:
+                raise StoreError(
+                    f"The target {describe(target)} already holds data ({_said(held)}); copy into an empty "
+                    "database, or pass --force to replace what it holds. Nothing was copied."
+                )
+            snapshot = await read_all(from_db)
+            await write_all(to_db, snapshot, replace=force)
+        finally:
+            await to_db.close()
+    finally:
+        await from_db.close()
+    return snapshot.counts()
+
+
+USAGE = "python -m bot copy-data --from SOURCE --to TARGET [--force]"
+
+
+def main(source: str, target: str, force: bool) -> int:
+    """The command: one line saying what was copied, or one sentence saying why not (exit status 1)."""
+    try:
+        copied = asyncio.run(copy_data(_target(source), _target(target), force=force))
+    except StoreError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"Copied {_said(copied)} from {describe(source)} to {describe(target)}.")
+    return 0
+
+
+def _target(text: str) -> str | Path:
+    return text if is_postgres_url(text) else Path(text)
+
+
+__all__: Sequence[str] = ("copy_data", "main", "read_all", "write_all")

@@ -26,7 +26,6 @@ from bot.store.models import name_key
 from bot.ui.decision import (
     Clamp,
     PartyLabel,
-    StatSource,
     contest_compact,
     contest_details,
     decision_roll_compact,
@@ -37,6 +36,7 @@ from bot.ui.decision import (
 from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, contested_cached, decision_line, percent_line, win_line
 from bot.ui.reply import UserError
+from bot.ui.roll_inputs import contest_sides, decision_stat, missing_stat_note
 from bot.ui.rolls import guild_key, has_modifier, modifier_total, publish, take_modifiers
 from bot.ui.visibility import resolve_mode
 
@@ -52,17 +52,6 @@ SLOTS = range(1, 7)
 async def active_sheet(store: Store, guild_id: int, user_id: int) -> Sheet | None:
     """The member's active decision-dice sheet, or None."""
     return await store.sheets.active(guild_id, user_id, SYSTEM)
-
-
-def sheet_stat(sheet: Sheet, name: str) -> tuple[str, int]:
-    """A stat of a decision sheet by name (any case): its stored name and value."""
-    found = sheet.attribute(name)
-    if found is not None:
-        return found
-    skill = sheet.skill(name)
-    if skill is not None:
-        return skill[0], skill[1].rating
-    raise UserError(f"{sheet.name}'s sheet has no stat named {name.strip()!r}.")
 
 
 def stat_names(sheet: Sheet | None) -> list[tuple[str, int]]:
@@ -162,8 +151,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
     ) -> None:
         mode = await resolve_mode(interaction, self.store, visibility)
         goal = pick_target(target, target_number)
-        character, sheet = await self.character(guild_key(interaction), interaction.user)
-        source = self._stat(sheet, stat_name, stat)
+        character, source = await decision_stat(self.store, interaction, stat_name, stat)
         clamps: list[Clamp] = []
         if bonus is not None:
             clamps.append(Clamp("bonus", bonus, decision.bonus(bonus)))
@@ -238,18 +226,6 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             kind="decision roll",
         )
 
-    def _stat(self, sheet: Sheet | None, stat_name: str | None, stat: int | None) -> StatSource:
-        if stat_name is not None and stat is not None:
-            raise UserError("Give either a stat from your sheet (stat_name) or a raw stat, not both.")
-        if stat_name is None:
-            return StatSource(stat if stat is not None else 0)
-        if sheet is None:
-            raise UserError(
-                "You have no active decision-dice sheet: make one with /sheet create, or give a raw stat."
-            )
-        name, value = sheet_stat(sheet, stat_name)
-        return StatSource(value, name, sheet.name)
-
     @roll.autocomplete("stat_name")
     async def roll_stat_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
@@ -305,7 +281,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             5: (party5, npc5, mod5),
             6: (party6, npc6, mod6),
         }
-        sides = await self._sides(interaction.guild.id, raw, stat)
+        sides = await contest_sides(self.store, interaction, raw, stat)
         names = {slot: side.name for slot, side in sides.items()}
         with_advantage = _edges(advantage, names, "advantage")
         with_disadvantage = _edges(disadvantage, names, "disadvantage")
@@ -336,6 +312,9 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
 
         result = decision.contested(parties, reroll)
         details = contest_details(result, labels)
+        note = missing_stat_note(sides, stat)
+        if note is not None:  # they rolled all the same, with 0 for the stat
+            details.add_field(name="Missing stat", value=note, inline=False)
         # up to ~0.2 s for six parties: in the worker processes
         odds = await self.bot.workers.run(
             contested_cached, tuple(p.modifier for p in parties), tuple(p.mode for p in parties)
@@ -344,7 +323,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         await publish(
             interaction,
             self.store,
-            contest_compact(result, labels),
+            contest_compact(result, labels, note=note),
             details=details,
             mode=mode,
             system=SYSTEM,
@@ -360,45 +339,6 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             summary=f"Contest: {result.winner} wins ({result.winner_total} vs {result.runner_up_total})",
             kind="contested decision roll",
         )
-
-    async def _sides(
-        self,
-        guild_id: int,
-        raw: dict[int, tuple[discord.Member | None, str | None, int]],
-        stat: str | None,
-    ) -> dict[int, _Side]:
-        sides: dict[int, _Side] = {}
-        seen_members: set[int] = set()
-        for slot, (member, npc, mod) in raw.items():
-            if member is not None and npc is not None:
-                raise UserError(f"Party {slot} is both a member and an NPC; give one of them.")
-            if member is None and npc is None:
-                if mod:
-                    raise UserError(f"mod{slot} is set, but party {slot} has no member or NPC.")
-                continue
-            if member is not None:
-                if member.id in seen_members:
-                    raise UserError(f"{member.display_name} is in the contest twice.")
-                seen_members.add(member.id)
-                name, sheet = await self.character(guild_id, member)
-                stat_value, stat_text = 0, ""
-                if stat is not None:
-                    if sheet is None:
-                        raise UserError(
-                            f"{member.display_name} has no active decision-dice sheet for {stat!r}."
-                        )
-                    found, stat_value = sheet_stat(sheet, stat)
-                    stat_text = f"{found} {stat_value:+d}"
-                sides[slot] = _Side(name, mod, stat_value, stat_text, member.id)
-            else:
-                assert npc is not None
-                sides[slot] = _Side(npc.strip(), mod, 0, "NPC", None)
-        if len(sides) < 2:
-            raise UserError("A contest needs at least two parties (members or NPCs).")
-        keys = [name_key(side.name) for side in sides.values()]
-        if len(set(keys)) != len(keys):
-            raise UserError("Two parties have the same name; give the NPCs different names.")
-        return sides
 
     @contested.autocomplete("stat")
     async def contested_stat_autocomplete(
@@ -456,17 +396,6 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             summary=f"{character}: d100 {result.roll} vs {result.chance}%: {result.name}",
             kind="percentage roll",
         )
-
-
-class _Side:
-    """One slot of a contest before rolling."""
-
-    def __init__(self, name: str, modifier: int, stat: int, stat_text: str, member_id: int | None) -> None:
-        self.name = name
-        self.modifier = modifier
-        self.stat = stat
-        self.stat_text = stat_text
-        self.member_id = member_id
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -13,7 +13,6 @@ from bot.core.dn import check, non_skill_dn, skill_dn
 from bot.store import Sheet, Store
 from bot.ui.dn import (
     COMPLEXITY_CHOICES,
-    NO_SHEET_HINT,
     SYSTEM,
     difficulty_factor,
     dn_compact,
@@ -21,13 +20,13 @@ from bot.ui.dn import (
     limit_dn,
     parse_complexity,
     skill_choices,
-    skill_use,
 )
 from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, dn_line
 from bot.ui.reply import UserError
+from bot.ui.roll_inputs import dn_skill_use
 from bot.ui.rolls import publish, sheet_of, take_modifiers
-from bot.ui.sysx import list_choices, split_list
+from bot.ui.sysx import list_choices
 from bot.ui.visibility import resolve_mode
 
 Visibility = Literal["public", "private", "gm", "blind"]
@@ -120,11 +119,7 @@ class DifficultyNumber(
         visibility: Visibility | None = None,
     ) -> None:
         mode = await resolve_mode(interaction, self.store, visibility)
-        sheet = await self._sheet(interaction)
-        if sheet is None:
-            raise UserError(f"You have no active Difficulty Number sheet here; {NO_SHEET_HINT}.")
-        named = split_list(characteristics, low=1, high=10, what="characteristics") if characteristics else []
-        use = skill_use(sheet, skill, named)
+        use = await dn_skill_use(self.store, interaction, skill, characteristics)
         applied = await take_modifiers(interaction, self.store, SYSTEM)
         factor = difficulty_factor(df, applied)
         dn = skill_dn(use.level, [v for _, v in use.characteristics], factor.total)

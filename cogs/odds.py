@@ -37,7 +37,7 @@ from bot.core.odds import percent
 from bot.core.odds.rps import MAX_GOAL, check_count_distribution, sustained_odds
 from bot.core.odds.systemx import combined_distribution, opposed_distribution
 from bot.core.systemx import S0, parse_chart, required_margin
-from bot.store import Sheet, Store
+from bot.store import Store
 from bot.ui import dn as dn_ui
 from bot.ui import sysx as sx_ui
 from bot.ui.cards import shoe_as_seen
@@ -68,6 +68,16 @@ from bot.ui.odds import (
 from bot.ui.options import whole_number
 from bot.ui.permissions import NOT_GM, is_gm
 from bot.ui.reply import UserError, defer, reply
+from bot.ui.roll_inputs import (
+    cards_task,
+    decision_stat,
+    dn_skill_use,
+    rps_fixed,
+    rps_spec,
+    sysx_check_inputs,
+    sysx_entries,
+    sysx_source,
+)
 from bot.ui.rolls import sheet_of
 from bot.ui.rps import DIFFICULTY_CHOICES, ended_sentence, pool_insider
 
@@ -127,55 +137,6 @@ def _numbers(text: str, what: str, *, low: int, high: int) -> list[int]:
     return [v for v in values if v is not None]
 
 
-def rps_base(sheet: Sheet | None, skill: str | None, parent: str | None, attribute: str | None,
-             base: int | None, modifiers: list[int]) -> tuple[str, int]:  # fmt: skip
-    """RPS-1: what is checked and its Base, from a sheet skill (+ parent), a sheet attribute or a raw Base."""
-    given = [v for v in (skill, attribute, base) if v is not None]
-    if len(given) != 1:
-        raise UserError("Give exactly one of skill, attribute or base.")
-    if base is not None:
-        if parent is not None:
-            raise UserError("A parent attribute goes with a skill, not with a raw base.")
-        total = require_range(
-            base + rps.total_modifiers(modifiers), rps.BASE_MIN, rps.BASE_MAX, "An RPS Base"
-        )
-        return f"Base {base}", total
-    if sheet is None:
-        raise UserError("You have no active RPS sheet here; create one with /sheet create or give a base.")
-    if skill is not None:
-        found = sheet.skill(skill)
-        if found is None:
-            raise UserError(f"Your sheet {sheet.name} has no skill named {skill.strip()!r}.")
-        name, stored = found
-        if stored.attribute is None:
-            raise UserError(f"{name} on {sheet.name} has no parent attribute; set one with /sheet set-skill.")
-        parent_name = rps.Skill(name, stored.rating, stored.attribute, tuple(stored.alternates)).parent(
-            parent
-        )
-        attr = sheet.attribute(parent_name)
-        if attr is None:
-            raise UserError(f"Your sheet {sheet.name} has no attribute {parent_name!r} for {name}.")
-        return f"{name} ({attr[0]})", rps.skill_base(stored.rating, attr[1], modifiers)
-    if parent is not None:
-        raise UserError("A parent attribute goes with a skill; pick the skill too.")
-    assert attribute is not None
-    attr = sheet.attribute(attribute)
-    if attr is None:
-        raise UserError(f"Your sheet {sheet.name} has no attribute named {attribute.strip()!r}.")
-    return f"{attr[0]} x 2", rps.attribute_base(attr[1], modifiers)
-
-
-def sheet_stat(sheet: Sheet, name: str) -> tuple[str, int]:
-    """A decision-dice stat by name: an attribute, else a skill's rating."""
-    found = sheet.attribute(name)
-    if found is not None:
-        return found
-    skill = sheet.skill(name)
-    if skill is not None:
-        return skill[0], skill[1].rating
-    raise UserError(f"{sheet.name}'s sheet has no stat named {name.strip()!r}.")
-
-
 @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
 class Odds(
     commands.GroupCog, group_name="odds", group_description="Exact chances before you roll, with a chart."
@@ -204,30 +165,6 @@ class Odds(
         await reply(interaction, embed=answer.embed, files=[chart_file(png)], ephemeral=not public)
 
     # -- /odds sysx --------------------------------------------------------------------------------
-    async def _sx_source(
-        self,
-        interaction: discord.Interaction[Any],
-        who: discord.abc.User,
-        skill: str | None,
-        sv: int | None,
-        attribute: int | None = None,
-        rating: int | None = None,
-    ) -> sx_ui.SkillSource:
-        raw = sx_ui.from_numbers(sv, attribute, rating)
-        if skill is not None and skill.strip():
-            if raw is not None:
-                raise UserError("Give either a skill from the sheet or raw numbers, not both.")
-            sheet = await sheet_of(self.store, interaction, who.id, sx_ui.SYSTEM)
-            if sheet is None:
-                owner = "You have" if who.id == interaction.user.id else f"{who.mention} has"
-                raise UserError(f"{owner} no active System X sheet here; {sx_ui.NO_SHEET_HINT}.")
-            return sx_ui.from_sheet(sheet, skill)
-        if raw is None:
-            raise UserError(
-                "Name a skill from the System X sheet, or give an SV (or an attribute and a rating)."
-            )
-        return raw
-
     @app_commands.command(
         name="sysx", description="System X: a check's margins; opposed or combined (SX-2..SX-9)."
     )
@@ -262,12 +199,10 @@ class Odds(
         combined: ListText | None = None,
         public: bool = False,
     ) -> None:
-        settings = (
-            await self.store.settings.get(interaction.guild.id) if interaction.guild is not None else None
+        sx_table, source = await sysx_check_inputs(
+            self.store, interaction, self.charts, skill=skill, sv=sv, attribute=attribute, rating=skill_rating
         )
-        chart, custom = self.charts.chart(settings)
-        style = sx_ui.margin_style(settings)
-        source = await self._sx_source(interaction, interaction.user, skill, sv, attribute, skill_rating)
+        chart, custom, style = sx_table.chart, sx_table.custom, sx_table.style
         need = required_margin(required) if required is not None else S0
         own = sysx_check(source.sv, roll_modifier, sv_modifier, source.wounds, need, chart)
         opposed = against is not None or against_sv is not None or against_skill is not None
@@ -287,8 +222,8 @@ class Odds(
         if opposed:
             if against_skill is not None and against is None:
                 raise UserError("against_skill needs the member in against.")
-            target = await self._sx_source(
-                interaction, against or interaction.user, against_skill, against_sv
+            target = await sysx_source(
+                self.store, interaction, against or interaction.user, skill=against_skill, sv=against_sv
             )
             other = sysx_check(target.sv, 0, 0, target.wounds, S0, chart)
             final = opposed_distribution(own.distribution, other.distribution)
@@ -308,15 +243,8 @@ class Odds(
             )
             return
         if combined:
-            sources = [source]
-            for entry in sx_ui.split_list(combined, low=1, high=5, what="other actors"):
-                number = whole_number(entry)
-                if number is not None:
-                    found = sx_ui.from_numbers(number, None, None)
-                    assert found is not None
-                    sources.append(found)
-                else:
-                    sources.append(await self._sx_source(interaction, interaction.user, entry, None))
+            entries = sx_ui.split_list(combined, low=1, high=5, what="other actors")
+            sources = [source, *await sysx_entries(self.store, interaction, entries)]
             actors = [own] + [sysx_check(s.sv, 0, 0, s.wounds, S0, chart) for s in sources[1:]]
             final = combined_distribution([a.distribution for a in actors])
             embed = odds_embed(
@@ -404,15 +332,7 @@ class Odds(
         if dn is not None and df:
             raise UserError("A DN given directly already includes its DF.")
         if skill is not None:
-            sheet = await sheet_of(self.store, interaction, interaction.user.id, dn_ui.SYSTEM)
-            if sheet is None:
-                raise UserError(f"You have no active Difficulty Number sheet here; {dn_ui.NO_SHEET_HINT}.")
-            named = (
-                sx_ui.split_list(characteristics, low=1, high=10, what="characteristics")
-                if characteristics
-                else []
-            )
-            use = dn_ui.skill_use(sheet, skill, named)
+            use = await dn_skill_use(self.store, interaction, skill, characteristics)
             total = skill_dn(use.level, [v for _, v in use.characteristics], df)
             what = (
                 f"skill {use.skill} {use.level} + natural ability {use.ability_text()} + DF {df:+d} = {total}"
@@ -471,14 +391,13 @@ class Odds(
         resisted: ListText | None = None,
         public: bool = False,
     ) -> None:
-        sheet = await sheet_of(self.store, interaction, interaction.user.id, "rps") if base is None else None
-        mods = [m for m in ((difficulty.value if difficulty else 0), modifier) if m]
-        what, total = rps_base(sheet, skill, parent, attribute, base, mods)
-        inputs = (
-            f"{what}"
-            + (f", modifiers {', '.join(f'{m:+d}' for m in mods)}" if mods else "")
-            + f" → Base {total}"
-        )
+        spec = await rps_spec(
+            self.store, interaction, interaction.user.id, skill=skill, parent=parent, attribute=attribute,
+            base=base,
+        )  # fmt: skip
+        build = spec.build(rps_fixed(difficulty.value if difficulty else None, modifier))
+        what = build.what if base is None else f"Base {base}"
+        total, inputs = build.base, build.text()
         if resisted:
             others = _numbers(resisted, "Bases of the other parties", low=1, high=5)
             for other in others:
@@ -563,17 +482,9 @@ class Odds(
         contested: ListText | None = None,
         public: bool = False,
     ) -> None:
-        if stat_name is not None and stat is not None:
-            raise UserError("Give either a stat from your sheet (stat_name) or a raw stat, not both.")
-        value, label = (stat or 0), (f"stat {stat:+d}" if stat is not None else "stat +0")
-        if stat_name is not None:
-            sheet = await sheet_of(self.store, interaction, interaction.user.id, "decision")
-            if sheet is None:
-                raise UserError(
-                    "You have no active decision-dice sheet: make one with /sheet create, or give a stat."
-                )
-            name, value = sheet_stat(sheet, stat_name)
-            label = f"{name} {value:+d}"
+        _, source = await decision_stat(self.store, interaction, stat_name, stat)
+        value = source.value
+        label = f"stat {source.describe()}"
         modifiers = [modifier]
         if bonus is not None:
             modifiers.append(dd.bonus(bonus))
@@ -704,22 +615,10 @@ class Odds(
             return
         if difficulty is None:
             raise UserError("Give the task's difficulty (or a hand in play).")
-        sheet = await self.store.sheets.active(guild_id, interaction.user.id, "cards")
-        if (level is None) == (skill is None):
-            raise UserError("Give either a skill level or a skill from your active cards sheet.")
-        if skill is not None:
-            if sheet is None:
-                raise UserError("You have no active cards sheet; give a skill level instead.")
-            found = sheet.skill(skill)
-            if found is None:
-                raise UserError(f"Your sheet {sheet.name!r} has no skill {skill.strip()!r}.")
-            level = found[1].rating
-        assert level is not None
-        if characteristic is None and bonus is not None:
-            raise UserError("A characteristic bonus needs the characteristic it belongs to.")
-        char_bonus = (
-            bonus if bonus is not None else (sheet.bonus(characteristic) if sheet and characteristic else 0)
+        task_inputs = await cards_task(
+            self.store, interaction, level=level, skill=skill, characteristic=characteristic, bonus=bonus
         )
+        level, char_bonus = task_inputs.level, task_inputs.bonus
         options = HandOptions(
             adder_scheme=settings.adder_scheme,
             suit_bonus=settings.bj_suit_bonus,

@@ -13,7 +13,6 @@ from bot.core.dice import Dice
 from bot.core.systemx import (
     S0,
     Margin,
-    MarginStyle,
     RollChart,
     SkillCheck,
     check,
@@ -25,7 +24,7 @@ from bot.core.systemx import (
     synergy,
     wound_cap,
 )
-from bot.store import AppliedModifier, GuildSettings, Sheet, Store
+from bot.store import AppliedModifier, Sheet, Store
 from bot.ui.embeds import shown_name
 from bot.ui.odds import (
     add_odds,
@@ -36,12 +35,20 @@ from bot.ui.odds import (
     sysx_opposed_line,
     sysx_synergy_line,
 )
-from bot.ui.options import whole_number
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
+from bot.ui.roll_inputs import (
+    SxParty,
+    all_at_once,
+    at_once,
+    distinct_parties,
+    sysx_check_inputs,
+    sysx_entries,
+    sysx_party,
+    sysx_table,
+)
 from bot.ui.rolls import publish, sheet_of, take_modifiers
 from bot.ui.sysx import (
-    NO_SHEET_HINT,
     REQUIRED_CHOICES,
     SYSTEM,
     ChartBook,
@@ -53,13 +60,11 @@ from bot.ui.sysx import (
     combined_details,
     flat_compact,
     flat_details,
-    from_numbers,
-    from_sheet,
     gm_modifiers,
     list_choices,
-    margin_style,
     opposed_compact,
     opposed_details,
+    party_title,
     skill_choices,
     split_list,
     synergy_compact,
@@ -71,9 +76,9 @@ from bot.ui.visibility import resolve_mode
 CHART_FILE = Path(__file__).resolve().parents[1] / "data" / "systemx_roll_chart.csv"
 KIND = "System X check"
 MAX_SYNERGY = 10
-MAX_ACTORS = 6
 
 Visibility = Literal["public", "private", "gm", "blind"]
+NpcName = app_commands.Range[str, 1, 64]
 REQUIRED = [app_commands.Choice(name=m, value=m) for m in REQUIRED_CHOICES]
 SV = app_commands.Range[int, -60, 60]
 Attribute = app_commands.Range[int, 1, 20]
@@ -108,43 +113,8 @@ class SystemX(
         return store
 
     # -- shared steps --------------------------------------------------------------------------------
-    async def _table(self, interaction: discord.Interaction[Any]) -> tuple[RollChart, bool, MarginStyle]:
-        settings: GuildSettings | None = (
-            await self.store.settings.get(interaction.guild.id) if interaction.guild is not None else None
-        )
-        chart, custom = self.charts.chart(settings)
-        return chart, custom, margin_style(settings)
-
     async def _sheet(self, interaction: discord.Interaction[Any], user_id: int) -> Sheet | None:
         return await sheet_of(self.store, interaction, user_id, SYSTEM)
-
-    async def _source(
-        self,
-        interaction: discord.Interaction[Any],
-        who: discord.abc.User,
-        skill: str | None,
-        sv: int | None,
-        attribute: int | None = None,
-        rating: int | None = None,
-    ) -> SkillSource:
-        """The actor's SV from a sheet skill or from raw numbers (exactly one of them)."""
-        raw = from_numbers(sv, attribute, rating)
-        mine = who.id == interaction.user.id
-        if skill is not None and skill.strip():
-            if raw is not None:
-                raise UserError("Give either a skill from the sheet or raw numbers, not both.")
-            sheet = await self._sheet(interaction, who.id)
-            if sheet is None:
-                owner = "You have" if mine else f"{who.mention} has"
-                raise UserError(f"{owner} no active System X sheet here; {NO_SHEET_HINT}.")
-            return from_sheet(sheet, skill)
-        if raw is None:
-            whose = "your" if mine else f"{who.mention}'s"
-            raise UserError(
-                f"Name a skill from {whose} System X sheet, or give an SV "
-                "(or an attribute and a skill rating)."
-            )
-        return raw
 
     def _roll(self) -> int:
         return Dice(self.bot.rng).d20()
@@ -185,8 +155,10 @@ class SystemX(
         visibility: Visibility | None = None,
     ) -> None:
         mode = await resolve_mode(interaction, self.store, visibility)
-        chart, custom, style = await self._table(interaction)
-        source = await self._source(interaction, interaction.user, skill, sv, attribute, skill_rating)
+        table, source = await sysx_check_inputs(
+            self.store, interaction, self.charts, skill=skill, sv=sv, attribute=attribute, rating=skill_rating
+        )
+        chart, custom, style = table.chart, table.custom, table.style
         if required is not None:
             required_margin(required)
         applied = await take_modifiers(interaction, self.store, SYSTEM)
@@ -261,32 +233,48 @@ class SystemX(
     # -- /sysx opposed -------------------------------------------------------------------------------
     @app_commands.command(name="opposed", description="Actor against target, one d20 each (SX-8).")
     @app_commands.describe(
-        actor="Who acts (their active System X sheet gives the SV).",
-        target="Who opposes (their active System X sheet gives the SV).",
+        actor="Who acts, a member (their active System X sheet gives the SV).",
+        target="Who opposes, a member (their active System X sheet gives the SV).",
         actor_skill="A skill from the actor's sheet.",
         target_skill="A skill from the target's sheet.",
-        actor_sv="Or the actor's raw Skill Value.",
-        target_sv="Or the target's raw Skill Value.",
+        actor_sv="Or the actor's raw Skill Value (an NPC actor's SV).",
+        target_sv="Or the target's raw Skill Value (an NPC target's SV).",
+        actor_npc="Or an NPC acting: its name (with actor_sv).",
+        target_npc="Or an NPC opposing: its name (with target_sv).",
         visibility=VISIBILITY_HELP,
     )
     async def opposed_command(
         self,
         interaction: discord.Interaction[Any],
-        actor: discord.Member,
-        target: discord.Member,
+        actor: discord.Member | None = None,
+        target: discord.Member | None = None,
         actor_skill: str | None = None,
         target_skill: str | None = None,
         actor_sv: SV | None = None,
         target_sv: SV | None = None,
+        actor_npc: NpcName | None = None,
+        target_npc: NpcName | None = None,
         visibility: Visibility | None = None,
     ) -> None:
         _need_guild(interaction)
+        distinct_parties([(actor, actor_npc), (target, target_npc)])
         mode = await resolve_mode(interaction, self.store, visibility)
-        chart, custom, style = await self._table(interaction)
-        actor_source = await self._source(interaction, actor, actor_skill, actor_sv)
-        target_source = await self._source(interaction, target, target_skill, target_sv)
-        # GM-3: the actor's pending modifiers apply to the actor's check (the target only defends).
-        applied = await take_modifiers(interaction, self.store, SYSTEM, actor.id)
+        table, acting, opposing = await at_once(
+            sysx_table(self.store, interaction, self.charts),
+            sysx_party(
+                self.store, interaction, slot="the actor", member=actor, npc=actor_npc, skill=actor_skill,
+                sv=actor_sv, npc_option="actor_npc", sv_option="actor_sv",
+            ),
+            sysx_party(
+                self.store, interaction, slot="the target", member=target, npc=target_npc,
+                skill=target_skill, sv=target_sv, npc_option="target_npc", sv_option="target_sv",
+            ),
+        )  # fmt: skip
+        chart, custom, style = table.chart, table.custom, table.style
+        actor_source, target_source = acting.source, opposing.source
+        # GM-3: the actor's pending modifiers apply to the actor's check (the target only defends); an
+        # NPC has none
+        applied = await self._take(interaction, acting)
         gm = gm_modifiers(applied)
         dice = [self._roll(), self._roll()]
         actor_result = check(
@@ -301,16 +289,16 @@ class SystemX(
         target_result = check(chart, target_source.sv, dice[1], wounds=target_source.wounds)
         final = opposed(actor_result.margin, target_result.margin)
         details = opposed_details(
-            (actor.mention, actor_source, actor_result),
-            (target.mention, target_source, target_result),
+            (acting.name, actor_source, actor_result),
+            (opposing.name, target_source, target_result),
             final,
             style,
             applied=applied,
             custom_chart=custom,
         )
         compact = opposed_compact(
-            (who_rolled(actor.display_name, actor_source), actor_source, actor_result),
-            (who_rolled(target.display_name, target_source), target_source, target_result),
+            (party_title(actor, acting.name, actor_source), actor_source, actor_result),
+            (party_title(target, opposing.name, target_source), target_source, target_result),
             final,
             style,
             applied=applied,
@@ -329,9 +317,11 @@ class SystemX(
             system=SYSTEM,
             command="sysx opposed",
             inputs={
-                "actor": actor.id,
+                "actor": acting.member_id,
+                "actor_name": acting.name,
                 "actor_sv": actor_source.sv,
-                "target": target.id,
+                "target": opposing.member_id,
+                "target_name": opposing.name,
                 "target_sv": target_source.sv,
             },
             dice=dice,
@@ -339,6 +329,12 @@ class SystemX(
             summary=f"Opposed: {actor_source.label} vs {target_source.label}: {final.format(style)}",
             kind="System X opposed check",
         )
+
+    async def _take(self, interaction: discord.Interaction[Any], party: SxParty) -> list[AppliedModifier]:
+        """GM-3: a member's pending System X modifiers; an NPC has none."""
+        if party.member_id is None:
+            return []
+        return await take_modifiers(interaction, self.store, SYSTEM, party.member_id)
 
     async def _member_skills(
         self, interaction: discord.Interaction[Any], option: str, current: str
@@ -364,7 +360,7 @@ class SystemX(
     # -- /sysx combined ------------------------------------------------------------------------------
     @app_commands.command(name="combined", description="Up to 6 actors on one task, folded in pairs (SX-9).")
     @app_commands.describe(
-        member1="First actor (give skill1 from their sheet, or sv1).",
+        member1="First actor, a member (give skill1 from their sheet, or sv1).",
         member2="Second actor.",
         member3="Third actor.",
         member4="Fourth actor.",
@@ -376,19 +372,25 @@ class SystemX(
         skill4="A skill from member4's sheet.",
         skill5="A skill from member5's sheet.",
         skill6="A skill from member6's sheet.",
-        sv1="Or member1's raw Skill Value.",
-        sv2="Or member2's raw Skill Value.",
-        sv3="Or member3's raw Skill Value.",
-        sv4="Or member4's raw Skill Value.",
-        sv5="Or member5's raw Skill Value.",
-        sv6="Or member6's raw Skill Value.",
+        sv1="Or actor 1's raw Skill Value (an NPC's SV).",
+        sv2="Or actor 2's raw Skill Value.",
+        sv3="Or actor 3's raw Skill Value.",
+        sv4="Or actor 4's raw Skill Value.",
+        sv5="Or actor 5's raw Skill Value.",
+        sv6="Or actor 6's raw Skill Value.",
+        npc1="Or an NPC as actor 1: its name (with sv1).",
+        npc2="Or an NPC as actor 2 (with sv2).",
+        npc3="Or an NPC as actor 3 (with sv3).",
+        npc4="Or an NPC as actor 4 (with sv4).",
+        npc5="Or an NPC as actor 5 (with sv5).",
+        npc6="Or an NPC as actor 6 (with sv6).",
         visibility=VISIBILITY_HELP,
     )
     async def combined_command(
         self,
         interaction: discord.Interaction[Any],
-        member1: discord.Member,
-        member2: discord.Member,
+        member1: discord.Member | None = None,
+        member2: discord.Member | None = None,
         member3: discord.Member | None = None,
         member4: discord.Member | None = None,
         member5: discord.Member | None = None,
@@ -405,40 +407,58 @@ class SystemX(
         sv4: SV | None = None,
         sv5: SV | None = None,
         sv6: SV | None = None,
+        npc1: NpcName | None = None,
+        npc2: NpcName | None = None,
+        npc3: NpcName | None = None,
+        npc4: NpcName | None = None,
+        npc5: NpcName | None = None,
+        npc6: NpcName | None = None,
         visibility: Visibility | None = None,
     ) -> None:
         _need_guild(interaction)
         slots = [
-            (member1, skill1, sv1),
-            (member2, skill2, sv2),
-            (member3, skill3, sv3),
-            (member4, skill4, sv4),
-            (member5, skill5, sv5),
-            (member6, skill6, sv6),
+            (member1, npc1, skill1, sv1),
+            (member2, npc2, skill2, sv2),
+            (member3, npc3, skill3, sv3),
+            (member4, npc4, skill4, sv4),
+            (member5, npc5, skill5, sv5),
+            (member6, npc6, skill6, sv6),
         ]
-        for index, (member, skill, sv) in enumerate(slots, start=1):
-            if member is None and (skill is not None or sv is not None):
-                raise UserError(f"skill{index} or sv{index} needs member{index}.")
-        actors = [(m, skill, sv) for m, skill, sv in slots if m is not None]
-        if len({m.id for m, _, _ in actors}) != len(actors):
-            raise UserError("Each member takes part in a combined check only once.")
+        given = [
+            (index, slot)
+            for index, slot in enumerate(slots, start=1)
+            if any(value is not None for value in slot)
+        ]
+        if len(given) < 2:
+            raise UserError("A combined check needs at least two actors: members (member1, ...) or NPCs.")
+        distinct_parties([(member, npc) for _, (member, npc, _, _) in given])
         mode = await resolve_mode(interaction, self.store, visibility)
-        chart, custom, style = await self._table(interaction)
-        sources = [await self._source(interaction, m, skill, sv) for m, skill, sv in actors]
+        table, parties = await at_once(
+            sysx_table(self.store, interaction, self.charts),
+            all_at_once(
+                sysx_party(
+                    self.store, interaction, slot=f"actor {index}", member=member, npc=npc, skill=skill,
+                    sv=sv, npc_option=f"npc{index}", sv_option=f"sv{index}",
+                )
+                for index, (member, npc, skill, sv) in given
+            ),
+        )  # fmt: skip
+        chart, custom, style = table.chart, table.custom, table.style
         rows: list[tuple[str, SkillSource, Any, list[AppliedModifier]]] = []
         names: list[str] = []
         dice: list[int] = []
-        for (member, _, _), source in zip(actors, sources, strict=True):
-            # GM-3: each actor's own pending modifiers apply to their own check.
-            applied = await take_modifiers(interaction, self.store, SYSTEM, member.id)
+        for party, (_, (member, *_)) in zip(parties, given, strict=True):
+            # GM-3: each member's own pending modifiers apply to their own check
+            applied = await self._take(interaction, party)
             gm = gm_modifiers(applied)
             natural = self._roll()
             dice.append(natural)
+            source = party.source
             result = check(
                 chart, source.sv, natural, roll_modifier=gm.roll, sv_modifier=gm.sv, wounds=source.wounds
             )
-            rows.append((member.mention, source, result, applied))
-            names.append(who_rolled(member.display_name, source))
+            rows.append((party.name, source, result, applied))
+            names.append(party_title(member, party.name, source))
         outcome = combined([row[2].margin for row in rows])
         details = combined_details(rows, outcome, style, custom_chart=custom)
         compact = combined_compact(
@@ -456,12 +476,10 @@ class SystemX(
             mode=mode,
             system=SYSTEM,
             command="sysx combined",
-            inputs={
-                "actors": [{"member": m.id, "sv": s.sv} for (m, _, _), s in zip(actors, sources, strict=True)]
-            },
+            inputs={"actors": [{"member": p.member_id, "name": p.name, "sv": p.source.sv} for p in parties]},
             dice=dice,
             result=outcome.margin.letters(),
-            summary=f"Combined ({len(actors)} actors): {outcome.margin.format(style)}",
+            summary=f"Combined ({len(parties)} actors): {outcome.margin.format(style)}",
             kind="System X combined check",
         )
 
@@ -496,23 +514,10 @@ class SystemX(
     ) -> None:
         entries = split_list(skills, low=2, high=MAX_SYNERGY, what="skills or SVs")
         mode = await resolve_mode(interaction, self.store, visibility)
-        chart, custom, style = await self._table(interaction)
-        sheet: Sheet | None = None
-        sources: list[SkillSource] = []
-        for entry in entries:
-            number = whole_number(entry)
-            if number is not None:
-                source = from_numbers(number, None, None)
-                assert source is not None
-                sources.append(source)
-                continue
-            if sheet is None:
-                sheet = await self._sheet(interaction, interaction.user.id)
-                if sheet is None:
-                    raise UserError(
-                        f"You have no active System X sheet here for {entry[:64]!r}; {NO_SHEET_HINT}."
-                    )
-            sources.append(from_sheet(sheet, entry))
+        table, sources = await at_once(
+            sysx_table(self.store, interaction, self.charts), sysx_entries(self.store, interaction, entries)
+        )
+        chart, custom, style = table.chart, table.custom, table.style
         if required is not None:
             required_margin(required)
         applied = await take_modifiers(interaction, self.store, SYSTEM)
@@ -538,7 +543,8 @@ class SystemX(
             sysx_synergy_line(steps, required=need, chart=chart, style=style, actual=outcome.margin),
         )
         verdict = "success" if outcome.succeeded else "failure"
-        who = shown_name(sheet.name if sheet is not None else interaction.user.display_name)
+        character = next((s.sheet_name for s in sources if s.sheet_name), None)
+        who = shown_name(character or interaction.user.display_name)
         compact = synergy_compact(outcome, sources, style, who=who, applied=applied)
         await publish(
             interaction,

@@ -423,3 +423,28 @@ class RollRecord(_Frozen):
     def hidden(self) -> bool:
         """True for a private, GM-only or blind roll nobody has revealed yet."""
         return self.visibility != "public" and self.revealed_by is None
+
+
+# --------------------------------------------------------------------------------------------------------
+# Second tries (RPS-9)
+
+SECOND_TRY_MODIFIERS = (-5, 5)
+
+
+class SecondTry(_Frozen):
+    """A GM's grant of one more attempt at a failed RPS check (the log row ``log_id``), for its roller."""
+
+    log_id: Snowflake
+    guild_id: Snowflake | None
+    channel_id: Snowflake
+    roller_id: Snowflake
+    modifier: Annotated[StrictInt, Field(ge=SECOND_TRY_MODIFIERS[0], le=SECOND_TRY_MODIFIERS[1])]
+    granted_by: Snowflake
+    granted_at: datetime = Field(default_factory=utcnow)
+    used_log_id: int | None = None
+    used_at: datetime | None = None
+
+    @property
+    def taken(self) -> bool:
+        """True once the player rolled it."""
+        return self.used_at is not None

@@ -12,6 +12,7 @@ from bot.store.log import RollLogRepository
 from bot.store.meta import MetaRepository
 from bot.store.modifiers import ModifierRepository
 from bot.store.pools import PoolRepository
+from bot.store.second_tries import SecondTryRepository
 from bot.store.settings import SettingsRepository
 from bot.store.sheets import SheetRepository
 from bot.store.supply import SupplyRepository
@@ -43,6 +44,7 @@ class Store:
         self.log = RollLogRepository(db, self.modifiers)
         self.supply = SupplyRepository(db, self.log)
         self.pools = PoolRepository(db, self.log, self.modifiers)
+        self.second_tries = SecondTryRepository(db, self.log, self.modifiers)
 
     @classmethod
     async def open(cls, path: str | Path | None = None) -> Store:

@@ -118,8 +118,11 @@ def decision_roll_compact(
     )
 
 
-def contest_compact(result: ContestResult, labels: Sequence[PartyLabel]) -> discord.Embed:
-    """``Contest: Mira wins, 15 vs 12``; the deciding round's totals and how many rounds it took."""
+def contest_compact(
+    result: ContestResult, labels: Sequence[PartyLabel], *, note: str | None = None
+) -> discord.Embed:
+    """``Contest: Mira wins, 15 vs 12``; the deciding round's totals and how many rounds it took, then who
+    rolled without the stat (``note``) and the GM modifiers."""
     final = result.rounds[-1]
     modes = {party.name: party.mode.label for party in result.parties}
     edge = {name: f" ({label})" if label != "normal" else "" for name, label in modes.items()}
@@ -135,7 +138,7 @@ def contest_compact(result: ContestResult, labels: Sequence[PartyLabel]) -> disc
         [
             totals,
             f"{result.winner} wins by {result.margin} over {result.runner_up}{again}",
-            "; ".join(m for m in modifiers if m) or None,
+            " ".join(m for m in [note, "; ".join(m for m in modifiers if m)] if m) or None,
         ],
         verdict=Verdict.SUCCESS,
     )

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import discord
 from discord import app_commands
 
-from bot.store import RollRecord, Store
+from bot.store import Store
 from bot.ui.reply import refuse
 
 T = TypeVar("T")
@@ -53,6 +53,18 @@ async def is_gm(
     if channel is None:
         return False
     return await store.gm.is_channel_gm(guild.id, channel, member.id)
+
+
+async def is_gm_of(
+    interaction: discord.Interaction[Any], store: Store, guild_id: int | None, channel_id: int
+) -> bool:
+    """GM-1 for another message's channel (a roll's, clicked on its GM copy): in its guild, a GM there;
+    in a DM, one of that channel's GMs (the GMs its copies go to). Nobody's rights elsewhere count."""
+    if guild_id is None:
+        return False  # GM tools act on a guild's channels
+    if interaction.guild is not None:
+        return interaction.guild.id == guild_id and await is_gm(interaction, store, channel_id=channel_id)
+    return interaction.user.id in await store.gm.list_channel_gms(guild_id, channel_id)
 
 
 def has_manage_guild(interaction: discord.Interaction[Any]) -> bool:
@@ -144,18 +156,3 @@ async def owner_or_gm(
         return True
     await refuse(interaction, NOT_OWNER)
     return False
-
-
-async def gm_of_roll(interaction: discord.Interaction[Any], store: Store, record: RollRecord) -> bool:
-    """GM-1 for a logged roll's own channel: in its guild, a GM there; in a DM, a GM its copy was sent to.
-
-    A hidden roll's DM copy goes to the roll channel's GMs, so a DM click counts only from one of them;
-    nobody's rights in another guild count.
-    """
-    if record.guild_id is None:
-        return False  # hidden rolls happen only in guilds
-    if interaction.guild is not None:
-        return interaction.guild.id == record.guild_id and await is_gm(
-            interaction, store, channel_id=record.channel_id
-        )
-    return interaction.user.id in await store.gm.list_channel_gms(record.guild_id, record.channel_id)

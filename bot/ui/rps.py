@@ -276,7 +276,7 @@ def check_fields(build: BaseBuild, check: RpsCheck) -> list[tuple[str, str]]:
 
 def _result_line(check: RpsCheck) -> str:
     if check.outcome is Outcome.NEAR_MISS:
-        return f"near miss (SL {check.sl}): a retry is usually allowed"
+        return f"near miss (SL {check.sl}): the GM may grant a second try"
     return f"{check.name} (SL {check.sl})"
 
 

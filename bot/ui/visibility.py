@@ -8,6 +8,7 @@ that make no sense here (gm/blind in DMs, blind rolls a guild switched off).
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -17,8 +18,16 @@ from bot.store import NotFound, RollRecord, Store
 from bot.ui.details import details_view, stored_details
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.gm import take_blind_request
-from bot.ui.permissions import gm_of_roll, is_gm
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, refuse, release_when_handled, reply
+from bot.ui.permissions import is_gm, is_gm_of
+from bot.ui.reply import (
+    ID_PATTERN,
+    ErrorReportingItem,
+    TableView,
+    UserError,
+    refuse,
+    release_when_handled,
+    reply,
+)
 
 log = logging.getLogger(__name__)
 
@@ -93,23 +102,24 @@ async def deliver(
     log_id: int | None = None,
     kind: str | None = None,
     view: discord.ui.View | None = None,
-    details: bool = False,
+    gm_items: Sequence[discord.ui.Item[Any]] = (),
 ) -> Delivery:
     """Show ``result_embed`` to whoever ``mode`` allows (issue 7).
 
+    ``gm_items`` (a GM's buttons, checked when clicked) go where a GM sees the result: on the public
+    message, or next to Reveal on the GM's copy; never on a result only the roller sees.
     - public: the result in the channel (with ``view``).
     - private: the result ephemerally to the roller (with ``view``) and a public notice with no result.
     - gm: the result ephemerally to the roller, a GM copy (with a Reveal button for ``log_id``) to the
       guild's GM channel or by DM to each GM of the channel, and a public notice naming roller and kind.
     - blind: the roller only learns that the roll went to the GM; GM copies as for gm.
     ``notice_text`` replaces the default notice; ``kind`` names the check in it ("System X check").
-    ``details``: the roll ``log_id`` was logged with its details; the GM copy gets a Details button too.
     """
     if interaction.guild is None and mode in ("gm", "blind"):
         raise UserError("GM and blind rolls work only in a server channel; in DMs use public or private.")
     done = Delivery(mode)
     if mode == "public":
-        await reply(interaction, embed=result_embed, view=view)
+        await reply(interaction, embed=result_embed, view=with_items(view, gm_items))
         return done
     if mode == "private":
         await reply(interaction, embed=result_embed, view=view, ephemeral=True)
@@ -117,7 +127,7 @@ async def deliver(
             await reply(interaction, notice_text or default_notice(interaction, mode, kind))
         return done
 
-    await _send_to_gms(interaction, store, result_embed, mode, log_id, done, details=details)
+    await _send_to_gms(interaction, store, result_embed, mode, log_id, done, gm_items)
     problems = " ".join(done.problems) or None
     if mode == "gm":
         await reply(interaction, problems, embed=result_embed, view=view, ephemeral=True)
@@ -135,15 +145,14 @@ async def _send_to_gms(
     mode: Mode,
     log_id: int | None,
     done: Delivery,
-    *,
-    details: bool = False,
+    gm_items: Sequence[discord.ui.Item[Any]] = (),
 ) -> None:
     assert interaction.guild is not None and interaction.channel_id is not None
     guild_id, channel_id = interaction.guild.id, interaction.channel_id
     header = (
         f"🔒 {'Blind' if mode == 'blind' else 'GM'} roll by {interaction.user.mention} in <#{channel_id}>."
     )
-    gm_view = reveal_view(log_id, details=details) if log_id is not None else None
+    gm_view = reveal_view(log_id, *gm_items) if log_id is not None else with_items(None, gm_items)
     settings = await store.settings.get(guild_id)
     if settings.gm_channel_id is not None:
         gm_channel = interaction.client.get_partial_messageable(settings.gm_channel_id, guild_id=guild_id)
@@ -175,24 +184,42 @@ async def _send_to_gms(
 
 
 async def may_reveal(interaction: discord.Interaction[Any], store: Store, record: RollRecord) -> bool:
-    """Whether this user may reveal the roll: a GM of the roll's own channel (`gm_of_roll`)."""
-    return await gm_of_roll(interaction, store, record)
+    """GM-1 for the roll's own channel: in its guild, a GM there; in a DM, a GM its copy was sent to.
+
+    A DM copy goes to the roll channel's GMs (`_send_to_gms`), so a DM click counts only from one of them;
+    nobody's rights in another guild count.
+    """
+    return await is_gm_of(interaction, store, record.guild_id, record.channel_id)
 
 
 def _view(view: discord.ui.View | None) -> dict[str, Any]:
     return {"view": view} if view is not None else {}
 
 
-def reveal_view(log_id: int, *, details: bool = False) -> discord.ui.View:
-    """A view holding the Reveal button for the roll ``log_id`` (persistent: survives restarts), and its
-    Details button when the roll was logged with details.
+def with_items(view: discord.ui.View | None, items: Sequence[discord.ui.Item[Any]]) -> discord.ui.View | None:
+    """``view`` with ``items`` added (a new view when there was none); ``view`` itself without items."""
+    if not items:
+        return view
+    if view is None:
+        view = TableView(timeout=None)
+        release_when_handled(view)
+    for item in items:
+        view.add_item(item)
+    return view
+
+
+def reveal_view(log_id: int, *items: discord.ui.Item[Any]) -> discord.ui.View:
+    """A view holding the Reveal button for the roll ``log_id`` (persistent: survives restarts), then
+    ``items``.
 
     Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
     """
     view = discord.ui.View(timeout=None)
     view.add_item(RevealButton(log_id))
+    for item in items:
+        view.add_item(item)
     release_when_handled(view)
-    return details_view(log_id, view) if details else view
+    return view
 
 
 class RevealButton(

@@ -38,6 +38,7 @@ from bot.ui.hands import (
 from bot.ui.odds import add_odds, involuntary_line
 from bot.ui.permissions import gm_only, is_gm
 from bot.ui.reply import UserError, reply
+from bot.ui.roll_inputs import at_once, cards_task
 from bot.ui.rolls import publish, take_modifiers
 from bot.ui.visibility import Mode, default_notice, resolve_mode
 
@@ -137,9 +138,13 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         guild_id, channel_id = where(interaction)
         store = self.store
         shown = await resolve_mode(interaction, store, visibility)
-        skill_level, skill_label = await self._skill(interaction, level, skill)
-        char_bonus = await self._bonus(interaction, characteristic, bonus)
-        settings = await store.settings.get(guild_id)
+        task_inputs, settings = await at_once(
+            cards_task(
+                store, interaction, level=level, skill=skill, characteristic=characteristic, bonus=bonus
+            ),
+            store.settings.get(guild_id),
+        )
+        skill_level, skill_label, char_bonus = task_inputs.level, task_inputs.skill_label, task_inputs.bonus
         options = HandOptions(
             adder_scheme=settings.adder_scheme,
             suit_bonus=settings.bj_suit_bonus,
@@ -166,38 +171,6 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             await self._publish_involuntary(interaction, record, hand, shown, before, log_id)
             return
         await self._post_hand(interaction, record, hand, shown)
-
-    async def _skill(
-        self, interaction: discord.Interaction[Any], level: int | None, skill: str | None
-    ) -> tuple[int, str | None]:
-        if level is not None and skill is not None:
-            raise UserError("Give either a skill level or a skill from your sheet, not both.")
-        if level is not None:
-            return level, None
-        if skill is None:
-            raise UserError("Give a skill level, or a skill from your active cards sheet.")
-        assert interaction.guild_id is not None
-        sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, SYSTEM)
-        if sheet is None:
-            raise UserError("You have no active cards sheet; give a skill level instead (or /sheet use).")
-        found = sheet.skill(skill)
-        if found is None:
-            raise UserError(f"Your sheet {sheet.name!r} has no skill {skill.strip()!r}.")
-        name, entry = found
-        return entry.rating, name
-
-    async def _bonus(
-        self, interaction: discord.Interaction[Any], characteristic: str | None, bonus: int | None
-    ) -> int:
-        if characteristic is None:
-            if bonus is not None:
-                raise UserError("A characteristic bonus needs the characteristic it belongs to.")
-            return 0
-        if bonus is not None:
-            return bonus
-        assert interaction.guild_id is not None
-        sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, SYSTEM)
-        return sheet.bonus(characteristic) if sheet is not None else 0
 
     async def _deal(
         self,

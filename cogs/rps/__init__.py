@@ -4,8 +4,9 @@
   sheet, or a raw Base; a named difficulty, an extra modifier, forgoing the roll (RPS-6).
 - `/rps resisted`: 2..6 parties, each a member (active sheet + skill/attribute, or a raw Base) or a named
   NPC with a Base; ties re-roll among the tied (RPS-7).
-- `/rps retry`: a second try of the roller's last failed check in this channel (RPS-9). The roller runs
-  it; a non-zero extra modifier, a try for another member, or a second try of a second try needs a GM.
+- Second tries (RPS-9): a failed check carries a GM's "Grant a second try" button (`/rps grant` does the
+  same for a check the GM did not see); the GM picks a modifier -5..+5 and the player who failed gets a
+  "Try again" button, for them only, once, at the failed check's Base.
 - `/rps sustained start|roll|status|stop`: per-channel Success Pools (RPS-8) with a "Roll next check"
   button (`rpspool:<pool_id>:roll`) for the pool's owner or a GM (GM-4).
 GM-3: pending `difficulty` modifiers add to the Base of the roller's next check(s).
@@ -15,11 +16,11 @@ from __future__ import annotations
 
 from discord.ext import commands
 
-from .buttons import PoolRollButton
+from .buttons import DYNAMIC_ITEMS
 from .commands import Rps
 
 
 async def setup(bot: commands.Bot) -> None:
-    """Add the cog and its pool button (it works on pools started before a restart too)."""
+    """Add the cog and its buttons (they work on messages sent before a restart too)."""
     await bot.add_cog(Rps(bot))
-    bot.add_dynamic_items(PoolRollButton)
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import re
-import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -15,36 +12,31 @@ from discord.ext import commands
 
 from bot.core import rps
 from bot.core.dice import Dice
-from bot.store import AppliedModifier, Pool, RollRecord, Sheet, Store
-from bot.ui.embeds import clip, shown_name
-from bot.ui.odds import add_odds, resisted_cached, rps_line, win_line
+from bot.store import AppliedModifier, Pool, RollRecord, Store
+from bot.ui.embeds import clip
+from bot.ui.odds import add_odds, resisted_cached, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.pools import SYSTEM, roll_pool_check
 from bot.ui.reply import UserError, reply
+from bot.ui.roll_inputs import all_at_once, rps_fixed, rps_party, rps_spec
 from bot.ui.rolls import publish, sheet_of, take_modifiers
 from bot.ui.rps import (
     DIFFICULTY_CHOICES,
     BaseBuild,
-    BasePart,
-    BaseSpec,
-    check_compact,
-    check_details,
-    check_summary,
-    difficulty_part,
     ended_sentence,
     gm_parts,
     hidden_pool_checks,
     pool_embed,
     pool_insider,
-    raw_spec,
     resisted_compact,
     resisted_details,
     resisted_summary,
     roll_check,
 )
-from bot.ui.visibility import Mode, resolve_mode
+from bot.ui.second_tries import grant_second_try, grant_text, logged_check, publish_check
+from bot.ui.visibility import resolve_mode
 
-from .buttons import pool_view, refresh_pool_message
+from .buttons import grant_items, pool_view, refresh_pool_message, try_view
 
 log = logging.getLogger(__name__)
 
@@ -52,94 +44,7 @@ Visibility = Literal["public", "private", "gm", "blind"]
 BaseRange = app_commands.Range[int, rps.BASE_MIN, rps.BASE_MAX]
 ModifierRange = app_commands.Range[int, rps.MODIFIER_MIN, rps.MODIFIER_MAX]
 NameText = app_commands.Range[str, 1, 64]
-MAX_PARTIES = 6
-LOG_LOOKBACK = 200  # how far back /rps retry looks for the roller's last check in the channel
-CHECK_KIND = "check"  # inputs["kind"] of a logged /rps check or retry (what /rps retry may retry)
-PARENT_SUFFIX = re.compile(r"^(?P<skill>.+?)\s*\((?P<parent>[^()]+)\)\s*$")
-
-
-# --------------------------------------------------------------------------------------------------
-# Where a Base comes from
-
-
-def sheet_spec(sheet: Sheet, skill: str | None, parent: str | None, attribute: str | None) -> BaseSpec:
-    """A skill (with its parent or a chosen alternate) or an attribute (x 2) of ``sheet`` (RPS-1)."""
-    if skill is not None:
-        found = sheet.skill(skill)
-        if found is None:
-            raise UserError(f"Your sheet {sheet.name} has no skill named {skill.strip()!r}.")
-        name, stored = found
-        if stored.attribute is None:
-            raise UserError(f"{name} on {sheet.name} has no parent attribute; set one with /sheet set-skill.")
-        core_skill = rps.Skill(name, stored.rating, stored.attribute, tuple(stored.alternates))
-        parent_name = core_skill.parent(parent)
-        attr = sheet.attribute(parent_name)
-        if attr is None:
-            raise UserError(f"Your sheet {sheet.name} has no attribute {parent_name!r} for {name}.")
-        attr_name, value = attr
-        rating = stored.rating
-        return BaseSpec(
-            f"{name} ({attr_name})",
-            (BasePart(name, rating), BasePart(attr_name, value)),
-            lambda mods: rps.skill_base(rating, value, mods),
-        )
-    if parent is not None:
-        raise UserError("A parent attribute goes with a skill; pick the skill too.")
-    assert attribute is not None
-    attr = sheet.attribute(attribute)
-    if attr is None:
-        raise UserError(f"Your sheet {sheet.name} has no attribute named {attribute.strip()!r}.")
-    attr_name, value = attr
-    return BaseSpec(
-        f"{attr_name} x 2",
-        (BasePart(attr_name, 2 * value, shown=f"2 x {attr_name} {value}"),),
-        lambda mods: rps.attribute_base(value, mods),
-    )
-
-
-async def active_sheet(store: Store, interaction: discord.Interaction[Any], user_id: int) -> Sheet:
-    """The RPS sheet ``user_id`` is using here (guild key 0 in DMs), or a sentence saying there is none."""
-    sheet = await sheet_of(store, interaction, user_id, SYSTEM)
-    if sheet is None:
-        who = "You have" if user_id == interaction.user.id else f"<@{user_id}> has"
-        raise UserError(
-            f"{who} no active RPS sheet here; create one with /sheet create or pick one with /sheet use."
-        )
-    return sheet
-
-
-async def choose_spec(
-    store: Store,
-    interaction: discord.Interaction[Any],
-    user_id: int,
-    skill: str | None,
-    parent: str | None,
-    attribute: str | None,
-    base: int | None,
-) -> BaseSpec:
-    """Exactly one of skill, attribute and base, turned into a BaseSpec."""
-    given = [
-        name
-        for name, value in (("skill", skill), ("attribute", attribute), ("base", base))
-        if value is not None
-    ]
-    if len(given) != 1:
-        raise UserError("Give exactly one of skill, attribute or base.")
-    if base is not None:
-        if parent is not None:
-            raise UserError("A parent attribute goes with a skill, not with a raw base.")
-        return raw_spec(base)
-    return sheet_spec(await active_sheet(store, interaction, user_id), skill, parent, attribute)
-
-
-def fixed_modifiers(difficulty: int | None, modifier: int) -> list[BasePart]:
-    """The named difficulty (RPS-1) and the extra modifier, as Base parts."""
-    parts: list[BasePart] = []
-    if difficulty is not None:
-        parts.append(difficulty_part(rps.difficulty(difficulty)))
-    if modifier:
-        parts.append(BasePart("modifier", modifier, modifier=True))
-    return parts
+LOG_LOOKBACK = 200  # how far back /rps grant looks for the member's last check in the channel
 
 
 def log_channel(interaction: discord.Interaction[Any]) -> int:
@@ -210,11 +115,6 @@ class Rps(
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
-        # one second try at a time per roller and channel: two at once would both find the same failed
-        # check last and both roll (RPS-9 grants one)
-        self._retrying: weakref.WeakValueDictionary[tuple[int | None, int, int], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
 
     @property
     def store(self) -> Store:
@@ -247,8 +147,16 @@ class Rps(
     ) -> None:
         store = self.store
         mode = await resolve_mode(interaction, store, visibility)
-        spec = await choose_spec(store, interaction, interaction.user.id, skill, parent, attribute, base)
-        fixed = fixed_modifiers(difficulty.value if difficulty else None, modifier)
+        spec = await rps_spec(
+            store,
+            interaction,
+            interaction.user.id,
+            skill=skill,
+            parent=parent,
+            attribute=attribute,
+            base=base,
+        )
+        fixed = rps_fixed(difficulty.value if difficulty else None, modifier)
         task = spec.build(fixed)  # validates ratings and range before any GM modifier is taken
         gm_user = forgo and await is_gm(interaction, store)  # only a forgone check asks (RPS-6)
         if forgo and interaction.channel_id is not None:
@@ -267,61 +175,15 @@ class Rps(
             result = rps.forgo(build.base, granted_by_gm=gm_user and build.base <= rps.FORGO_ABOVE)
         else:
             result = roll_check(self.bot.rng, build.base)  # type: ignore[attr-defined]
-        await self._publish_check(interaction, mode, build, result, applied, task_base=task.base)
-
-    async def _publish_check(
-        self,
-        interaction: discord.Interaction[Any],
-        mode: Mode,
-        build: BaseBuild,
-        result: rps.RpsCheck,
-        applied: Sequence[AppliedModifier],
-        *,
-        task_base: int,
-        roller: discord.abc.User | None = None,
-        retry_of: int | None = None,
-        extra_fields: Sequence[tuple[str, str]] = (),
-    ) -> None:
-        who = roller or interaction.user
-        title = f"RPS {'second try: ' if retry_of else ''}{build.what}: {result.name}"
-        compact = check_compact(
-            build, result, applied, who=shown_name(who.display_name), second_try=retry_of is not None
-        )
-        details = check_details(
-            build,
-            result,
-            applied,
-            title=title,
-            extra_fields=extra_fields,
-            rules=["RPS-9"] if retry_of else [],
-            author=f"for {who.display_name}" if who.id != interaction.user.id else None,
-        )
-        if result.dice is not None:  # a forgone check (RPS-6) had no chance to take
-            add_odds(details, rps_line(build.base, result.sl))
-        await publish(
+        await publish_check(
             interaction,
-            self.store,
-            compact,
-            details=details,
+            store,
             mode=mode,
-            system=SYSTEM,
-            command="rps retry" if retry_of else "rps check",
-            inputs={
-                "kind": CHECK_KIND,
-                "roller_id": who.id,
-                "what": build.what,
-                "base": build.base,
-                "task_base": task_base,
-                "parts": [part.text() for part in build.parts],
-                "assumed": result.assumed,
-                "granted_by_gm": result.granted_by_gm,
-                "sl": result.sl,
-                "retry_of": retry_of,
-            },
-            dice=list(result.dice) if result.dice else [],
-            result=f"SL {result.sl}: {result.name}",
-            summary=check_summary(build, result),
-            kind="RPS check",
+            build=build,
+            result=result,
+            applied=applied,
+            task=task,
+            gm_items=grant_items,
         )
 
     @check.autocomplete("skill")
@@ -402,11 +264,12 @@ class Rps(
             (5, party5, member5, base5),
             (6, party6, member6, base6),
         ]
-        specs: list[tuple[str, BaseSpec, int | None]] = []
-        for number, text, member, base in given:
-            if text is None and member is None and base is None:
-                continue
-            specs.append(await self._party_spec(interaction, number, text, member, base))
+        parties = await all_at_once(
+            rps_party(store, interaction, number, text, member, base)
+            for number, text, member, base in given
+            if text is not None or member is not None or base is not None
+        )
+        specs = [(party.name, party.spec, party.member_id) for party in parties]
         if len(specs) < 2:
             raise UserError(
                 "A resisted action needs at least two parties: fill party1/member1/base1 and party2/..."
@@ -456,38 +319,6 @@ class Rps(
             kind="RPS resisted action",
         )
 
-    async def _party_spec(
-        self,
-        interaction: discord.Interaction[Any],
-        number: int,
-        text: str | None,
-        member: discord.User | None,
-        base: int | None,
-    ) -> tuple[str, BaseSpec, int | None]:
-        if member is None:
-            if text is None or base is None:
-                raise UserError(
-                    f"Party {number} needs a name (party{number}) and a Base (base{number}), or a member."
-                )
-            return text.strip(), raw_spec(base), None
-        name = member.display_name
-        if base is not None:
-            return name, raw_spec(base, text.strip() if text else "Base"), member.id
-        if text is None:
-            raise UserError(
-                f"Give member{number}'s skill or attribute in party{number}, or a raw base{number}."
-            )
-        sheet = await active_sheet(self.store, interaction, member.id)
-        skill, parent = text.strip(), None
-        matched = PARENT_SUFFIX.match(skill)
-        if sheet.skill(skill) is None and matched is not None:
-            skill, parent = matched["skill"], matched["parent"]
-        if sheet.skill(skill) is not None:
-            return name, sheet_spec(sheet, skill, parent, None), member.id
-        if sheet.attribute(skill) is not None:
-            return name, sheet_spec(sheet, None, None, skill), member.id
-        raise UserError(f"{sheet.name} has no skill or attribute named {text.strip()!r}.")
-
     @resisted.autocomplete("party1")
     @resisted.autocomplete("party2")
     @resisted.autocomplete("party3")
@@ -511,102 +342,36 @@ class Rps(
         names += list(sheet.attributes)
         return _matching(names, current)
 
-    # -- /rps retry -------------------------------------------------------------------------------------
+    # -- /rps grant -------------------------------------------------------------------------------------
     @app_commands.command(
-        name="retry", description="A second try of your last failed RPS check here (RPS-9)."
+        name="grant", description="GM: grant a player a second try of their last failed RPS check here."
     )
     @app_commands.describe(
-        modifier="The GM's extra modifier for the second try, -5..+5 (non-zero: GMs only)",
-        member="GMs: make the second try for this member's last failed check",
-        visibility="Who sees the result (default: the channel's setting)",
+        member="Whose last RPS check in this channel failed",
+        modifier="An extra modifier for the second try, -5..+5 (default 0)",
     )
-    async def retry(
+    @gm_only()
+    async def grant(
         self,
         interaction: discord.Interaction[Any],
+        member: discord.User,
         modifier: app_commands.Range[int, rps.SECOND_TRY_MIN, rps.SECOND_TRY_MAX] = 0,
-        member: discord.User | None = None,
-        visibility: Visibility | None = None,
     ) -> None:
-        store = self.store
-        mode = await resolve_mode(interaction, store, visibility)
-        roller: discord.abc.User = member or interaction.user
-        gm_user = await is_gm(interaction, store)
-        if roller.id != interaction.user.id and not gm_user:
-            raise UserError("Only a GM can make a second try for another player.")
-        if modifier and not gm_user:
-            raise UserError(
-                "Only a GM can grant a second try an extra modifier (RPS-9); "
-                "retry with modifier 0, or ask the GM."
-            )
-        key = (interaction.guild_id, log_channel(interaction), roller.id)
-        lock = self._retrying.get(key)
-        if lock is None:
-            lock = self._retrying[key] = asyncio.Lock()
-        async with lock:  # held until the second try is logged, so the next one finds it
-            await self._retry(interaction, mode, roller, modifier, gm_user)
-
-    async def _retry(
-        self,
-        interaction: discord.Interaction[Any],
-        mode: Mode,
-        roller: discord.abc.User,
-        modifier: int,
-        gm_user: bool,
-    ) -> None:
-        store = self.store
-        record = await self._last_check(interaction, roller.id)
+        # the same grant as the button on a failed check, for a check the GM did not see (a private one)
+        record = await self._last_check(interaction, member.id)
         if record is None:
-            whose = "You have" if roller.id == interaction.user.id else f"{roller.display_name} has"
-            raise UserError(f"{whose} made no RPS check in this channel to try again.")
-        if record.visibility == "blind" and record.hidden and not gm_user:
-            # either answer would tell a blind roller whether the check failed (issue 7: nothing leaks)
-            raise UserError("Your last check was a blind roll: ask the GM for a second try.")
-        if record.hidden and not gm_user and record.user_id != interaction.user.id:
-            # a GM's hidden second try for this player: the answer would tell how it went
-            raise UserError("Your last check was made hidden by a GM: ask the GM for a second try.")
-        inputs = record.inputs
-        previous = (
-            rps.forgo(inputs["base"], granted_by_gm=True)
-            if inputs.get("assumed")
-            else rps.check(inputs["base"], *record.dice)
-        )
-        extra = rps.second_try_modifier(previous, modifier)  # refuses a check that succeeded (RPS-9)
-        if inputs.get("retry_of") is not None and not gm_user:
-            raise UserError("That check was already a second try; only a GM can grant another.")
-        task_base = int(inputs["task_base"])
-        spec = raw_spec(task_base, str(inputs.get("what") or "Base"))
-        fixed = [BasePart("second try", extra, modifier=True)] if extra else []
-        spec.build(fixed)
-        applied = await take_modifiers(interaction, store, SYSTEM, user_id=roller.id)
-        build = spec.build(fixed + list(gm_parts(applied)))
-        result = roll_check(self.bot.rng, build.base)  # type: ignore[attr-defined]
-        # an unrevealed hidden check's SL stays out of a public second try
-        shown_sl = "" if record.hidden and mode == "public" else f" (SL {previous.sl})"
-        note = (
-            f"of the failed check #{record.id}{shown_sl}, Base {task_base} before GM modifiers; "
-            f"extra modifier {extra:+d}"
-        )
-        await self._publish_check(
-            interaction,
-            mode,
-            build,
-            result,
-            applied,
-            task_base=task_base,
-            roller=roller,
-            retry_of=record.id,
-            extra_fields=[("Second try", note)],
-        )
+            raise UserError(f"{member.display_name} has made no RPS check in this channel to try again.")
+        grant = await grant_second_try(interaction, self.store, record, modifier)
+        try:
+            await reply(interaction, grant_text(record, grant), view=try_view(grant.log_id))
+        except discord.HTTPException:
+            await self.store.second_tries.withdraw(grant.log_id)  # no button: the grant can be made again
+            raise
 
     async def _last_check(self, interaction: discord.Interaction[Any], user_id: int) -> RollRecord | None:
         guild_id = interaction.guild.id if interaction.guild is not None else None
         for record in await self.store.log.last(guild_id, log_channel(interaction), LOG_LOOKBACK):
-            inputs = record.inputs if isinstance(record.inputs, dict) else {}
-            if (
-                record.system == SYSTEM
-                and inputs.get("kind") == CHECK_KIND
-                and inputs.get("roller_id") == user_id
-            ):
+            if logged_check(record) is not None and record.inputs.get("roller_id") == user_id:
                 return record
         return None
 
@@ -648,8 +413,10 @@ class Rps(
         store = self.store
         assert interaction.guild is not None and interaction.channel_id is not None
         owner = member or interaction.user
-        spec = await choose_spec(store, interaction, owner.id, skill, parent, attribute, base)
-        build = spec.build(fixed_modifiers(difficulty.value if difficulty else None, modifier))
+        spec = await rps_spec(
+            store, interaction, owner.id, skill=skill, parent=parent, attribute=attribute, base=base
+        )
+        build = spec.build(rps_fixed(difficulty.value if difficulty else None, modifier))
         rps.start_pool(goal, build.base, minutes, no_loss)  # the core's checks first
         pool = await store.pools.start(
             interaction.guild.id,

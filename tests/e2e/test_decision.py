@@ -286,6 +286,35 @@ async def test_contested_applies_each_members_gm_modifier_once(harness: Harness,
     assert await store.modifiers.list(world.guild.id, world.general.id) == []
 
 
+async def test_contested_a_stat_a_sheet_lacks_rolls_with_0_and_says_so(
+    harness: Harness, world: World
+) -> None:  # DD-1, DD-5: one missing stat does not call the contest off
+    await make_sheet(harness, world, world.alice, "Mira", Wits=2)
+    await make_sheet(harness, world, world.bob, "Rook", Brawn=3)  # no Wits; Carol has no sheet at all
+    harness.bot.rng = Scripted([3, 4, 6, 6, 1, 1])
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.gm,
+        "decision contested",
+        {"party1": world.alice, "party2": world.bob, "party3": world.carol, "stat": "Wits"},
+    )
+    assert not answer.ephemeral and answer.embed["title"] == "Contest: Rook wins, 12 vs 9"
+    assert assert_compact(answer.original)[-1] == (
+        "Rook, Carol have no Wits on their sheet, so they rolled with 0."
+    )  # said where the table sees it
+    assert (await shown(harness, answer))["description"] == (
+        "Round 1: Mira (3 + 4) +2 = **9**, Rook (6 + 6) +0 = **12**, Carol (1 + 1) +0 = **2**"
+    )
+    parties = await field(harness, answer, "Parties")
+    assert "**Rook**: 2d6 (normal), no Wits: 0, modifier +0" in parties
+    assert "**Mira**: 2d6 (normal), Wits +2, modifier +0" in parties
+    missing = await field(harness, answer, "Missing stat")
+    assert missing == "Rook, Carol have no Wits on their sheet, so they rolled with 0."
+    [logged] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
+    assert [p["modifier"] for p in logged.inputs["parties"]] == [2, 0, 0]
+
+
 async def test_contested_refuses_bad_parties(harness: Harness, world: World) -> None:
     one = await harness.slash(world.guild, world.general, world.alice, "decision contested", {"npc1": "Orc"})
     assert one.ephemeral and "at least two parties" in one.content

@@ -360,67 +360,166 @@ async def test_resisted_party_autocomplete_offers_the_members_skills(harness: Ha
 
 
 # --------------------------------------------------------------------------------------------------
-# /rps retry
+# Second tries: a GM grants them (RPS-9)
 
 
-async def test_retry_after_a_failure_then_refused_for_a_player_twice(harness: Harness, world: World) -> None:
-    # RPS-9: a second try of the last failed check, same Base
-    dice(harness, 6, 7, 2, 3)
-    failed = await check(harness, world, base=10, difficulty=-2)
-    assert "SL -5" in fields(await details_of(harness, failed))["Result"]
-    again = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
+def grant_id(message: FakeMessage) -> str:
+    [custom_id] = [c for c in message.custom_ids() if c.startswith("rps:grant:")]
+    return custom_id
+
+
+async def grant(harness: Harness, message: FakeMessage, modifier: int, gm: Any) -> Answer:
+    """The GM clicks Grant on ``message`` and picks ``modifier``; the answer to the pick."""
+    asked = await harness.click(message, grant_id(message), gm)
+    assert asked.ephemeral and asked.public() == []
+    [select] = [c for c in asked.original.custom_ids() if c.startswith("rps:grantmod:")]
+    return await harness.click(asked.original, select, gm, values=[str(modifier)])
+
+
+def try_message(answer: Answer, channel: Any) -> FakeMessage:
+    [message] = [m for m in answer.in_channel(channel) if "Try again" in m.text()]
+    return message
+
+
+async def test_a_gm_grants_a_second_try_at_the_failed_checks_base(harness: Harness, world: World) -> None:
+    # RPS-9: only a GM grants; the try is at the failed check's Base as built from the sheet, plus the
+    # GM's modifier; only the player who failed rolls it, once
+    await alice_sheet(harness, world)
+    dice(harness, 9, 8, 3, 4)
+    failed = await check(harness, world, skill="Stealth", difficulty=2)  # 17 - 17 = 0, a near miss
+    assert "near miss" in fields(await details_of(harness, failed))["Result"]
+    message = failed.original
+    assert grant_id(message) in message.custom_ids()
+    player = await harness.click(message, grant_id(message), world.alice)
+    assert player.ephemeral and player.content == "Only a GM of this check's channel can grant a second try."
+    assert player.original.custom_ids() == [] and player.public() == []
+    granted = await grant(harness, message, 2, world.gm)
+    assert granted.original.content.startswith("Granted ") and granted.original.custom_ids() == []
+    offered = try_message(granted, world.general)
+    assert "second try at Stealth (Agility), with +2" in offered.content
+    stranger = await harness.click(offered, "Try again", world.bob)
+    assert stranger.ephemeral and "can take this second try" in stranger.content and stranger.public() == []
+    again = await harness.click(offered, "Try again", world.alice)
     shown = fields(await details_of(harness, again))
-    assert again.embed["title"].startswith("Alice - Base 8 (second try): SL 3")
-    assert shown["Base"] == "8 (given Base)" and shown["Success Level"] == "8 - 5 = 3"
-    assert "RPS-9" in (await details_of(harness, again))["footer"]["text"]
-    refused = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
-    assert refused.ephemeral and "succeeded" in refused.content and refused.public() == []
+    assert not again.ephemeral
+    assert again.embed["title"] == "Alice - Stealth (Agility) (second try): SL 12, impressive success"
+    assert shown["Base"] == "19 = Stealth 8 + Agility 7 + Moderately hard (+2) + second try (+2)"
+    assert shown["Success Level"] == "19 - 7 = 12"
+    assert "granted by" in shown["Second try"] and "(SL 0)" in shown["Second try"]
+    assert not [c for c in again.original.custom_ids() if c.startswith("rps:grant:")]  # it succeeded
+    assert offered.custom_ids() == []  # taken: the button is gone
+    logged = await harness.bot.store.log.last(world.guild.id, world.general.id, 5)
+    assert [r.command for r in logged] == ["rps second try", "rps check"]
+    assert logged[0].inputs["retry_of"] == logged[1].id and logged[0].user_id == world.alice.id
 
 
-async def test_retry_is_refused_after_a_success(harness: Harness, world: World) -> None:  # RPS-9
+async def test_a_failed_second_try_can_be_granted_again(harness: Harness, world: World) -> None:
+    # RPS-9: each grant is one attempt at the same Base as the failed check; a failed try may be granted
+    # again, and a grant is made once per check
+    scripted = dice(harness, 9, 9, 9, 8, 2, 3)
+    failed = await check(harness, world, base=10)  # SL -8
+    first = await grant(harness, failed.original, 3, world.gm)
+    try1 = await harness.click(try_message(first, world.general), "Try again", world.alice)
+    shown1 = fields(await details_of(harness, try1))
+    assert shown1["Base"] == "13 = given Base 10 + second try (+3)"
+    assert shown1["Success Level"] == "13 - 17 = -4"
+    twice = await harness.click(failed.original, grant_id(failed.original), world.gm)
+    assert twice.ephemeral and twice.content == "A second try was already granted for that check."
+    second = await grant(harness, try1.original, -1, world.gm)
+    try2 = await harness.click(try_message(second, world.general), "Try again", world.alice)
+    shown2 = fields(await details_of(harness, try2))
+    assert shown2["Base"] == "9 = given Base 10 + second try (-1)"  # the task's Base, not 13
+    assert shown2["Success Level"] == "9 - 5 = 4"
+    assert scripted.used == 6
+
+
+async def test_a_double_click_grants_once_and_rolls_once(harness: Harness, world: World) -> None:  # RPS-9
+    scripted = dice(harness, 9, 9, 5, 5, 4, 4)
+    failed = await check(harness, world, base=10)
+    asked = await asyncio.gather(
+        *(harness.click(failed.original, grant_id(failed.original), gm) for gm in (world.gm, world.owner))
+    )
+    picks = await asyncio.gather(
+        *(
+            harness.click(a.original, a.original.custom_ids()[0], gm, values=[value])
+            for a, gm, value in zip(asked, (world.gm, world.owner), ("1", "-2"), strict=True)
+        )
+    )
+    offers = list(
+        {m.id: m for p in picks for m in p.in_channel(world.general) if "Try again" in m.text()}.values()
+    )
+    refused = [p for p in picks if p.original.content == "A second try was already granted for that check."]
+    assert len(offers) == 1 and len(refused) == 1
+    clicks = await asyncio.gather(*(harness.click(offers[0], "Try again", world.alice) for _ in range(2)))
+    rolled = [c for c in clicks if not c.ephemeral]
+    assert len(rolled) == 1 and "(second try)" in rolled[0].original.embeds[0]["title"]
+    [late] = [c for c in clicks if c.ephemeral]
+    assert late.content == "This second try was already taken."
+    assert len({m.id for c in clicks for m in c.public() if m.embeds}) == 1
+    # the click that lost may have rolled too: its dice are never shown nor logged
+    assert scripted.used in (4, 6)
+    logged = await harness.bot.store.log.last(world.guild.id, world.general.id, 5)
+    assert [r.command for r in logged] == ["rps second try", "rps check"]
+    assert logged[0].dice == [
+        int(d)
+        for d in fields(await details_of(harness, rolled[0]))["Dice (2d10)"].split(" = ")[0].split(" + ")
+    ]
+
+
+async def test_no_retry_without_a_gm_and_no_grant_after_a_success(harness: Harness, world: World) -> None:
+    # RPS-9: a player cannot retry on their own; only a failed check offers a grant
+    assert "retry" not in {c.name for c in harness.bot.tree.get_command("rps").commands}
     dice(harness, 1, 2)
-    await check(harness, world, base=10)
-    refused = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
+    success = await check(harness, world, base=10)
+    assert not [c for c in success.original.custom_ids() if c.startswith("rps:grant:")]
+    refused = await harness.slash(world.guild, world.general, world.gm, "rps grant", {"member": world.alice})
     assert refused.ephemeral and "The previous check succeeded (SL 7)" in refused.content
     assert refused.public() == []
-    nothing = await harness.slash(world.guild, world.general, world.bob, "rps retry", {})
+    player = await harness.slash(
+        world.guild, world.general, world.alice, "rps grant", {"member": world.alice}
+    )
+    assert player.ephemeral and "Only a GM" in player.content
+    nothing = await harness.slash(world.guild, world.general, world.gm, "rps grant", {"member": world.bob})
     assert nothing.ephemeral and "no RPS check in this channel" in nothing.content
 
 
-async def test_two_retries_at_once_roll_one_second_try(harness: Harness, world: World) -> None:  # RPS-9
-    scripted = dice(harness, 9, 9, 8, 8, 5, 5)
-    await check(harness, world, base=10)  # SL -8
-    both = await asyncio.gather(
-        harness.slash(world.guild, world.general, world.alice, "rps retry", {}),
-        harness.slash(world.guild, world.general, world.alice, "rps retry", {}),
-    )
-    rolled = [a for a in both if not a.ephemeral]
-    refused = [a for a in both if a.ephemeral]
-    assert len(rolled) == 1 and "(second try)" in rolled[0].embed["title"]
-    assert len(refused) == 1 and "already a second try" in refused[0].content
-    assert scripted.used == 4  # the check and one second try
-    logged = await harness.bot.store.log.last(world.guild.id, world.general.id, 5)
-    assert [r.inputs.get("retry_of") is not None for r in logged] == [True, False]
-
-
-async def test_only_a_gm_grants_a_modifier_or_a_third_try(harness: Harness, world: World) -> None:  # RPS-9
-    scripted = dice(harness, 9, 9, 8, 8, 5, 5)
-    await check(harness, world, base=10)  # SL -8
-    player = await harness.slash(world.guild, world.general, world.alice, "rps retry", {"modifier": 3})
-    assert player.ephemeral and "Only a GM can grant" in player.content
-    other = await harness.slash(world.guild, world.general, world.bob, "rps retry", {"member": world.alice})
-    assert other.ephemeral and "Only a GM" in other.content
-    assert scripted.used == 2
-    await harness.slash(world.guild, world.general, world.alice, "rps retry", {})  # 10 - 16 = -6
-    third = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
-    assert third.ephemeral and "already a second try" in third.content
+async def test_a_private_check_is_granted_by_command_and_tried_privately(
+    harness: Harness, world: World
+) -> None:  # RPS-9: the GM did not see the check; the try is as private as the check was
+    dice(harness, 9, 9, 1, 2)
+    failed = await check(harness, world, base=10, visibility="private")
+    assert all(not c.startswith("rps:grant:") for m in failed.messages for c in m.custom_ids())
     granted = await harness.slash(
-        world.guild, world.general, world.gm, "rps retry", {"member": world.alice, "modifier": 3}
+        world.guild, world.general, world.gm, "rps grant", {"member": world.alice, "modifier": -1}
     )
-    shown = fields(await details_of(harness, granted))
-    assert shown["Base"] == "13 = given Base 10 + second try (+3)"  # the task's Base, not the last try's
-    assert shown["Success Level"] == "13 - 10 = 3"
-    assert granted.embed["title"].startswith(f"{world.alice.payload()['global_name']} - Base 13 (second try)")
+    offered = granted.original
+    assert not granted.ephemeral and "their hidden check, with -1" in offered.content
+    again = await harness.click(offered, "Try again", world.alice)
+    [result] = [m for m in again.ephemeral_messages() if m.embeds]
+    tried = fields(await open_details(harness, result, world.alice))
+    assert tried["Success Level"] == "9 - 3 = 6"
+    assert "(SL -8)" in tried["Second try"]  # the roller saw their own check
+    assert all(not m.embeds for m in again.public())  # the table sees only that a roll was made
+
+
+async def test_a_blind_check_is_granted_from_the_gm_copy(harness: Harness, world: World) -> None:
+    # RPS-9, visibility: the Grant button is on the GM's copy; the try is blind too
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    dice(harness, 9, 9, 9, 9)
+    failed = await check(harness, world, base=10, visibility="blind")
+    [gm_copy] = failed.in_channel(world.gm_screen)
+    assert any(c.startswith("reveal:") for c in gm_copy.custom_ids()) and grant_id(gm_copy)
+    assert all(
+        not c.startswith("rps:grant:") for m in failed.in_channel(world.general) for c in m.custom_ids()
+    )
+    granted = await grant(harness, gm_copy, 0, world.gm)
+    offered = try_message(granted, world.general)
+    assert "their hidden check:" in offered.content and "SL" not in offered.content
+    again = await harness.click(offered, "Try again", world.alice)
+    assert again.ephemeral and again.content == "Your roll went to the GM."
+    [gm_try] = again.in_channel(world.gm_screen)
+    assert fields(await open_details(harness, gm_try, world.gm))["Success Level"] == "10 - 18 = -8"
+    assert grant_id(gm_try)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -725,41 +824,6 @@ async def test_a_check_after_an_unrevealed_hidden_one_keeps_the_pool_hidden(
     assert "/40" in fields(await details_of(harness, after))["Pool"] and "Progress" in fields(
         started.original.embed
     )
-
-
-async def test_a_blind_check_is_retried_only_through_the_gm(harness: Harness, world: World) -> None:
-    # RPS-9 and issue 7: refusing or allowing the player's retry would tell them how the blind roll went
-    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
-    dice(harness, 9, 9, 1, 2)
-    await check(harness, world, base=10, visibility="blind")
-    refused = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
-    assert (
-        refused.ephemeral
-        and refused.content == "Your last check was a blind roll: ask the GM for a second try."
-    )
-    granted = await harness.slash(world.guild, world.general, world.gm, "rps retry", {"member": world.alice})
-    assert fields(await details_of(harness, granted))["Success Level"] == "10 - 3 = 7"
-    assert (
-        "(SL" not in fields(await details_of(harness, granted))["Second try"]
-    )  # the blind check's SL stays hidden
-
-
-async def test_a_gms_hidden_second_try_is_not_told_by_the_players_retry(
-    harness: Harness, world: World
-) -> None:  # RPS-9, issue 7: "already a second try" or "succeeded (SL 7)" would tell how it went
-    for faces in ((9, 9, 1, 2), (9, 9, 9, 9)):  # the GM's try succeeds, then fails
-        dice(harness, *faces)
-        await check(harness, world, base=10)
-        await harness.slash(
-            world.guild,
-            world.general,
-            world.gm,
-            "rps retry",
-            {"member": world.alice, "visibility": "private"},
-        )
-        answer = await harness.slash(world.guild, world.general, world.alice, "rps retry", {})
-        assert answer.ephemeral and answer.public() == []
-        assert answer.content == "Your last check was made hidden by a GM: ask the GM for a second try."
 
 
 # --------------------------------------------------------------------------------------------------

@@ -56,3 +56,36 @@ async def test_pool_button_works_after_a_restart(fake: FakeDiscord, world: World
         [pool] = await store.pools.list(world.guild.id, world.general.id, running_only=False)
     assert pool.checks_made == 1 and pool.message_id == message.id
     assert fake.violations == []
+
+
+async def test_a_second_try_is_granted_and_taken_across_restarts(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:  # RPS-9: the Grant, modifier and Try again buttons carry ids only and reload from the store
+    database = tmp_path / "bot.db"
+    first = await SubprocessBot.launch(fake, database)
+    try:
+        failed = await first.slash(world.guild, world.general, world.alice, "rps check", {"base": -200})
+    finally:
+        await first.stop()
+    [grant_id] = [c for c in failed.original.custom_ids() if c.startswith("rps:grant:")]
+    second = await SubprocessBot.launch(fake, database)
+    try:
+        asked = await second.click(failed.original, grant_id, world.gm)
+        [select] = asked.original.custom_ids()
+    finally:
+        await second.stop()
+    third = await SubprocessBot.launch(fake, database)
+    try:
+        granted = await third.click(asked.original, select, world.gm, values=["5"])
+        [offered] = [m for m in granted.in_channel(world.general) if m.custom_ids()]
+    finally:
+        await third.stop()
+    fourth = await SubprocessBot.launch(fake, database)
+    try:
+        taken = await fourth.click(offered, "Try again", world.alice)
+        shown = _fields(await open_details(fourth, taken.original, world.alice))
+        assert shown["Base"] == "-195 = given Base -200 + second try (+5)"
+    finally:
+        await fourth.stop()
+    assert all(bot.error_lines() == [] for bot in (first, second, third, fourth))
+    assert offered.custom_ids() == [] and fake.violations == []

@@ -389,6 +389,86 @@ async def test_combined_with_three_members_shows_the_fold(harness: Harness, worl
     assert duplicate.ephemeral and "only once" in duplicate.content
 
 
+async def test_opposed_against_an_npc_and_an_npc_acting(harness: Harness, world: World) -> None:
+    # SX-8 with a named non-member party: an NPC has an SV, no sheet and no GM modifiers (GM-3)
+    await alice_sheet(harness, world)
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", world.alice.id, "roll", 2, 1, world.gm.id
+    )
+    options = {"actor": world.alice, "actor_skill": "Stealth", "target_npc": "Gate *guard*", "target_sv": 13}
+    answer = await sysx(harness, world, "opposed", options, user=world.gm)
+    first, second = seeded(2)
+    actor = sx.check(CHART, 14, first, roll_modifier=2)
+    final = sx.opposed(actor.margin, sx.check(CHART, 13, second).margin)
+    assert answer.embed["title"].startswith(f"Ayla (Stealth) vs Gate \\*guard\\* (SV 13): {final.signed()}")
+    embed = await details(harness, answer, world.bob)
+    assert field(embed, "Opposed (SX-8)").endswith(f"**{final.signed()}**")
+    assert "Gate \\*guard\\*" in field(embed, "Target: SV 13")  # the NPC's name, markdown escaped
+    [logged_roll] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
+    assert logged_roll.inputs["target"] is None and logged_roll.inputs["target_name"] == "Gate \\*guard\\*"
+    # an NPC acting takes no GM modifier; Alice, only defending, keeps hers for her next check
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", world.alice.id, "roll", 1, 1, world.gm.id
+    )
+    options = {"actor_npc": "Ogre", "actor_sv": 15, "target": world.alice, "target_skill": "Climb"}
+    again = await sysx(harness, world, "opposed", options, user=world.gm)
+    third, fourth = seeded(2, skip=2)
+    final = sx.opposed(sx.check(CHART, 15, third).margin, sx.check(CHART, 16, fourth).margin)
+    assert field(await details(harness, again, world.gm), "Opposed (SX-8)").endswith(f"**{final.signed()}**")
+    assert "GM modifier" not in again.original.text()
+    assert len(await harness.bot.store.modifiers.list(world.guild.id, world.general.id)) == 1
+
+
+async def test_npc_parties_are_refused_without_an_sv_or_with_a_skill(harness: Harness, world: World) -> None:
+    cases = [
+        ({"actor": world.alice, "actor_npc": "Ogre", "actor_sv": 9, "target_sv": 9, "target_npc": "Elf"},
+         "Give the actor as a member or as an NPC's name (actor_npc), not both."),
+        ({"actor_npc": "Ogre", "target_npc": "Elf", "target_sv": 9},
+         "Give the NPC Ogre's Skill Value in actor_sv."),
+        ({"actor_npc": "Ogre", "actor_sv": 9, "actor_skill": "Climb", "target_npc": "Elf", "target_sv": 9},
+         "An NPC has no sheet: give Ogre's SV in actor_sv, not a skill."),
+        ({"actor_npc": "Ogre", "actor_sv": 9, "target_npc": "ogre", "target_sv": 9},
+         "Each member or NPC takes part only once; give NPCs different names."),
+        ({"actor_sv": 9, "target_npc": "Elf", "target_sv": 9},
+         "Give the actor: a member, or an NPC's name in actor_npc with its SV."),
+    ]  # fmt: skip
+    for options, sentence in cases:
+        refused = await sysx(harness, world, "opposed", options, user=world.gm)
+        assert refused.ephemeral and refused.content == sentence and refused.public() == []
+    one = await sysx(harness, world, "combined", {"npc1": "Ogre", "sv1": 12}, user=world.gm)
+    assert one.ephemeral and one.content.startswith("A combined check needs at least two actors")
+    assert await logged(harness, world) == 0
+
+
+async def test_combined_with_members_and_npcs(harness: Harness, world: World) -> None:  # SX-9, GM-3
+    await alice_sheet(harness, world)
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", world.alice.id, "sv", 3, 1, world.gm.id
+    )
+    options = {"member1": world.alice, "skill1": "Climb", "npc2": "Ogre", "sv2": 15, "npc4": "Elf", "sv4": 9}
+    answer = await sysx(harness, world, "combined", options, user=world.gm)
+    dice = seeded(3)
+    margins = [
+        sx.check(CHART, 16, dice[0], sv_modifier=3).margin,
+        sx.check(CHART, 15, dice[1]).margin,
+        sx.check(CHART, 9, dice[2]).margin,
+    ]
+    outcome = sx.combined(margins)
+    assert answer.embed["title"].startswith(f"Combined: Ayla, Ogre, Elf: {outcome.margin.signed()}")
+    assert assert_compact(answer.original)[-1] == (
+        f"GM modifier for Ayla: Skill Value +3 (set by {world.gm.mention})"
+    )
+    embed = await details(harness, answer, world.gm)
+    assert embed["title"].startswith(f"Combined check: {outcome.margin.signed()}")
+    assert "Ogre" in field(embed, "2. SV 15") and "Elf" in field(embed, "3. SV 9")
+    [logged_roll] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
+    assert logged_roll.inputs["actors"] == [
+        {"member": world.alice.id, "name": world.alice.mention, "sv": 16},
+        {"member": None, "name": "Ogre", "sv": 15},
+        {"member": None, "name": "Elf", "sv": 9},
+    ]
+
+
 async def test_synergy_chain_carries_each_margin(harness: Harness, world: World) -> None:  # SX-10
     await alice_sheet(harness, world)
     answer = await sysx(harness, world, "synergy", {"skills": "Swim, Climb, 10", "required": "S1"})

@@ -78,12 +78,6 @@ async def dn_sheet(harness: Harness, world: World) -> None:
     )
 
 
-async def failed_rps_check(harness: Harness, world: World, channel: FakeChannel) -> None:
-    # RPS-9 needs a failed check to retry: Base -200 always fails
-    answer = await harness.slash(world.guild, channel, world.alice, "rps check", {"base": -200})
-    assert not answer.ephemeral
-
-
 async def sustained_pool(harness: Harness, world: World, channel: FakeChannel) -> None:  # RPS-8
     options = {"name": "Climb", "goal": 10_000, "minutes": 10, "member": world.alice, "base": 15}
     answer = await harness.slash(world.guild, channel, world.gm, "rps sustained start", options)
@@ -125,7 +119,6 @@ CASES: tuple[Case, ...] = (
     Case("dn raw", "dn raw", fixed(dn=12)),
     Case("rps check", "rps check", fixed(base=12)),
     Case("rps resisted", "rps resisted", fixed(party1="Orc", base1=10, party2="Elf", base2=8)),
-    Case("rps retry", "rps retry", fixed(), channel_setup=failed_rps_check),
     Case("rps sustained roll", "rps sustained roll", fixed(name="Climb"), channel_setup=sustained_pool),
     Case("decision roll", "decision roll", fixed(stat=4, target=18)),
     Case("decision contested", "decision contested", fixed(npc1="Orc", npc2="Elf")),

@@ -1,0 +1,14 @@
+-- 0002: second tries a GM granted after a failed RPS check (RPS-9). One grant per failed check (its log
+-- row), taken once by the player who failed: used_log_id is the log row of the try itself.
+
+CREATE TABLE second_tries (
+    log_id      INTEGER PRIMARY KEY REFERENCES rolls (id) ON DELETE CASCADE,
+    guild_id    INTEGER,
+    channel_id  INTEGER NOT NULL,
+    roller_id   INTEGER NOT NULL,
+    modifier    INTEGER NOT NULL CHECK (modifier BETWEEN -5 AND 5),
+    granted_by  INTEGER NOT NULL,
+    granted_at  TEXT NOT NULL,
+    used_log_id INTEGER REFERENCES rolls (id),
+    used_at     TEXT
+);

@@ -1,0 +1,226 @@
+"""An RPS check published, and the second tries a GM grants after a failed one (RPS-9).
+
+`publish_check` logs and shows a check; on a failed one (SL 0 or less) it puts the GM's buttons, which
+the cog gives, where a GM sees the result. `grant_second_try` stores a grant, once per failed check,
+whoever clicks first. `take_second_try` rolls it for the player who failed, at the failed check's Base as
+it was built (its parts are kept in the check's log row) plus the GM's modifier: the grant, the try's log
+row and the GM modifier uses it took are one transaction, so a double click rolls it once. A failed try
+is a failed check like any other: the GM may grant another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from typing import Any
+
+import discord
+from discord.utils import escape_markdown
+
+from bot.core import rps
+from bot.core.errors import require_range
+from bot.store import AppliedModifier, Conflict, RollRecord, SecondTry, Store
+from bot.ui.embeds import shown_name
+from bot.ui.odds import add_odds, rps_line
+from bot.ui.reply import UserError
+from bot.ui.rolls import publish, roll_record, take_modifiers
+from bot.ui.rps import (
+    BaseBuild,
+    BasePart,
+    BaseSpec,
+    check_compact,
+    check_details,
+    check_summary,
+    gm_parts,
+    roll_check,
+)
+from bot.ui.visibility import Mode
+
+SYSTEM = "rps"
+CHECK_KIND = "check"  # inputs["kind"] of a logged check or second try: what a GM may grant a try of
+CHECK_COMMAND = "rps check"
+SECOND_TRY_COMMAND = "rps second try"
+KIND = "RPS check"
+ALREADY_GRANTED = "A second try was already granted for that check."
+ALREADY_TAKEN = "This second try was already taken."
+
+#: A GM's buttons for a logged check, given its log id (the cog's Grant button).
+GmItems = Callable[[int], Sequence[discord.ui.Item[Any]]]
+
+
+def logged_check(record: RollRecord) -> rps.RpsCheck | None:
+    """The RPS check a log row holds (a check or a second try), or None for any other roll."""
+    inputs = record.inputs if isinstance(record.inputs, dict) else {}
+    if record.system != SYSTEM or inputs.get("kind") != CHECK_KIND:
+        return None
+    if inputs.get("assumed"):
+        return rps.forgo(int(inputs["base"]), granted_by_gm=True)
+    return rps.check(int(inputs["base"]), *record.dice)
+
+
+def task_spec(record: RollRecord) -> BaseSpec:
+    """The logged check's Base before GM modifiers, with the parts it was built from (RPS-9: a second
+    try is at the same Base as the failed check)."""
+    inputs = record.inputs
+    task_base = int(inputs["task_base"])
+    what = str(inputs.get("what") or "Base")
+    try:
+        parts = tuple(BasePart(**part) for part in inputs.get("task_parts") or ())
+    except TypeError:  # written by another version of the bot: the Base as one number
+        parts = ()
+    if sum(part.value for part in parts) != task_base:
+        parts = (BasePart(what, task_base),)
+
+    def compute(mods: list[int]) -> int:
+        return require_range(task_base + rps.total_modifiers(mods), rps.BASE_MIN, rps.BASE_MAX, "An RPS Base")
+
+    return BaseSpec(what, parts, compute)
+
+
+async def publish_check(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    *,
+    mode: Mode,
+    build: BaseBuild,
+    result: rps.RpsCheck,
+    applied: Sequence[AppliedModifier],
+    task: BaseBuild,
+    gm_items: GmItems,
+    second_try: tuple[RollRecord, SecondTry] | None = None,
+) -> int:
+    """Log and show one check (or a second try: the failed check and its grant); its log id.
+
+    ``task``: the Base before GM modifiers, as a later second try builds it again.
+    """
+    failed = result.sl <= 0
+    who = shown_name(interaction.user.display_name)
+    compact = check_compact(build, result, applied, who=who, second_try=second_try is not None)
+    details = check_details(
+        build,
+        result,
+        applied,
+        title=f"RPS {'second try: ' if second_try else ''}{build.what}: {result.name}",
+        extra_fields=[("Second try", second_try_note(*second_try, mode))] if second_try else (),
+        rules=["RPS-9"] if second_try or failed else [],
+    )
+    if result.dice is not None:  # a forgone check (RPS-6) had no chance to take
+        add_odds(details, rps_line(build.base, result.sl))
+    record = roll_record(
+        interaction,
+        mode=mode,
+        system=SYSTEM,
+        command=SECOND_TRY_COMMAND if second_try else CHECK_COMMAND,
+        inputs={
+            "kind": CHECK_KIND,
+            "roller_id": interaction.user.id,
+            "what": build.what,
+            "base": build.base,
+            "task_base": task.base,
+            "task_parts": [asdict(part) for part in task.parts],
+            "parts": [part.text() for part in build.parts],
+            "assumed": result.assumed,
+            "granted_by_gm": result.granted_by_gm,
+            "sl": result.sl,
+            "retry_of": second_try[0].id if second_try else None,
+            "granted_by": second_try[1].granted_by if second_try else None,
+        },
+        dice=list(result.dice) if result.dice else [],
+        result=f"SL {result.sl}: {result.name}",
+        summary=check_summary(build, result),
+        details=details,
+    )
+    log_id: int | None = None
+    if second_try is not None:
+        failed_id = second_try[0].id
+        assert failed_id is not None
+        ticket = store.modifiers.ticket(interaction.id)
+        try:
+            log_id = await store.second_tries.take_logged(failed_id, interaction.user.id, record, ticket)
+        except Conflict:
+            raise UserError(ALREADY_TAKEN) from None
+    log_id, _ = await publish(
+        interaction,
+        store,
+        compact,
+        details=details,
+        mode=mode,
+        system=SYSTEM,
+        command=record.command,
+        inputs=record.inputs,
+        dice=record.dice,
+        result=record.result,
+        summary=record.summary,
+        kind=KIND,
+        log_id=log_id,
+        gm_items=gm_items if failed else None,
+    )
+    return log_id
+
+
+def second_try_note(failed: RollRecord, grant: SecondTry, mode: Mode) -> str:
+    """Which failed check a try retries and who granted it (a hidden check's SL stays out of public)."""
+    check = logged_check(failed)
+    sl = "" if check is None or (failed.hidden and mode == "public") else f" (SL {check.sl})"
+    return f"of the failed check #{failed.id}{sl}, granted by <@{grant.granted_by}>"
+
+
+async def grant_second_try(
+    interaction: discord.Interaction[Any], store: Store, record: RollRecord, modifier: int
+) -> SecondTry:
+    """RPS-9: the clicking GM grants the roller of the failed check ``record`` another try with
+    ``modifier``; refused when the check succeeded or already has a grant (a double click grants once).
+    The caller checked that the clicker is a GM of the check's channel."""
+    check = logged_check(record)
+    if check is None or record.id is None:
+        raise UserError("Only an RPS check can be tried again.")
+    rps.second_try_modifier(check, modifier)  # refuses a check that succeeded, and a modifier out of range
+    grant = SecondTry(
+        log_id=record.id,
+        guild_id=record.guild_id,
+        channel_id=record.channel_id,
+        roller_id=int(record.inputs["roller_id"]),
+        modifier=modifier,
+        granted_by=interaction.user.id,
+    )
+    if not await store.second_tries.grant(grant):
+        raise UserError(ALREADY_GRANTED)
+    return grant
+
+
+def grant_text(record: RollRecord, grant: SecondTry) -> str:
+    """The public line that comes with the player's Try again button."""
+    what = "their hidden check" if record.hidden else escape_markdown(str(record.inputs["what"]))
+    extra = f", with {grant.modifier:+d}" if grant.modifier else ""
+    return (
+        f"🎲 <@{grant.granted_by}> grants <@{grant.roller_id}> a second try at {what}{extra}: "
+        f"only <@{grant.roller_id}> can press Try again."
+    )
+
+
+async def take_second_try(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    failed: RollRecord,
+    grant: SecondTry,
+    gm_items: GmItems,
+) -> int:
+    """Roll the granted try for the player who failed (the clicker), seen as the failed check was; its
+    log id. `UserError` (nothing rolled) when it was taken already."""
+    spec = task_spec(failed)
+    fixed = [BasePart("second try", grant.modifier, modifier=True)] if grant.modifier else []
+    spec.build(fixed)  # the range, before any GM modifier is reserved
+    applied = await take_modifiers(interaction, store, SYSTEM)
+    build = spec.build(fixed + list(gm_parts(applied)))
+    result = roll_check(interaction.client.rng, build.base)
+    return await publish_check(
+        interaction,
+        store,
+        mode=failed.visibility,
+        build=build,
+        result=result,
+        applied=applied,
+        task=spec.build(),
+        gm_items=gm_items,
+        second_try=(failed, grant),
+    )

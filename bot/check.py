@@ -20,7 +20,7 @@ from pydantic_core import ErrorDetails
 
 from bot.settings import TOKEN_HELP, Settings
 
-PORTAL = "copy it again from the Discord Developer Portal (your application -> Bot -> Reset Token)"
+PORTAL = "copy it again from the Discord Developer Portal (your application → Bot → Reset Token)"
 # a bot token: the bot's id in base64, a timestamp, a signature; base64url parts joined by dots
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 DISCORD_EPOCH_MS = 1_420_070_400_000
@@ -42,7 +42,7 @@ def problems(settings: Settings) -> list[str]:
     if settings.dev_guild_id is not None and not looks_like_an_id(settings.dev_guild_id):
         found.append(
             f"DEV_GUILD_ID {settings.dev_guild_id} is not a Discord server id (those have 17 to 20 digits): "
-            "with Developer Mode on in Discord, right-click the server -> Copy Server ID."
+            "with Developer Mode on in Discord, right-click the server → Copy Server ID."
         )
     return found
 
@@ -55,7 +55,14 @@ def summary(settings: Settings) -> str:
         where = "commands sync to every server at start (FORCE_SYNC)"
     else:
         where = "commands sync to every server when they changed"
-    return f"OK: a token is set, the database {settings.database_path} can be written, {where}."
+    if not settings.syncs_commands():
+        where = "another process (the one running shard 0) syncs the commands"
+    if settings.shard_count is None:
+        shards = "as many shards as Discord asks for"
+    else:
+        ids = settings.shard_ids if settings.shard_ids is not None else range(settings.shard_count)
+        shards = f"shards {','.join(map(str, ids))} of {settings.shard_count}"
+    return f"OK: a token is set, the database {settings.database_path} can be written, {where}, {shards}."
 
 
 def token_problems(token: str | None) -> list[str]:

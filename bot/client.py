@@ -1,4 +1,9 @@
-"""The bot: a `commands.Bot` with minimal intents that opens the store, loads the cogs and syncs commands."""
+"""The bot: a `commands.AutoShardedBot` with minimal intents that opens the store, loads the cogs and syncs
+commands.
+
+It runs as many shards as Discord asks for (one per 2,500 servers), or those SHARD_COUNT and SHARD_IDS
+give this process; only the process that runs shard 0 syncs the commands.
+"""
 
 from __future__ import annotations
 
@@ -77,7 +82,7 @@ def freeze_start_up() -> None:
     log.debug("%d start-up objects frozen for the garbage collector.", gc.get_freeze_count())
 
 
-class TabletopBot(commands.Bot):
+class TabletopBot(commands.AutoShardedBot):
     """The bot a table uses; ``bot.store`` and ``bot.rng`` are what cogs need."""
 
     store: Store
@@ -99,6 +104,8 @@ class TabletopBot(commands.Bot):
             help_command=None,
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=options.pop("tree_cls", TableTree),
+            shard_count=settings.shard_count,
+            shard_ids=list(settings.shard_ids) if settings.shard_ids is not None else None,
             **options,
         )
         self.settings = settings
@@ -119,7 +126,10 @@ class TabletopBot(commands.Bot):
         self.workers = Workers()
         self.chart_workers = Workers()
         await self.load_cogs()
-        self.synced = await self.sync_commands()
+        if self.settings.syncs_commands():
+            self.synced = await self.sync_commands()
+        else:  # several processes split the shards: one of them sends the commands
+            self.synced = "synced by the process that runs shard 0"
         log.info("Loaded %d cogs; commands: %s.", len(self.cog_names), self.synced)
         if self.freeze_gc:
             freeze_start_up()
@@ -134,7 +144,13 @@ class TabletopBot(commands.Bot):
         """Guilds cached (again, after a reconnect): freeze them with the rest (see `freeze_start_up`)."""
         if self.freeze_gc:
             freeze_start_up()
-        log.info("Ready as %s in %d guilds.", self.user, len(self.guilds))
+        log.info(
+            "Ready as %s in %d guilds, on shards %s of %s.",
+            self.user,
+            len(self.guilds),
+            ",".join(map(str, sorted(self.shards))),
+            self.shard_count,
+        )
         if not self.invite_logged and self.application_id is not None:
             self.invite_logged = True  # once: on_ready comes again after every reconnect
             log.info("Invite link: %s", invite_url(self.application_id))
@@ -185,7 +201,14 @@ class TabletopBot(commands.Bot):
 
     async def close(self) -> None:
         try:
-            await super().close()
+            if self.user is None and not self.shards:
+                # never logged in (the docs build the tree only): discord.py's AutoShardedClient.close
+                # needs what login sets up, so only what exists is closed
+                for name in list(self.extensions):
+                    await self.unload_extension(name)
+                await self.http.close()
+            else:
+                await super().close()
         finally:
             for pool in ("workers", "chart_workers"):
                 workers = self.__dict__.pop(pool, None)

@@ -70,7 +70,7 @@ def commands_page(tree: app_commands.CommandTree[Any]) -> str:
         "this page is stale). Discord shows the same descriptions as you type a command.",
         "",
         "*Default permission* is what Discord asks of a member before it shows them the command; a server",
-        "owner can change it under Server Settings -> Integrations -> the bot. *Who* is what the bot itself",
+        "owner can change it under Server Settings → Integrations → the bot. *Who* is what the bot itself",
         "checks when the command is used: a GM of the channel is someone with Manage Server, one of the",
         "server's GM roles, or made GM of that channel.",
         "",

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 TOKEN_HELP = (
-    "No Discord token: open the Discord Developer Portal, choose your application, then Bot -> Reset Token, "
+    "No Discord token: open the Discord Developer Portal, choose your application, then Bot → Reset Token, "
     "and put the token in .env as DISCORD_TOKEN=... (or in the environment)."
 )
 
@@ -36,7 +37,7 @@ class Settings(BaseSettings):
 
     discord_token: SecretStr | None = Field(
         default=None,
-        description="The bot's token: Discord Developer Portal -> your application -> Bot -> Reset Token. "
+        description="The bot's token: Discord Developer Portal → your application → Bot → Reset Token. "
         "Required; never logged.",
     )
     database_path: Path = Field(
@@ -66,6 +67,18 @@ class Settings(BaseSettings):
     )
     log_level: str = Field(
         default="INFO", description="How much the bot logs: DEBUG, INFO, WARNING or ERROR."
+    )
+    shard_count: int | None = Field(
+        default=None,
+        description="How many shards (gateway connections) the bot's servers are split over. Empty: as "
+        "many as Discord asks for (one per 2,500 servers). Set it, with SHARD_IDS, to run the shards in "
+        "several processes.",
+    )
+    shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = Field(
+        default=None,
+        description="The shards this process runs, by commas (e.g. 0,1 with SHARD_COUNT=4, and 2,3 in a "
+        "second process); needs SHARD_COUNT. Empty: all of them. Only the process that runs shard 0 sends "
+        "the slash commands to Discord.",
     )
 
     @field_validator("log_level", mode="before")
@@ -106,7 +119,7 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not value.strip().isdigit():
             raise ValueError(
                 f"DEV_GUILD_ID must be a server id, a number such as {EXAMPLE_ID} (with Developer Mode on "
-                f"in Discord, right-click the server -> Copy Server ID), or empty; it is {_shown(value)}"
+                f"in Discord, right-click the server → Copy Server ID), or empty; it is {_shown(value)}"
             )
         return value.strip() if isinstance(value, str) else value
 
@@ -118,6 +131,53 @@ class Settings(BaseSettings):
                 f"DICE_SEED must be a whole number, or empty for real random dice; it is {_shown(value)}"
             )
         return value.strip() if isinstance(value, str) else value
+
+    @field_validator("shard_count", mode="before")
+    @classmethod
+    def _shard_count(cls, value: object) -> object:
+        text = value.strip() if isinstance(value, str) else value
+        if text is None or text == "":
+            return None
+        number = int(text) if isinstance(text, str) and text.isdigit() else text
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise ValueError(
+                f"SHARD_COUNT must be a whole number from 1, or empty to ask Discord; it is {_shown(value)}"
+            )
+        return number
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _shard_ids(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        if not value.strip():
+            return None
+        parts = [part.strip() for part in value.split(",")]
+        if not all(part.isdigit() for part in parts):
+            raise ValueError(
+                f"SHARD_IDS must be shard numbers separated by commas, such as 0,1; it is {_shown(value)}"
+            )
+        return tuple(int(part) for part in parts)
+
+    @model_validator(mode="after")
+    def _shards_fit(self) -> Settings:
+        ids = self.shard_ids
+        if ids is None:
+            return self
+        if self.shard_count is None:
+            raise ValueError(
+                "SHARD_IDS needs SHARD_COUNT: say how many shards there are in all (e.g. SHARD_COUNT=4)"
+            )
+        if len(set(ids)) != len(ids) or any(i >= self.shard_count for i in ids):
+            raise ValueError(
+                f"SHARD_IDS must name different shards from 0 to {self.shard_count - 1} "
+                f"(SHARD_COUNT is {self.shard_count}); it is {','.join(map(str, ids))!r}"
+            )
+        return self
+
+    def syncs_commands(self) -> bool:
+        """Whether this process sends the slash commands: it runs shard 0 (or every shard)."""
+        return self.shard_ids is None or 0 in self.shard_ids
 
     def token(self) -> str | None:
         """The token in plain text, or None when it is missing or blank."""

@@ -312,8 +312,8 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
 
         result = decision.contested(parties, reroll)
         details = contest_details(result, labels)
-        note = missing_stat_note(sides, stat)
-        if note is not None:  # they rolled all the same, with 0 for the stat
+        note = missing_stat_note(sides, stat)  # they rolled all the same, with 0 for the stat
+        if note is not None:
             details.add_field(name="Missing stat", value=note, inline=False)
         # up to ~0.2 s for six parties: in the worker processes
         odds = await self.bot.workers.run(

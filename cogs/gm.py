@@ -1,7 +1,9 @@
-"""`/gm`: pending modifiers (GM-3), channel GMs and GM roles (GM-1), server settings, blind-roll requests.
+"""`/gm`, what a GM uses at the table, and `/setup`, what a server admin sets up once.
 
-Every command is GM-only (GM-2, `@gm_only()`); roles and settings need Manage Server (`@manage_guild_only()`).
-The whole group is guild-only: GM tools act on a guild's channels.
+`/gm` (pending modifiers GM-3, blind-roll requests, claiming a table) carries no default permission: every
+GM (GM-1) sees it and the runtime check `@gm_only()` refuses everyone else (GM-2). `/setup` (GM roles,
+channel GMs, the GM channel, server settings) keeps Manage Server as Discord's default and checks it at run
+time (`@manage_guild_only()`). Both are guild-only: they act on a guild's channels.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from bot.core.errors import RuleError
 from bot.core.systemx import Margin, parse_chart
 from bot.store import MARGINS, MODIFIER_KINDS, SYSTEMS, VISIBILITIES, GuildSettings, Store
 from bot.store.models import MAX_MODIFIER_USES
-from bot.ui.embeds import info_embed
+from bot.ui.embeds import info_embed, shown_name
 from bot.ui.gm import (
     KIND_WORDS,
     RequestRollButton,
+    cleared_sentence,
     kind_allows,
     modifiers_embed,
     open_request,
@@ -28,7 +31,7 @@ from bot.ui.gm import (
     system_label,
 )
 from bot.ui.permissions import gm_only, manage_guild_only
-from bot.ui.reply import UserError, reply
+from bot.ui.reply import UserError, defer, reply
 
 Choice = app_commands.Choice
 SYSTEM_CHOICES = [Choice(name=system_label(s), value=s) for s in SYSTEMS]
@@ -53,7 +56,7 @@ def _here(interaction: discord.Interaction[Any]) -> tuple[int, int]:
 
 
 def _name(user: discord.abc.User) -> str:
-    return discord.utils.escape_markdown(user.display_name)
+    return shown_name(user.display_name)
 
 
 async def kind_choices(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
@@ -119,16 +122,13 @@ def parse_value(system: str, kind: str, value: str | None) -> int | str:
 
 
 class GM(commands.Cog):
-    """The GM's tools."""
+    """The GM's tools at the table."""
 
     gm = app_commands.Group(
         name="gm",
-        description="GM tools: modifiers, channel GMs, roles, settings, blind-roll requests.",
+        description="GM tools: modifiers, blind-roll requests, claiming this table.",
         guild_only=True,
-        default_permissions=discord.Permissions(manage_guild=True),
     )
-    channel = app_commands.Group(name="channel", description="GMs of this channel (GM-1).", parent=gm)
-    roles = app_commands.Group(name="roles", description="The server's GM roles (GM-1).", parent=gm)
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
@@ -167,17 +167,16 @@ class GM(commands.Cog):
             uses,
             interaction.user.id,
         )
-        who = _name(member) if member else "everyone"
+        whose = f"{_name(member)}'s" if member else "each player's"
         amount = (
             ""
             if kind in ("advantage", "disadvantage")
             else (f" {parsed:+d}" if isinstance(parsed, int) else f" {parsed}")
         )
-        rolls = "roll" if uses == 1 else f"{uses} rolls"
+        rolls = f"{system_label(system)} roll" if uses == 1 else f"{uses} {system_label(system)} rolls"
         await reply(
             interaction,
-            f"Set `#{pending.id}`: {KIND_WORDS[kind]}{amount} on the next {system_label(system)} {rolls} "
-            f"of {who} in this channel.",
+            f"Set `#{pending.id}`: {KIND_WORDS[kind]}{amount} on {whose} next {rolls} in this channel.",
             ephemeral=True,
         )
 
@@ -205,40 +204,120 @@ class GM(commands.Cog):
         count = await _store(interaction).modifiers.clear(
             guild_id, channel_id, system, member.id if member else None
         )
-        scope = " ".join(
-            part
-            for part in (
-                system_label(system) if system else "",
-                f"for {_name(member)}" if member else "",
-            )
-            if part
-        )
-        noun = "modifier" if count == 1 else "modifiers"
         await reply(
-            interaction, f"Cleared {count} pending {noun}{' ' + scope if scope else ''}.", ephemeral=True
+            interaction, cleared_sentence(count, system, _name(member) if member else None), ephemeral=True
         )
 
-    # -- GM-1: channel GMs and GM roles ---------------------------------------------------------------------
-    @channel.command(name="add", description="Make a member GM of this channel.")
-    @app_commands.describe(member="The new GM of this channel.")
+    # -- a GM asks for a blind roll ------------------------------------------------------------------------
+    @gm.command(
+        name="request-roll", description="Ask a player for a blind roll (only the GMs see the result)."
+    )
+    @app_commands.describe(
+        member="The player who should roll.",
+        system="The system they roll in.",
+        note="What to roll, e.g. Perception (shown to the player).",
+    )
+    @app_commands.choices(system=SYSTEM_CHOICES)
     @gm_only()
+    async def request_roll(
+        self,
+        interaction: discord.Interaction[Any],
+        member: discord.Member,
+        system: str,
+        note: app_commands.Range[str, 1, 200] | None = None,
+    ) -> None:
+        guild_id, channel_id = _here(interaction)
+        if member.bot:
+            raise UserError("Bots do not roll; ask a player.")
+        request_id = interaction.id
+        await open_request(
+            _store(interaction),
+            request_id,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            player_id=member.id,
+            system=system,
+            gm_id=interaction.user.id,
+        )
+        what = f": {discord.utils.escape_markdown(note)}" if note else ""
+        await reply(
+            interaction,
+            f"🎲 **{_name(interaction.user)}** asks **{_name(member)}** for a blind {system_label(system)} "
+            f"roll{what}. {_name(member)}: press **Roll (blind)**, then roll with /{system}; only the GMs "
+            "will see the result.",
+            view=request_view(request_id),
+        )
+
+    # -- GM-1: a GM claims the table, so hidden rolls here reach them by DM -------------------------------
+    @gm.command(name="claim", description="Become a GM of this channel: hidden rolls here reach you by DM.")
+    @gm_only()
+    async def claim(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id, channel_id = _here(interaction)
+        store = _store(interaction)
+        added = await store.gm.add_channel_gm(guild_id, channel_id, interaction.user.id)
+        settings = await store.settings.get(guild_id)
+        where = (
+            f"they go to the GM channel <#{settings.gm_channel_id}>, and to you by DM if I cannot post there"
+            if settings.gm_channel_id is not None
+            else "with no GM channel set, I send them to you by DM (keep DMs from this server open)"
+        )
+        first = "You are now a GM of this channel" if added else "You already are a GM of this channel"
+        await reply(interaction, f"{first}: for GM and blind rolls here, {where}.", ephemeral=True)
+
+    @gm.command(
+        name="unclaim", description="Stop being a GM of this channel (no more DMs of its hidden rolls)."
+    )
+    @gm_only()
+    async def unclaim(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id, channel_id = _here(interaction)
+        removed = await _store(interaction).gm.remove_channel_gm(guild_id, channel_id, interaction.user.id)
+        text = (
+            "You are no longer a GM of this channel; its hidden rolls no longer come to you by DM."
+            if removed
+            else "You had not claimed this channel (only a GM of it by /gm claim or /setup channel-gm can "
+            "unclaim it)."
+        )
+        await reply(interaction, text, ephemeral=True)
+
+
+class ServerSetup(commands.Cog):
+    """A server admin's set-up: who is a GM, where hidden rolls go, the server's rule options."""
+
+    setup_group = app_commands.Group(
+        name="setup",
+        description="Server set-up: GM roles, channel GMs, the GM channel, settings (Manage Server).",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+    channel_gm = app_commands.Group(
+        name="channel-gm", description="Members made GM of this channel (GM-1).", parent=setup_group
+    )
+    roles = app_commands.Group(name="roles", description="The server's GM roles (GM-1).", parent=setup_group)
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    # -- GM-1: channel GMs and GM roles ---------------------------------------------------------------------
+    @channel_gm.command(name="add", description="Make a member GM of this channel.")
+    @app_commands.describe(member="The new GM of this channel.")
+    @manage_guild_only()
     async def channel_add(self, interaction: discord.Interaction[Any], member: discord.Member) -> None:
         guild_id, channel_id = _here(interaction)
         added = await _store(interaction).gm.add_channel_gm(guild_id, channel_id, member.id)
         text = "is now a GM of this channel" if added else "already was a GM of this channel"
         await reply(interaction, f"{_name(member)} {text}.", ephemeral=True)
 
-    @channel.command(name="remove", description="Stop a member being GM of this channel.")
+    @channel_gm.command(name="remove", description="Stop a member being GM of this channel.")
     @app_commands.describe(member="The channel GM to remove.")
-    @gm_only()
+    @manage_guild_only()
     async def channel_remove(self, interaction: discord.Interaction[Any], member: discord.Member) -> None:
         guild_id, channel_id = _here(interaction)
         removed = await _store(interaction).gm.remove_channel_gm(guild_id, channel_id, member.id)
         text = "is no longer a GM of this channel" if removed else "was not a GM of this channel"
         await reply(interaction, f"{_name(member)} {text}.", ephemeral=True)
 
-    @channel.command(name="list", description="Who was made GM of this channel.")
-    @gm_only()
+    @channel_gm.command(name="list", description="Who was made GM of this channel (or claimed it).")
+    @manage_guild_only()
     async def channel_list(self, interaction: discord.Interaction[Any]) -> None:
         guild_id, channel_id = _here(interaction)
         gms = await _store(interaction).gm.list_channel_gms(guild_id, channel_id)
@@ -302,7 +381,9 @@ class GM(commands.Cog):
         await reply(interaction, embed=info_embed("GM roles", text), ephemeral=True)
 
     # -- settings -------------------------------------------------------------------------------------------
-    @gm.command(name="settings", description="Show or change the server's settings (no options: show them).")
+    @setup_group.command(
+        name="settings", description="Show or change the server's settings (no options: show them)."
+    )
     @app_commands.describe(
         margins="Show System X margins signed (+3) or as letters (S3).",
         adder_scheme="Which skill adder values cards allow (BJ-7).",
@@ -313,8 +394,6 @@ class GM(commands.Cog):
         chart="A custom System X roll chart (CSV like data/systemx_roll_chart.csv).",
         default_chart="True: go back to the default roll chart.",
         visibility="This channel's default visibility for rolls.",
-        gm_channel="Where GM and blind rolls go.",
-        no_gm_channel="True: no GM channel (GM copies go to the channel's GMs by DM).",
         allow_blind="Whether players may make blind rolls themselves.",
     )
     @app_commands.choices(
@@ -335,20 +414,16 @@ class GM(commands.Cog):
         chart: discord.Attachment | None = None,
         default_chart: bool | None = None,
         visibility: str | None = None,
-        gm_channel: discord.TextChannel | None = None,
-        no_gm_channel: bool | None = None,
         allow_blind: bool | None = None,
     ) -> None:
         guild_id, channel_id = _here(interaction)
         store = _store(interaction)
         if chart is not None and default_chart:
             raise UserError("Give a chart file or default_chart: True, not both.")
-        if gm_channel is not None and no_gm_channel:
-            raise UserError("Give a GM channel or no_gm_channel: True, not both.")
         changes: dict[str, Any] = {}
         chart_note = ""
         if chart is not None:
-            changes["systemx_chart"] = await self._read_chart(chart)
+            changes["systemx_chart"] = await self._read_chart(interaction, chart)
             chart_note = "The custom roll chart is valid and now used for System X."
         elif default_chart:
             changes["systemx_chart"] = None
@@ -364,12 +439,6 @@ class GM(commands.Cog):
         ):
             if option is not None:
                 changes[key] = option
-        if gm_channel is not None:
-            if gm_channel.guild.id != guild_id:
-                raise UserError("The GM channel must be a channel of this server.")
-            changes["gm_channel_id"] = gm_channel.id
-        elif no_gm_channel:
-            changes["gm_channel_id"] = None
         # validate everything before writing anything
         if visibility is not None and visibility not in VISIBILITIES:
             raise UserError(f"Visibility is one of {', '.join(VISIBILITIES)}, not {visibility!r}.")
@@ -388,10 +457,51 @@ class GM(commands.Cog):
             ephemeral=True,
         )
 
+    @setup_group.command(name="gm-channel", description="Where GM and blind rolls go (no options: show it).")
+    @app_commands.describe(
+        channel="The channel for the GMs' copies of hidden rolls (only GMs and the bot should read it).",
+        remove="True: no GM channel (copies go by DM to the GMs of each roll's channel).",
+    )
+    @manage_guild_only()
+    async def gm_channel(
+        self,
+        interaction: discord.Interaction[Any],
+        channel: discord.TextChannel | None = None,
+        remove: bool | None = None,
+    ) -> None:
+        guild_id, _ = _here(interaction)
+        store = _store(interaction)
+        if channel is not None and remove:
+            raise UserError("Give a GM channel or remove: True, not both.")
+        if channel is not None:
+            if channel.guild.id != guild_id:
+                raise UserError("The GM channel must be a channel of this server.")
+            await store.settings.update(guild_id, gm_channel_id=channel.id)
+            text = (
+                f"GM and blind rolls now go to {channel.mention}, each with a Reveal button; I need View "
+                "Channel, Send Messages and Embed Links there."
+            )
+        elif remove:
+            await store.settings.update(guild_id, gm_channel_id=None)
+            text = (
+                "No GM channel: GM and blind rolls go by DM to the GMs of each roll's channel (a GM joins "
+                "a channel's with /gm claim)."
+            )
+        else:
+            current = (await store.settings.get(guild_id)).gm_channel_id
+            text = (
+                f"GM and blind rolls go to <#{current}>."
+                if current is not None
+                else "No GM channel is set: GM and blind rolls go by DM to the GMs of each roll's channel "
+                "(a GM joins a channel's with /gm claim)."
+            )
+        await reply(interaction, text, ephemeral=True)
+
     @staticmethod
-    async def _read_chart(chart: discord.Attachment) -> str:
+    async def _read_chart(interaction: discord.Interaction[Any], chart: discord.Attachment) -> str:
         if chart.size > MAX_CHART_FILE:
             raise UserError(f"That chart file is {chart.size:,} bytes; a roll chart is about 2,000.")
+        await defer(interaction, ephemeral=True)  # the file comes from Discord's CDN, which may be slow
         data = await chart.read()
         if len(data) > MAX_CHART_FILE:
             raise UserError(f"That chart file is {len(data):,} bytes; a roll chart is about 2,000.")
@@ -401,47 +511,8 @@ class GM(commands.Cog):
             raise UserError("That chart file is not CSV text.") from None
         return parse_chart(text).to_csv()  # ChartError (a RuleError) names the bad line or cell
 
-    # -- issue 7: a GM asks for a blind roll -------------------------------------------------------------
-    @gm.command(
-        name="request-roll", description="Ask a player for a blind roll (only the GMs see the result)."
-    )
-    @app_commands.describe(
-        member="The player who should roll.",
-        system="The system they roll in.",
-        note="What to roll, e.g. Perception (shown to the player).",
-    )
-    @app_commands.choices(system=SYSTEM_CHOICES)
-    @gm_only()
-    async def request_roll(
-        self,
-        interaction: discord.Interaction[Any],
-        member: discord.Member,
-        system: str,
-        note: app_commands.Range[str, 1, 200] | None = None,
-    ) -> None:
-        guild_id, channel_id = _here(interaction)
-        if member.bot:
-            raise UserError("Bots do not roll; ask a player.")
-        request_id = interaction.id
-        await open_request(
-            _store(interaction),
-            request_id,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            player_id=member.id,
-            system=system,
-            gm_id=interaction.user.id,
-        )
-        what = f": {discord.utils.escape_markdown(note)}" if note else ""
-        await reply(
-            interaction,
-            f"🎲 **{_name(interaction.user)}** asks **{_name(member)}** for a blind {system_label(system)} "
-            f"roll{what}. {_name(member)}: press **Roll (blind)**, then roll with /{system}; only the GMs "
-            "will see the result.",
-            view=request_view(request_id),
-        )
-
 
 async def setup(bot: commands.Bot) -> None:
     await bot.add_cog(GM(bot))
+    await bot.add_cog(ServerSetup(bot))
     bot.add_dynamic_items(RequestRollButton)

@@ -17,12 +17,14 @@ from discord.ext import commands
 
 from bot.store import RollRecord, Store
 from bot.store.log import ExportFormat, export_text
+from bot.ui import pages
 from bot.ui.embeds import clip, info_embed
 from bot.ui.permissions import is_gm
 from bot.ui.reply import defer, reply
 from bot.ui.sheets import system_label
 
-LINE_MAX = 160
+MAX_PAGE = 25  # rolls a page at most
+LINE_MAX = 155  # so a full page fits in an embed's 4,096 characters: 25 x 155 + 24 line breaks
 MAX_EXPORT_BYTES = 8 * 1024 * 1024  # under Discord's 10 MB upload limit for a bot
 EXPORT_SLICE = 2_000  # rows per job of the worker building an export
 
@@ -58,6 +60,30 @@ def log_line(record: RollRecord, visible: bool) -> str:
     return clip(f"{head} /{record.command}: {text}", LINE_MAX)
 
 
+async def log_page(interaction: discord.Interaction[Any], args: tuple[int, ...], number: int) -> pages.Page:
+    """Page ``number`` of the channel's log as the clicker may see it: ``count`` rolls a page, page 1 the
+    newest, each page oldest first. Reloaded on every click, the viewer's GM rights with it."""
+    store: Store = interaction.client.store  # type: ignore[attr-defined]
+    count = min(max(args[0] if args else 10, 1), MAX_PAGE)
+    guild_id = interaction.guild.id if interaction.guild is not None else None
+    channel_id = interaction.channel_id or interaction.user.id
+    total = await store.log.count(guild_id, channel_id)
+    if total == 0:
+        return pages.Page(info_embed("Roll log", "No rolls in this channel yet."), 1, 1)
+    viewer_is_gm = await is_gm(interaction, store)
+    last = pages.page_count(total, count)
+    number = pages.clamp(number, last)
+    records = await store.log.last(guild_id, channel_id, count, skip=(number - 1) * count)
+    lines = [log_line(r, may_see(r, interaction.user.id, viewer_is_gm)) for r in reversed(records)]
+    shown = len(records)
+    title = (
+        f"Last {shown} roll{'s' if shown != 1 else ''} in this channel"
+        if last == 1
+        else f"Rolls in this channel: {total}, the newest on page 1"
+    )
+    return pages.Page(info_embed(title, "\n".join(lines)), number, last)
+
+
 class Log(commands.Cog):
     """The roll log of a channel."""
 
@@ -71,31 +97,23 @@ class Log(commands.Cog):
 
     @app_commands.command(name="log", description="The last rolls in this channel (or the log as a file).")
     @app_commands.describe(
-        count="How many rolls to show (1 to 25, default 10).",
+        count="How many rolls a page shows (1 to 25, default 10); Previous and Next turn the pages.",
         export="Instead, get the channel's whole log as a file in this format.",
     )
     @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
     async def log(
         self,
         interaction: discord.Interaction[Any],
-        count: app_commands.Range[int, 1, 25] = 10,
+        count: app_commands.Range[int, 1, MAX_PAGE] = 10,
         export: Literal["jsonl", "csv"] | None = None,
     ) -> None:
-        guild_id = interaction.guild.id if interaction.guild is not None else None
-        channel_id = interaction.channel_id or interaction.user.id
         if export is not None:
+            guild_id = interaction.guild.id if interaction.guild is not None else None
+            channel_id = interaction.channel_id or interaction.user.id
             await self._export(interaction, guild_id, channel_id, export)
             return
-        viewer_is_gm = await is_gm(interaction, self.store)
-        records = await self.store.log.last(guild_id, channel_id, count)
-        if not records:
-            await reply(
-                interaction, embed=info_embed("Roll log", "No rolls in this channel yet."), ephemeral=True
-            )
-            return
-        lines = [log_line(r, may_see(r, interaction.user.id, viewer_is_gm)) for r in reversed(records)]
-        title = f"Last {len(records)} roll{'s' if len(records) != 1 else ''} in this channel"
-        await reply(interaction, embed=info_embed(title, clip("\n".join(lines), 4000)), ephemeral=True)
+        embed, view = await pages.load(interaction, "log", (count,), 1, interaction.user.id)
+        await reply(interaction, embed=embed, view=view, ephemeral=True)
 
     async def _export(
         self,
@@ -130,4 +148,5 @@ class Log(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
+    pages.register(bot, "log", log_page)
     await bot.add_cog(Log(bot))

@@ -28,19 +28,20 @@ from discord.ext import commands
 
 from bot.core import decision as dd
 from bot.core import rps
-from bot.core.blackjack import CHARACTERISTIC_SUITS, DIFFICULTY_NAMES, SKILL_NAMES, Hand, HandOptions
+from bot.core.blackjack import DIFFICULTY_NAMES, SKILL_NAMES, Hand, HandOptions
 from bot.core.blackjack import start_involuntary as bj_start_involuntary
 from bot.core.decision import DiceMode, SupplyDie
 from bot.core.dn import non_skill_dn, skill_dn
 from bot.core.errors import require_range
 from bot.core.odds import percent
+from bot.core.odds.format import is_estimate, move_chance
 from bot.core.odds.rps import MAX_GOAL, check_count_distribution, sustained_odds
 from bot.core.odds.systemx import combined_distribution, opposed_distribution
 from bot.core.systemx import S0, parse_chart, required_margin
 from bot.store import Store
 from bot.ui import dn as dn_ui
 from bot.ui import sysx as sx_ui
-from bot.ui.cards import shoe_as_seen
+from bot.ui.cards import CHARACTERISTICS_HELP, characteristic_choices, shoe_as_seen
 from bot.ui.chart_worker import render_chart
 from bot.ui.embeds import FIELD_VALUE_MAX, clip
 from bot.ui.odds import (
@@ -98,10 +99,6 @@ TARGETS = [
 BJ_SKILLS = [app_commands.Choice(name=f"{i} {name}", value=i) for i, name in enumerate(SKILL_NAMES)]
 BJ_DIFFICULTIES = [
     app_commands.Choice(name=f"{i} {name}", value=i) for i, name in enumerate(DIFFICULTY_NAMES)
-]
-BJ_CHARACTERISTICS = [
-    app_commands.Choice(name=f"{name} ({suit.symbol})", value=name)
-    for name, suit in CHARACTERISTIC_SUITS.items()
 ]
 COMPLEXITY = [app_commands.Choice(name=name, value=value) for name, value in dn_ui.COMPLEXITY_CHOICES]
 POOL_CHECKS_AHEAD = 100
@@ -585,13 +582,11 @@ class Odds(
         difficulty="The task's difficulty (BJ-8), for an involuntary hand's odds.",
         level="Your skill level (BJ-8); or pick a skill from your sheet.",
         skill="A skill from your active cards sheet.",
-        characteristic="The task's characteristic (BJ-9).",
-        bonus="The characteristic bonus (default: your sheet's).",
+        characteristics=CHARACTERISTICS_HELP,
         hand="Or a voluntary hand in play (its number): each move's chance (owner or GM; only you see it).",
         public=PUBLIC_HELP,
     )
     @app_commands.choices(difficulty=BJ_DIFFICULTIES, level=BJ_SKILLS)
-    @app_commands.choices(characteristic=BJ_CHARACTERISTICS)
     @app_commands.guild_only()
     async def cards(
         self,
@@ -599,8 +594,7 @@ class Odds(
         difficulty: int | None = None,
         level: int | None = None,
         skill: NameText | None = None,
-        characteristic: str | None = None,
-        bonus: app_commands.Range[int, -10, 10] | None = None,
+        characteristics: ListText | None = None,
         hand: app_commands.Range[int, 1, 2**53 - 1] | None = None,
         public: bool = False,
     ) -> None:
@@ -609,23 +603,28 @@ class Odds(
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         settings = await self.store.settings.get(guild_id)
         if hand is not None:
-            if difficulty is not None or level is not None or skill is not None or characteristic is not None:
+            if (
+                difficulty is not None
+                or level is not None
+                or skill is not None
+                or characteristics is not None
+            ):
                 raise UserError("Give either a hand in play or a task (difficulty and skill), not both.")
             await self._hand_odds(interaction, hand, settings.decks_per_shoe)
             return
         if difficulty is None:
             raise UserError("Give the task's difficulty (or a hand in play).")
         task_inputs = await cards_task(
-            self.store, interaction, level=level, skill=skill, characteristic=characteristic, bonus=bonus
+            self.store, interaction, level=level, skill=skill, characteristics=characteristics
         )
-        level, char_bonus = task_inputs.level, task_inputs.bonus
+        level, named = task_inputs.level, task_inputs.characteristics
         options = HandOptions(
             adder_scheme=settings.adder_scheme,
             suit_bonus=settings.bj_suit_bonus,
             characteristic_rule=settings.bj_characteristic_bonus,
             fumble_flags=settings.bj_fumble_flags,
         )
-        task = bj_start_involuntary(level, difficulty, characteristic, char_bonus, options)
+        task = bj_start_involuntary(level, difficulty, options=options, characteristics=named)
         shoe, _ = await self.store.cards.get_shoe(guild_id, channel_id, settings.decks_per_shoe, self.bot.rng)
         # from the cards this player can know about: no face-down card or hidden hand shows through
         gm = await is_gm(interaction, self.store)
@@ -664,18 +663,44 @@ class Odds(
         await defer(interaction, ephemeral=True)
         decision = await self.bot.workers.run(hand_decision, played, unseen, discards)
         rows = [
-            Row(f"{o.action.label}{' (best)' if o == decision.best else ''}", o.success)
+            Row(
+                f"{o.action.label}{' (about)' if is_estimate(decision, o) else ''}"
+                f"{' (best)' if o == decision.best else ''}",
+                o.success,
+            )
             for o in decision.options
         ]
-        expected = " · ".join(f"{o.action.label} {float(o.expected_trl):.2f}" for o in decision.options)
+        expected = " · ".join(
+            f"{o.action.label} {'about ' if is_estimate(decision, o) else ''}{float(o.expected_trl):.2f}"
+            for o in decision.options
+        )
+        fields = [("Expected TRL", expected), ("In one line", hand_decision_line(decision))]
+        if not decision.exact:
+            fields.append(
+                (
+                    "About Hit",
+                    "An estimate: with several characteristics and the suit rule, the odds of a bonus card's "
+                    "suit after a Hit are estimated from the shoe.",
+                )
+            )
+        best = decision.best
         embed = odds_embed(
             f"Odds: your hand #{record.id} (total {decision.total})",
-            headline=f"best: {decision.best.action.label} ({percent(decision.best.success)} to succeed)",
+            headline=f"best: {best.action.label} ({move_chance(decision, best)} to succeed)",
             rows_text=table(rows, head="move", cumulative=""),
-            fields=[("Expected TRL", expected), ("In one line", hand_decision_line(decision))],
+            fields=fields,
             footer="Rules: BJ-4, BJ-7 · Hit assumes the best play afterwards · only you see this",
         )
         await self._answer(interaction, OddsAnswer(embed, "hand_decision_chart", (decision,)), public=False)
+
+    @cards.autocomplete("characteristics")
+    async def _cards_characteristics(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        sheet = None
+        if interaction.guild_id is not None:
+            sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, "cards")
+        return _choices(characteristic_choices(sheet, str(current)))
 
     @cards.autocomplete("skill")
     async def _cards_skill(

@@ -14,9 +14,13 @@ from discord.ext import commands
 
 from bot.store import NotFound, Sheet, Store
 from bot.store.models import MAX_NOTES, SYSTEMS, name_key
-from bot.ui.reply import UserError, reply
+from bot.store.sheets import parent_problems
+from bot.ui import pages
+from bot.ui.embeds import shown_name
+from bot.ui.reply import UserError, defer, reply
 from bot.ui.rolls import guild_key, sheets_hidden
 from bot.ui.sheets import (
+    LIST_TITLE,
     MAX_SHEET_FILE,
     export_file,
     sheet_embed,
@@ -35,6 +39,7 @@ Rating = app_commands.Range[int, 0, 30]
 Bonus = app_commands.Range[int, -10, 10]
 WoundCount = app_commands.Range[int, 0, 100]
 NameText = app_commands.Range[str, 1, 64]
+SHEETS_PAGE = 15  # sheets a page of /sheet list shows
 
 
 def _store(interaction: discord.Interaction[Any]) -> Store:
@@ -43,7 +48,7 @@ def _store(interaction: discord.Interaction[Any]) -> Store:
 
 
 def _who(user: discord.abc.User) -> str:
-    return discord.utils.escape_markdown(user.display_name)
+    return shown_name(user.display_name)
 
 
 def _split_names(text: str | None) -> list[str]:
@@ -104,6 +109,32 @@ async def section_keys(interaction: discord.Interaction[Any], current: str) -> l
         entries: dict[str, Any] = getattr(sheet, SECTION_FIELDS[section])
         return _matching(list(entries), current)
     return _matching([*sheet.attributes, *sheet.skills, *sheet.bonuses], current)
+
+
+async def sheets_page(
+    interaction: discord.Interaction[Any], args: tuple[int, ...], number: int, owner_name: str | None = None
+) -> pages.Page:
+    """Page ``number`` of the sheets of the player ``args[0]``, reloaded from the store."""
+    owner_id = args[0]
+    if sheets_hidden(interaction, owner_id):
+        raise UserError(DM_SHEETS)
+    sheets = await _store(interaction).sheets.list(guild_key(interaction), owner_id)
+    last = pages.page_count(len(sheets), SHEETS_PAGE)
+    number = pages.clamp(number, last)
+    name = owner_name or _listed_name(interaction, owner_id)
+    return pages.Page(sheet_list_embed(pages.window(sheets, number, SHEETS_PAGE), name), number, last)
+
+
+def _listed_name(interaction: discord.Interaction[Any], owner_id: int) -> str:
+    """The owner's name on a page turned by a click: the clicker's own, a member's, or the listing's."""
+    if owner_id == interaction.user.id:
+        return _who(interaction.user)
+    member = interaction.guild.get_member(owner_id) if interaction.guild is not None else None
+    if member is not None:
+        return _who(member)
+    message = interaction.message
+    title = message.embeds[0].title if message is not None and message.embeds else None
+    return title.removeprefix(LIST_TITLE) if title and title.startswith(LIST_TITLE) else "this player"
 
 
 class Sheets(commands.Cog):
@@ -189,10 +220,10 @@ class Sheets(commands.Cog):
     @app_commands.describe(member="Whose sheets (default: yours).")
     async def list_(self, interaction: discord.Interaction[Any], member: discord.User | None = None) -> None:
         owner = member or interaction.user
-        if sheets_hidden(interaction, owner.id):
-            raise UserError(DM_SHEETS)
-        sheets = await self.store.sheets.list(guild_key(interaction), owner.id)
-        await reply(interaction, embed=sheet_list_embed(sheets, _who(owner)), ephemeral=True)
+        args = (owner.id,)
+        page = await sheets_page(interaction, args, 1, owner_name=_who(owner))
+        embed, view = pages.present(page, "sheets", args, interaction.user.id)
+        await reply(interaction, embed=embed, view=view, ephemeral=True)
 
     @sheet.command(name="use", description="Make a sheet the active one for its system.")
     @app_commands.describe(name="The sheet to play.")
@@ -220,8 +251,8 @@ class Sheets(commands.Cog):
         name="The sheet.",
         skill="The skill's name.",
         rating="Its rating.",
-        parent="The attribute it is checked with (RPS-1).",
-        alternates="Other attributes a check may use instead, separated by commas.",
+        parent="The attribute its rolls add (default: the one it has; System X and RPS need one).",
+        alternates="Other attributes a check may use instead, separated by commas (a dash clears them).",
     )
     @app_commands.autocomplete(name=sheet_names, skill=sheet_skills, parent=sheet_attributes)
     async def set_skill(
@@ -240,13 +271,11 @@ class Sheets(commands.Cog):
             skill,
             rating,
             parent,
-            _split_names(alternates),
+            None if alternates is None else _split_names("" if alternates.strip() == "-" else alternates),
         )
         await self._answer(interaction, sheet, f"{skill.strip()} is now {rating}.")
 
-    @sheet.command(
-        name="set-bonus", description="Set a characteristic bonus (cards, BJ-9) or a stored bonus."
-    )
+    @sheet.command(name="set-bonus", description="Set a characteristic bonus (cards) or a stored bonus.")
     @app_commands.describe(name="The sheet.", bonus="The bonus's name.", value="Its value.")
     @app_commands.autocomplete(name=sheet_names, bonus=sheet_bonuses)
     async def set_bonus(
@@ -258,7 +287,7 @@ class Sheets(commands.Cog):
         await self._answer(interaction, sheet, f"Bonus {bonus.strip()} is now {value:+d}.")
 
     @sheet.command(name="wounds", description="Set current wounds (and the maximum); no values clears them.")
-    @app_commands.describe(name="The sheet.", current="Current wounds.", maximum="Maximum wounds (SX-2).")
+    @app_commands.describe(name="The sheet.", current="Current wounds.", maximum="Maximum wounds.")
     @app_commands.autocomplete(name=sheet_names)
     async def wounds(
         self,
@@ -317,7 +346,7 @@ class Sheets(commands.Cog):
         await reply(interaction, f"Deleted the sheet {sheet.name}.", ephemeral=True)
 
     # -- files --------------------------------------------------------------------------------------------
-    @sheet.command(name="export", description="Get a sheet as a JSON file (see data/sheet.schema.json).")
+    @sheet.command(name="export", description="Get a sheet as a JSON file that /sheet import reads back.")
     @app_commands.describe(name="Which sheet (default: your only or active one).")
     @app_commands.autocomplete(name=sheet_names)
     async def export(self, interaction: discord.Interaction[Any], name: NameText | None = None) -> None:
@@ -343,6 +372,7 @@ class Sheets(commands.Cog):
     ) -> None:
         if file.size > MAX_SHEET_FILE:
             raise UserError(f"That file is {file.size:,} bytes; a sheet file is at most {MAX_SHEET_FILE:,}.")
+        await defer(interaction, ephemeral=True)  # the file comes from Discord's CDN, which may be slow
         data = await file.read()
         if len(data) > MAX_SHEET_FILE:  # do not trust the declared size
             raise UserError(f"That file is {len(data):,} bytes; a sheet file is at most {MAX_SHEET_FILE:,}.")
@@ -353,8 +383,13 @@ class Sheets(commands.Cog):
         sheet = await self.store.sheets.import_json(
             guild_key(interaction), interaction.user.id, text, replace
         )
-        await self._answer(interaction, sheet, f"Imported {sheet.name} ({system_label(sheet.system)}).")
+        text = f"Imported {sheet.name} ({system_label(sheet.system)})."
+        problems = parent_problems(sheet)
+        if problems:  # a file may hold what /sheet set-skill refuses: say so now, not at the roll
+            text += f" Before rolling with it: {problems[0]}"
+        await self._answer(interaction, sheet, text)
 
 
 async def setup(bot: commands.Bot) -> None:
+    pages.register(bot, "sheets", sheets_page)
     await bot.add_cog(Sheets(bot))

@@ -24,6 +24,7 @@ from bot.core.dice import Dice
 from bot.store import Conflict, NotFound, Store, SupplyDie
 from bot.store.models import name_key
 from bot.ui.decision import supply_compact, supply_list_embed, supply_roll_details, supply_set_embed
+from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, supply_line
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
@@ -97,9 +98,7 @@ class Supply(
     ) -> None:
         assert interaction.guild is not None
         guild_id, owner_id = interaction.guild.id, interaction.user.id
-        mode = await resolve_mode(interaction, self.store, visibility)
-        if mode == "blind":
-            raise UserError(BLIND_SUPPLY)
+        mode = await resolve_mode(interaction, self.store, visibility, blind_refusal=BLIND_SUPPLY)
         character = await character_of(self.store, guild_id, interaction.user)
         supply = await self._current(guild_id, owner_id, character, item)
         dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source
@@ -170,7 +169,9 @@ class Supply(
         assert interaction.guild is not None
         who = member or interaction.user
         supplies = await self.store.supply.list(interaction.guild.id, who.id)
-        await reply(interaction, embed=supply_list_embed(who.display_name, supplies), ephemeral=True)
+        await reply(
+            interaction, embed=supply_list_embed(shown_name(who.display_name), supplies), ephemeral=True
+        )
 
     # ------------------------------------------------------------------------------------------------
     @app_commands.command(name="set", description="GM: set or restore a character's supply die (DD-7).")
@@ -196,7 +197,7 @@ class Supply(
         except NotFound:
             previous = None
         supply = await self.store.supply.set(guild_id, member.id, character, item, die)
-        embed = supply_set_embed(supply, previous, interaction.user.display_name)
+        embed = supply_set_embed(supply, previous, shown_name(interaction.user.display_name))
         await reply(interaction, embed=embed)
 
     @set.autocomplete("item")

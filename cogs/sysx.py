@@ -64,7 +64,6 @@ from bot.ui.sysx import (
     list_choices,
     opposed_compact,
     opposed_details,
-    party_title,
     skill_choices,
     split_list,
     synergy_compact,
@@ -297,8 +296,8 @@ class SystemX(
             custom_chart=custom,
         )
         compact = opposed_compact(
-            (party_title(actor, acting.name, actor_source), actor_source, actor_result),
-            (party_title(target, opposing.name, target_source), target_source, target_result),
+            (acting.shown, actor_source, actor_result),
+            (opposing.shown, target_source, target_result),
             final,
             style,
             applied=applied,
@@ -447,7 +446,7 @@ class SystemX(
         rows: list[tuple[str, SkillSource, Any, list[AppliedModifier]]] = []
         names: list[str] = []
         dice: list[int] = []
-        for party, (_, (member, *_)) in zip(parties, given, strict=True):
+        for party in parties:
             # GM-3: each member's own pending modifiers apply to their own check
             applied = await self._take(interaction, party)
             gm = gm_modifiers(applied)
@@ -458,7 +457,7 @@ class SystemX(
                 chart, source.sv, natural, roll_modifier=gm.roll, sv_modifier=gm.sv, wounds=source.wounds
             )
             rows.append((party.name, source, result, applied))
-            names.append(party_title(member, party.name, source))
+            names.append(party.shown)
         outcome = combined([row[2].margin for row in rows])
         details = combined_details(rows, outcome, style, custom_chart=custom)
         compact = combined_compact(
@@ -543,8 +542,9 @@ class SystemX(
             sysx_synergy_line(steps, required=need, chart=chart, style=style, actual=outcome.margin),
         )
         verdict = "success" if outcome.succeeded else "failure"
-        character = next((s.sheet_name for s in sources if s.sheet_name), None)
-        who = shown_name(character or interaction.user.display_name)
+        # named after the sheet's character when a skill of the chain came from the sheet
+        from_sheet = next((s for s in sources if s.sheet_name), sources[0])
+        who = who_rolled(interaction.user.display_name, from_sheet)
         compact = synergy_compact(outcome, sources, style, who=who, applied=applied)
         await publish(
             interaction,

@@ -460,7 +460,7 @@ def test_bj_9_bonus_counts_when_a_card_has_the_characteristics_suit():
 
 def test_bj_9_face_down_and_bonus_cards_count_too():
     hand = voluntary("9D", "5S", characteristic="dexterity", characteristic_bonus=2)
-    assert hand.characteristic == "Dexterity" and hand.characteristic_counts
+    assert hand.characteristics == (bj.Characteristic("Dexterity", 2),) and hand.characteristic_counts
     hand = voluntary("10S", "5H", "6C", characteristic="Control", characteristic_bonus=2)
     assert not hand.characteristic_counts
     hand = bj.add_bonus(hand, Card.parse("4D"))
@@ -471,6 +471,94 @@ def test_bj_9_rule_can_be_switched_off():
     options = HandOptions(characteristic_rule=False)
     hand = bj.stand(voluntary("10H", characteristic="Speed", characteristic_bonus=5, options=options))
     assert not hand.characteristic_counts and hand.counted_bonus == 0
+
+
+# BJ-9: a task may name one or more characteristics; each one's bonus counts once when a played card
+# has its suit.
+
+
+def several(*codes, named=(("Strength", 3), ("Dexterity", 2), ("Speed", -1)), **kwargs):
+    return voluntary(*codes, characteristics=named, **kwargs)
+
+
+def test_bj_9_each_characteristic_counts_when_its_suit_is_played():
+    # BJ-9: a spade counts Strength, a diamond Dexterity; Speed's heart was not played.
+    hand = bj.stand(several("9S", "5D", skill=2, difficulty=2))
+    strength, dexterity, _ = hand.characteristics
+    assert hand.counting_characteristics == (strength, dexterity)
+    assert hand.counted_bonus == 3 + 2 and hand.characteristic_counts
+    assert bj.resolve(hand).trl == (14 + 5) // 5 + 2 - 2 == 3
+    only_clubs = bj.stand(several("9C", "5C", skill=2, difficulty=2))
+    assert only_clubs.counting_characteristics == () and only_clubs.counted_bonus == 0
+    assert not only_clubs.characteristic_counts
+    assert bj.resolve(only_clubs).trl == 14 // 5 == 2
+
+
+def test_bj_9_each_bonus_counts_once_however_many_cards_match():
+    # BJ-9: three spades count Strength once; a negative bonus counts like any other.
+    hand = bj.stand(several("2S", "3S", "4S", "5H"))
+    assert hand.counted_bonus == 3 - 1
+    assert bj.resolve(hand).trl == (14 + 2) // 5 + 3 - 2
+
+
+def test_bj_9_two_characteristics_of_one_suit_both_count():
+    # BJ-9: Strength and Intelligence are both spades: one spade lets both bonuses count.
+    hand = bj.stand(voluntary("9S", "5C", characteristics=[("Strength", 2), ("intelligence", 4)]))
+    assert [c.name for c in hand.counting_characteristics] == ["Strength", "Intelligence"]
+    assert hand.counted_bonus == 6
+    assert bj.suit_bonuses(hand.characteristics) == {Suit.SPADES: 6}
+
+
+def test_bj_9_bonus_cards_and_the_face_down_card_count_for_every_characteristic():
+    # BJ-9 with BJ-6: the bonus cards are played cards too.
+    hand = several("10C", "5C", "6C")  # 21: owed a bonus
+    assert hand.counted_bonus == 0
+    hand = bj.add_bonus(hand, Card.parse("4D"))  # a diamond: Dexterity counts
+    assert hand.is_over and hand.counted_bonus == 2
+    face_down = several("2H", "9C")
+    assert face_down.counting_characteristics == (bj.Characteristic("Speed", -1),)
+
+
+def test_bj_9_several_characteristics_with_the_rule_off_count_nothing():
+    # BJ-9 is a guild option: off, no bonus counts whatever the suits.
+    hand = bj.stand(several("9S", "5D", "2H", options=HandOptions(characteristic_rule=False)))
+    assert hand.counting_characteristics == () and hand.counted_bonus == 0
+
+
+def test_bj_9_several_characteristics_are_checked():
+    # BJ-9: each characteristic once, each a known name with a bonus in range; one way of naming them.
+    with pytest.raises(RuleError, match="twice"):
+        bj.start_voluntary(3, 2, characteristics=[("Strength", 1), ("strength", 2)])
+    with pytest.raises(RuleError, match="not both"):
+        bj.start_voluntary(3, 2, "Speed", 1, characteristics=[("Strength", 1)])
+    for bad in ([("Luck", 1)], [("Speed", 1000)], [("Speed",)], ["Speed"], "Speed", [("Speed", True)]):
+        with pytest.raises(RuleError):
+            bj.start_voluntary(3, 2, characteristics=bad)
+    hand = bj.start_involuntary(3, 2, characteristics=[(" will ", -2), ("Concentration", 0)])
+    assert hand.characteristics == (bj.Characteristic("Will", -2), bj.Characteristic("Concentration", 0))
+    assert bj.suit_bonuses(hand.characteristics) == {Suit.CLUBS: -2}  # a 0 bonus changes nothing
+
+
+def test_bj_9_several_characteristics_round_trip_and_old_records_still_read():
+    # BJ-9: a stored hand keeps every characteristic; one stored before several were possible still reads.
+    hand = bj.stand(several("9S", "5D"))
+    assert bj.Hand.from_dict(json.loads(json.dumps(hand.to_dict()))) == hand
+    old = {**voluntary("9D", "5S").to_dict(), "characteristic": "Dexterity", "characteristic_bonus": 2}
+    del old["characteristics"]
+    read = bj.Hand.from_dict(old)
+    assert read.characteristics == (bj.Characteristic("Dexterity", 2),) and read.counted_bonus == 2
+    with pytest.raises(RuleError):
+        bj.Hand.from_dict({**hand.to_dict(), "characteristics": [["Strength", 1], ["Strength", 1]]})
+
+
+def test_bj_9_summary_shows_which_characteristics_count_once_the_card_is_shown():
+    # BJ-9 with BJ-4: while the face-down card is hidden, which bonuses count would give it away.
+    hand = several("9S", "5D")
+    hidden = bj.summarize(hand)
+    assert hidden.characteristics == hand.characteristics
+    assert hidden.counting is None and hidden.characteristic_counts is None
+    shown = bj.summarize(bj.stand(hand))
+    assert shown.counting == (True, True, False) and shown.characteristic_counts
 
 
 def test_bj_9_a_bonus_needs_its_characteristic():
@@ -595,6 +683,7 @@ def _sample_hands():
         voluntary("2S", "2H", "AC", skill=10, difficulty=7, options=options),
         bj.start_involuntary(1, 0),
         bj.play_involuntary(cards("6S", "5H", "4D", "2C"), 2, 5, "Strength", 4),
+        voluntary("9D", "5S", characteristics=[("Dexterity", 2), ("Speed", -1), ("Will", 3)]),
     ]
 
 

@@ -126,3 +126,39 @@ def test_the_chart_worker_gives_a_charts_freed_memory_back_to_the_system(
 def test_the_chart_worker_finds_malloc_trim_in_glibc() -> None:
     trim = chart_worker._trim()
     assert trim is not None and trim(0) in (0, 1)
+
+
+def _bar_heights(axes: Any) -> list[float]:
+    return [round(patch.get_height(), 9) for patch in axes.patches]
+
+
+def test_the_hand_chart_bars_differ_where_the_moves_odds_differ() -> None:
+    # /odds cards hand: drew identical 100% bars for an easy task: every move succeeds for certain, and the
+    # chart showed only that. The moves differ in the TRL they reach, which the second panel shows.
+    easy = bj.deal(bj.start_voluntary(5, 3), Card.parse("7S"))
+    decision = cards.voluntary_decision(easy, full_deck()[:30])
+    assert {o.success for o in decision.options} == {1}
+    chances, levels = charts.hand_decision_figure(decision).axes
+    assert _bar_heights(chances) == [100.0] * len(decision.options)
+    assert chances.get_yticks().max() <= 100  # no 120% on a chance axis
+    expected = [round(float(o.expected_trl), 9) for o in decision.options]
+    assert _bar_heights(levels) == expected and len(set(expected)) > 1
+
+    hard = bj.hit(bj.start_voluntary(1, 4, "Strength", 3), Card.parse("4S"))
+    decision = cards.voluntary_decision(hard, full_deck()[:30])
+    chances, levels = charts.hand_decision_figure(decision).axes
+    expected = [round(float(o.success) * 100, 9) for o in decision.options]
+    assert _bar_heights(chances) == expected and len(set(expected)) > 1
+    assert _bar_heights(levels) == [round(float(o.expected_trl), 9) for o in decision.options]
+
+
+def test_the_hand_chart_marks_an_estimated_hit() -> None:  # BJ-9: several suits and the suit rule
+    hand = bj.deal(
+        bj.start_voluntary(2, 3, characteristics=[("Strength", 2), ("Dexterity", 3)]), Card.parse("7H")
+    )
+    decision = cards.voluntary_decision(hand, full_deck()[:20])
+    assert not decision.exact
+    chances, _ = charts.hand_decision_figure(decision).axes
+    labels = [label.get_text() for label in chances.get_xticklabels()]
+    assert labels[-1] == "Hit ~" and all("~" not in label for label in labels[:-1])
+    assert any(text.get_text().startswith("~") for text in chances.texts)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import bot.__main__ as entry
-from bot.check import database_problems, looks_like_an_id, read_settings, token_problems
+from bot.check import database_problems, looks_like_an_id, read_settings, summary, token_problems
 from bot.settings import TOKEN_HELP
 from tests.test_settings import NAMES, run_bot
 
@@ -97,6 +97,9 @@ def test_an_unwritable_database_or_folder_is_named(tmp_path: Path, monkeypatch: 
         ("DISCORD_API_BASE", "http://", "DISCORD_API_BASE must be a web address"),
         ("DICE_SEED", "lucky", "DICE_SEED must be a whole number"),
         ("LOG_LEVEL", "LOUD", "LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR; it is 'LOUD'."),
+        ("SHARD_COUNT", "0", "SHARD_COUNT must be a whole number from 1, or empty to ask Discord"),
+        ("SHARD_COUNT", "two", "SHARD_COUNT must be a whole number from 1"),
+        ("SHARD_IDS", "0", "SHARD_IDS needs SHARD_COUNT"),
     ],
 )
 def test_each_bad_setting_is_one_sentence_naming_it(
@@ -113,6 +116,41 @@ def test_several_problems_are_all_named(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("DICE_SEED", "y")
     _, found = read_settings()
     assert [line.split()[0] for line in found] == ["DEV_GUILD_ID", "DICE_SEED"]
+
+
+@pytest.mark.parametrize(
+    ("count", "ids", "words"),
+    [
+        ("4", "0, 4", "SHARD_IDS must name different shards from 0 to 3 (SHARD_COUNT is 4); it is '0,4'."),
+        ("4", "1,1", "SHARD_IDS must name different shards from 0 to 3"),
+        ("4", "0-1", "SHARD_IDS must be shard numbers separated by commas, such as 0,1; it is '0-1'."),
+    ],
+)
+def test_shard_ids_must_fit_the_shard_count(
+    monkeypatch: pytest.MonkeyPatch, count: str, ids: str, words: str
+) -> None:
+    monkeypatch.setenv("SHARD_COUNT", count)
+    monkeypatch.setenv("SHARD_IDS", ids)
+    _, found = read_settings(discord_token=TOKEN)
+    assert len(found) == 1 and words in found[0], found
+
+
+def test_shards_split_over_processes_and_only_shard_0_syncs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SHARD_COUNT", "4")
+    assert read_settings(discord_token=TOKEN)[0].syncs_commands()  # type: ignore[union-attr]
+    monkeypatch.setenv("SHARD_IDS", " 2,3 ")
+    settings, found = read_settings(discord_token=TOKEN, database_path=tmp_path / "bot.db")
+    assert found == [] and settings is not None
+    assert (settings.shard_count, settings.shard_ids, settings.syncs_commands()) == (4, (2, 3), False)
+    line = summary(settings)
+    assert "another process (the one running shard 0) syncs the commands, shards 2,3 of 4." in line
+    monkeypatch.setenv("SHARD_IDS", "0,1")
+    assert read_settings(discord_token=TOKEN)[0].syncs_commands()  # type: ignore[union-attr]
+    monkeypatch.delenv("SHARD_COUNT")
+    monkeypatch.delenv("SHARD_IDS")
+    assert summary(read_settings(discord_token=TOKEN)[0]).endswith("as many shards as Discord asks for.")  # type: ignore[arg-type]
 
 
 def test_a_server_id_is_a_snowflake() -> None:

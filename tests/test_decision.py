@@ -331,7 +331,7 @@ def test_dd7_walk_down_to_empty():
         result = supply_roll(die, 1)
         steps.append(result.name)
         die = result.new_die
-    assert steps == ["d12 -> d10", "d10 -> d8", "d8 -> d6", "d6 -> d4", "d4 -> empty"]
+    assert steps == ["d12 → d10", "d10 → d8", "d8 → d6", "d6 → d4", "d4 → empty"]
     assert supply_roll(SupplyDie.D6, 4).name == "d6 holds"
 
 

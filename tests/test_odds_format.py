@@ -59,9 +59,32 @@ def test_summaries_read_as_the_issue_asks() -> None:
     assert "TRL 3 or better" in format.cards_summary(hand, 3)
     root = bj.hit(bj.start_voluntary(2, 3), Card.parse("9S"))
     line = format.hand_decision_summary(cards.voluntary_decision(root, full_deck()[1:]))
-    assert line.startswith("Stand ") and "best:" in line
+    assert line.startswith("Stand ") and "best:" in line and "about" not in line
+    # BJ-6 with BJ-9: a characteristic's suit still to show, both suit rules on: Hit's odds are an estimate
+    estimated = bj.hit(bj.start_voluntary(2, 3, "Speed", 2), Card.parse("9S"))
+    shoe = [c for c in full_deck()[:30] if c != Card.parse("9S")]
+    line = format.hand_decision_summary(cards.voluntary_decision(estimated, shoe))
+    assert "Hit about " in line and "(TRL about " in line and "Stand about" not in line
     assert "to complete" in format.sustained_summary(rps_odds.sustained_odds(rps.start_pool(10, 12, 5)))
     assert format.supply_summary(decision.supply_odds(SupplyDie.D4)) == "d4: about 1.3 more rolls until empty"
+
+
+def test_an_estimated_hit_reads_about() -> None:  # BJ-9: several tracked suits with the suit rule
+    several = bj.deal(
+        bj.start_voluntary(2, 3, characteristics=[("Strength", 2), ("Dexterity", 3)]), Card.parse("7H")
+    )
+    estimate = cards.voluntary_decision(several, full_deck()[:20])
+    assert not estimate.exact and estimate.hit is not None
+    line = format.hand_decision_summary(estimate)
+    hit = (
+        f"Hit about {format.percent(estimate.hit.success)} (TRL about {float(estimate.hit.expected_trl):.1f})"
+    )
+    assert hit in line
+    assert line.count("about") == 2  # Stand and the adders are certain
+    assert format.move_chance(estimate, estimate.hit) == f"about {format.percent(estimate.hit.success)}"
+    untracked = bj.deal(bj.start_voluntary(2, 3), Card.parse("7H"))
+    exact = cards.voluntary_decision(untracked, full_deck()[:20])
+    assert exact.exact and "about" not in format.hand_decision_summary(exact)
 
 
 def test_distribution_helpers() -> None:

@@ -169,3 +169,28 @@ def test_custom_chart_is_used() -> None:
     chart = systemx.RollChart(rows)
     assert odds.check_distribution(15, chart=chart).outcomes == ((S2, Fraction(1)),)
     assert odds.check_distribution(15).outcomes != ((S2, Fraction(1)),)
+
+
+def test_odds_keep_cs_above_large_sums_and_cf_below() -> None:
+    # SX-7 as decided: a combined distribution (sums up to S15) lists CS last and CF first, and the chance
+    # to meet a required CS is the chance of CS alone; a required CF is always met.
+    strong = [odds.check_distribution(sv) for sv in (28, 29, 30, 4)]
+    dist = odds.combined_distribution(strong)
+    support = dist.support
+    assert support[-1] == CS and support[0] == CF
+    assert any(m.value > 10 and not m.is_critical for m in support)  # S11 and more occur
+    assert all(support[i] < support[i + 1] for i in range(len(support) - 1))
+    assert odds.success_chance(dist, CS) == dist.probability(CS)
+    assert odds.success_chance(dist, CF) == 1
+    numbered = [m for m in support if not m.is_critical]
+    assert dist.highest == CS and max(numbered) < CS
+
+
+def test_odds_required_cs_on_one_check_is_the_chance_of_cs() -> None:
+    # SX-7: for every SV, P(meets CS) = P(CS) and P(meets CF) = 1; the odds and the rule agree face by face.
+    for sv in range(-1, 33):
+        result = odds.check_odds(sv, roll_modifier=2, required=CS)
+        assert result.success == result.critical_success
+        faces = [systemx.check(CHART, sv, f, roll_modifier=2, required=CS).succeeded for f in range(1, 21)]
+        assert result.success == Fraction(sum(faces), 20)
+        assert odds.check_odds(sv, required=CF).success == 1

@@ -26,6 +26,8 @@ NAMES = (
     "DICE_SEED",
     "LOG_LEVEL",
     "FORCE_SYNC",
+    "SHARD_COUNT",
+    "SHARD_IDS",
 )
 
 

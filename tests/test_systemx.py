@@ -131,8 +131,8 @@ def test_parser_refuses_non_text(value: object) -> None:
 def test_margins_beyond_the_chart_order_by_value() -> None:
     s10, s12, f10, f11 = Margin.success(10), Margin.success(12), Margin.failure(10), Margin.failure(11)
     assert s12.value == 12 and not s12.is_critical and not s12.on_chart
-    assert S5 < s10 < CS < s12
-    assert f11 < CF < f10 < F5
+    assert S5 < s10 < s12 < CS
+    assert CF < f11 < f10 < F5
     assert str(s12) == "S12" and s12.signed() == "+12" and Margin.parse("S12") == s12 == Margin.parse("+12")
     assert str(f11) == "F11" and f11.signed() == "-11"
 
@@ -160,8 +160,12 @@ def test_margin_needs_whole_numbers() -> None:
 @given(margins(), margins())
 def test_order_is_total_and_follows_value(a: Margin, b: Margin) -> None:
     assert (a < b) + (a == b) + (a > b) == 1
-    if a.value != b.value:
+    if a.value != b.value and not a.is_critical and not b.is_critical:
         assert (a < b) == (a.value < b.value)
+    if a != b and CS in (a, b):  # SX-7: CS above every other margin, CF below
+        assert max(a, b) == CS
+    if a != b and CF in (a, b):
+        assert min(a, b) == CF
     if a.value == b.value == 0 and not a.is_critical and not b.is_critical and a != b:
         assert min(a, b) == F0
 
@@ -765,3 +769,46 @@ def test_one_die_per_task_and_no_reroll() -> None:
         check(MODEL, 15, [10, 12])  # type: ignore[arg-type]
     with pytest.raises(RuleError):
         synergy(MODEL, [SkillCheck(15), SkillCheck(12)], [10, 11, 19])
+
+
+# -- SX-7 as decided: the criticals stand outside the numbered margins ---------------------------------
+
+
+@pytest.mark.parametrize("k", [5, 6, 10, 11, 12, 15, 40, 999])
+def test_cs_is_above_every_numbered_success(k: int) -> None:
+    # SX-7: CS is above S11, S12 ... however large the margin; CF below every failure (F11, F40 ...).
+    success, failure = Margin.success(k), Margin.failure(k)
+    assert success < CS and not success >= CS and max(success, CS) == CS
+    assert failure > CF and not failure <= CF and min(failure, CF) == CF
+    assert sorted([CS, success, S0, F0, failure, CF]) == [CF, failure, F0, S0, success, CS]
+
+
+def test_s11_and_s12_sort_below_cs_and_f_large_above_cf() -> None:
+    # SX-7: a combined check's S12 and the opposed S10 stay below CS; F10, F11 stay above CF.
+    s11, s12, f10, f11 = Margin.success(11), Margin.success(12), Margin.failure(10), Margin.failure(11)
+    big = combined([S5, S5, S2]).margin
+    assert big == s12 and big < CS
+    assert opposed(S5, F5) == Margin.success(10) < CS
+    assert sorted([CS, s12, s11, CF, f10, f11]) == [CF, f11, f10, s11, s12, CS]
+    # the value a rule does arithmetic with is unchanged (CS = +10, CF = -10)
+    assert CS.value == 10 < s11.value and CF.value == -10 > f11.value
+
+
+@pytest.mark.parametrize("k", [0, 5, 10, 11, 12, 20])
+def test_a_required_cs_is_met_only_by_cs(k: int) -> None:
+    # SX-7: a required margin of CS is met by CS alone, never by a numbered success however large;
+    # a required CF is met by every margin, the largest failures included.
+    assert not succeeds(Margin.success(k), CS)
+    assert succeeds(CS, CS)
+    assert succeeds(Margin.failure(k), CF) and succeeds(CF, CF)
+    assert not succeeds(CF, F5)
+
+
+def test_a_required_cs_in_a_check_is_met_only_by_cs() -> None:
+    # SX-7 through ``check``: every face of the d20 at SV 30 succeeds against CS only when it gives CS.
+    for roll in range(1, 21):
+        result = check(MODEL, 30, roll, required=CS)
+        assert result.succeeded == (result.margin == CS)
+        assert result.verdict is (Verdict.CRITICAL_SUCCESS if result.margin == CS else Verdict.FAILURE)
+    high = check(MODEL, 20, 18, roll_modifier=8, required=CS)  # SX-4: modified roll 26 -> CS
+    assert high.margin == CS and high.succeeded

@@ -12,10 +12,13 @@ Tables (data):
                            sorted tuple of values that skill may add (skill 0: empty).
     DEFAULT_ADDER_SCHEME   "low".
     CHARACTERISTIC_SUITS   characteristic name -> Suit (BJ-9), general names included.
+    Characteristic         (name, bonus): one characteristic a task names and the character's bonus.
     RESULT_NAMES           TRL -2..8 -> name; ``result_name`` extends it both ways.
 Functions on the tables:
     skill_name(level), difficulty_name(level), adder_values(skill, scheme="low"),
-    format_adder_values(values), characteristic_suit(name), canonical_characteristic(name).
+    format_adder_values(values), characteristic_suit(name), canonical_characteristic(name),
+    task_characteristics(characteristic=None, characteristic_bonus=0, characteristics=()),
+    suit_bonuses(characteristics).
 Card totals and results:
     card_total(cards, extra=0)        BJ-2 soft total (ace 11 when that keeps the total <= 21), no wrap.
     is_fumble_chance(card, position)  BJ-11 for the card that is the ``position``-th in the hand (1-based).
@@ -25,12 +28,14 @@ Card totals and results:
 The hand:
     HandMode (VOLUNTARY / INVOLUNTARY), HandState (IN_PROGRESS / AWAITING_BONUS / ENDED),
     Ending (STOOD / WRAPPED / BLACKJACK_BONUS / SKILL_ADDED / DEALER_STOOD), HandOptions, Hand.
-    start_voluntary(skill, difficulty, characteristic=None, characteristic_bonus=0, options=HandOptions())
+    start_voluntary(skill, difficulty, characteristic=None, characteristic_bonus=0, options=HandOptions(),
+                    *, characteristics=())   one characteristic, or several as (name, bonus) pairs
     start_involuntary(same arguments)
     hit(hand, card), add_bonus(hand, card), deal(hand, card), stand(hand), add_skill(hand, value)
     feed(hand, source) / play_involuntary(source, skill, difficulty, ...)   source: iterable or callable.
     Hand properties: needs_card, pending_bonus, is_over, played, total, wrapped, fumble_flags,
-    characteristic_counts; Hand.to_dict() / Hand.from_dict(d); resolve(hand) -> TaskResult;
+    characteristics, counting_characteristics, characteristic_counts, counted_bonus;
+    Hand.to_dict() / Hand.from_dict(d); resolve(hand) -> TaskResult;
     summarize(hand, reveal=False) -> HandSummary.
 A caller holding a shoe: ``hand = start_voluntary(...)``; then ``while hand.needs_card: card, shoe =
 shoe.draw(rng); hand = deal(hand, card)``; a Hit click is ``hit(hand, drawn)`` followed by the same loop (a
@@ -199,6 +204,66 @@ def canonical_characteristic(name: object) -> str:
 def characteristic_suit(name: str) -> Suit:
     """The suit that lets a characteristic's bonus count (BJ-9)."""
     return CHARACTERISTIC_SUITS[canonical_characteristic(name)]
+
+
+class Characteristic(NamedTuple):
+    """One characteristic a task names (its table spelling) and the character's bonus for it (BJ-9)."""
+
+    name: str
+    bonus: int
+
+    @property
+    def suit(self) -> Suit:
+        """The suit whose card lets this bonus count."""
+        return CHARACTERISTIC_SUITS[self.name]
+
+
+def _characteristic(item: object) -> Characteristic:
+    if isinstance(item, str) or not isinstance(item, tuple | list) or len(item) != 2:
+        raise RuleError(f"A task's characteristic is a (name, bonus) pair, not {item!r}.")
+    name, bonus = item
+    limit = MAX_CHARACTERISTIC_BONUS
+    return Characteristic(
+        canonical_characteristic(name), require_range(bonus, -limit, limit, "A characteristic bonus")
+    )
+
+
+def _characteristics(items: object) -> tuple[Characteristic, ...]:
+    """A task's characteristics, checked: each a known name with a bonus, none named twice (BJ-9)."""
+    if isinstance(items, str) or not isinstance(items, Iterable):
+        raise RuleError("A task's characteristics are a list of (name, bonus) pairs.")
+    found = tuple(_characteristic(item) for item in items)
+    names = [c.name for c in found]
+    for name in names:
+        if names.count(name) > 1:
+            raise RuleError(f"The task names {name} twice; name each characteristic once.")
+    return found
+
+
+def task_characteristics(
+    characteristic: str | None = None,
+    characteristic_bonus: int = 0,
+    characteristics: Iterable[tuple[str, int]] = (),
+) -> tuple[Characteristic, ...]:
+    """BJ-9: the characteristics a task names, from one (``characteristic`` and its bonus) or several
+    (``characteristics``, (name, bonus) pairs), never both."""
+    several = _characteristics(characteristics)
+    if characteristic is None:
+        if characteristic_bonus != 0:
+            raise RuleError("A characteristic bonus needs the characteristic it belongs to.")
+        return several
+    if several:
+        raise RuleError("Name one characteristic, or several as a list, not both.")
+    return _characteristics([(characteristic, characteristic_bonus)])
+
+
+def suit_bonuses(characteristics: Iterable[Characteristic]) -> dict[Suit, int]:
+    """The bonus each suit brings when a played card has it (BJ-9): the sum over the characteristics of
+    that suit (Strength and Intelligence are both spades); suits whose bonuses sum to 0 are left out."""
+    out: dict[Suit, int] = {}
+    for item in characteristics:
+        out[item.suit] = out.get(item.suit, 0) + item.bonus
+    return {suit: bonus for suit, bonus in out.items() if bonus}
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -394,8 +459,7 @@ class Hand:
     mode: HandMode
     skill: int
     difficulty: int
-    characteristic: str | None = None
-    characteristic_bonus: int = 0
+    characteristics: tuple[Characteristic, ...] = ()
     options: HandOptions = field(default_factory=HandOptions)
     cards: tuple[Card, ...] = ()
     bonus_cards: tuple[Card, ...] = ()
@@ -408,13 +472,9 @@ class Hand:
             raise RuleError(f"{self.mode!r} is not a hand mode.")
         require_range(self.skill, 0, MAX_SKILL, "A skill level")
         require_range(self.difficulty, 0, MAX_DIFFICULTY, "A task difficulty")
-        limit = MAX_CHARACTERISTIC_BONUS
-        require_range(self.characteristic_bonus, -limit, limit, "A characteristic bonus")
-        if self.characteristic is None:
-            if self.characteristic_bonus != 0:
-                raise RuleError("A characteristic bonus needs the characteristic it belongs to.")
-        elif self.characteristic != canonical_characteristic(self.characteristic):
-            object.__setattr__(self, "characteristic", canonical_characteristic(self.characteristic))
+        checked = _characteristics(self.characteristics)
+        if checked != self.characteristics or type(self.characteristics) is not tuple:
+            object.__setattr__(self, "characteristics", checked)
         if not isinstance(self.options, HandOptions):
             raise RuleError("A hand's options must be HandOptions.")
         if not all(isinstance(card, Card) for card in self.cards + self.bonus_cards):
@@ -481,24 +541,23 @@ class Hand:
         return tuple(i for i, card in enumerate(self.played) if is_fumble_chance(card, i + 1))
 
     @property
-    def characteristic_suit(self) -> Suit | None:
-        """The suit of the task's characteristic, if any."""
-        return None if self.characteristic is None else CHARACTERISTIC_SUITS[self.characteristic]
+    def counting_characteristics(self) -> tuple[Characteristic, ...]:
+        """BJ-9: the task's characteristics whose bonus counts: the rule is on and a played card (the
+        face-down and bonus cards included) has the characteristic's suit; each counts once."""
+        if not self.options.characteristic_rule or not self.characteristics:
+            return ()
+        suits = {card.suit for card in self.played}
+        return tuple(c for c in self.characteristics if c.suit in suits)
 
     @property
     def characteristic_counts(self) -> bool:
-        """BJ-9: the characteristic bonus counts when the rule is on and a played card has its suit."""
-        suit = self.characteristic_suit
-        return (
-            self.options.characteristic_rule
-            and suit is not None
-            and any(card.suit is suit for card in self.played)
-        )
+        """BJ-9: True when some characteristic's bonus counts."""
+        return bool(self.counting_characteristics)
 
     @property
     def counted_bonus(self) -> int:
-        """The characteristic bonus that enters BJ-8 (0 when it does not count)."""
-        return self.characteristic_bonus if self.characteristic_counts else 0
+        """The characteristic bonuses that enter BJ-8: the sum of those that count (0 when none does)."""
+        return sum(c.bonus for c in self.counting_characteristics)
 
     @property
     def allowed_adders(self) -> tuple[int, ...]:
@@ -528,8 +587,7 @@ class Hand:
             "mode": self.mode.value,
             "skill": self.skill,
             "difficulty": self.difficulty,
-            "characteristic": self.characteristic,
-            "characteristic_bonus": self.characteristic_bonus,
+            "characteristics": [[c.name, c.bonus] for c in self.characteristics],
             "options": self.options.to_dict(),
             "cards": [card.code for card in self.cards],
             "bonus_cards": [card.code for card in self.bonus_cards],
@@ -550,13 +608,12 @@ class Hand:
             cards = [Card.parse(code) for code in data["cards"]]
             bonus_cards = [Card.parse(code) for code in data["bonus_cards"]]
             adder = data["adder"]
+            if "characteristics" in data:
+                named = _characteristics(data["characteristics"])
+            else:  # stored before a task could name several characteristics
+                named = task_characteristics(data["characteristic"], data["characteristic_bonus"])
             hand = _start(
-                mode,
-                data["skill"],
-                data["difficulty"],
-                data["characteristic"],
-                data["characteristic_bonus"],
-                HandOptions.from_dict(data["options"]),
+                mode, data["skill"], data["difficulty"], named, HandOptions.from_dict(data["options"])
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise RuleError(f"A stored hand is incomplete or malformed ({exc!r}).") from None
@@ -583,17 +640,11 @@ def _start(
     mode: HandMode,
     skill: int,
     difficulty: int,
-    characteristic: str | None,
-    characteristic_bonus: int,
+    characteristics: tuple[Characteristic, ...],
     options: HandOptions,
 ) -> Hand:
     return Hand(
-        mode=mode,
-        skill=skill,
-        difficulty=difficulty,
-        characteristic=characteristic,
-        characteristic_bonus=characteristic_bonus,
-        options=options,
+        mode=mode, skill=skill, difficulty=difficulty, characteristics=characteristics, options=options
     )
 
 
@@ -603,11 +654,16 @@ def start_voluntary(
     characteristic: str | None = None,
     characteristic_bonus: int = 0,
     options: HandOptions | None = None,
+    *,
+    characteristics: Iterable[tuple[str, int]] = (),
 ) -> Hand:
-    """A new voluntary hand (BJ-4); it needs its face-down card dealt next (``needs_card``)."""
-    return _start(
-        HandMode.VOLUNTARY, skill, difficulty, characteristic, characteristic_bonus, options or HandOptions()
-    )
+    """A new voluntary hand (BJ-4); it needs its face-down card dealt next (``needs_card``).
+
+    The task's characteristics (BJ-9): one as ``characteristic`` and ``characteristic_bonus``, or several
+    as ``characteristics``, (name, bonus) pairs.
+    """
+    named = task_characteristics(characteristic, characteristic_bonus, characteristics)
+    return _start(HandMode.VOLUNTARY, skill, difficulty, named, options or HandOptions())
 
 
 def start_involuntary(
@@ -616,16 +672,13 @@ def start_involuntary(
     characteristic: str | None = None,
     characteristic_bonus: int = 0,
     options: HandOptions | None = None,
+    *,
+    characteristics: Iterable[tuple[str, int]] = (),
 ) -> Hand:
-    """A new involuntary hand (BJ-3); it needs cards until the dealer's rule stands."""
-    return _start(
-        HandMode.INVOLUNTARY,
-        skill,
-        difficulty,
-        characteristic,
-        characteristic_bonus,
-        options or HandOptions(),
-    )
+    """A new involuntary hand (BJ-3); it needs cards until the dealer's rule stands (characteristics
+    as ``start_voluntary``)."""
+    named = task_characteristics(characteristic, characteristic_bonus, characteristics)
+    return _start(HandMode.INVOLUNTARY, skill, difficulty, named, options or HandOptions())
 
 
 def _ended_message(hand: Hand) -> str:
@@ -778,9 +831,13 @@ def play_involuntary(
     characteristic: str | None = None,
     characteristic_bonus: int = 0,
     options: HandOptions | None = None,
+    *,
+    characteristics: Iterable[tuple[str, int]] = (),
 ) -> Hand:
     """BJ-3: play a whole involuntary hand with the dealer's rule, drawing from ``source``."""
-    hand = start_involuntary(skill, difficulty, characteristic, characteristic_bonus, options)
+    hand = start_involuntary(
+        skill, difficulty, characteristic, characteristic_bonus, options, characteristics=characteristics
+    )
     return feed(hand, source)
 
 
@@ -818,9 +875,8 @@ class HandSummary(NamedTuple):
     skill_name: str
     difficulty: int
     difficulty_name: str
-    characteristic: str | None
-    characteristic_bonus: int
-    characteristic_counts: bool | None
+    characteristics: tuple[Characteristic, ...]
+    counting: tuple[bool, ...] | None  # per characteristic: its bonus counts (None while a card is hidden)
     allowed_adders: tuple[int, ...]
     result: TaskResult | None
 
@@ -828,6 +884,16 @@ class HandSummary(NamedTuple):
     def verdict(self) -> Verdict | None:
         """The result's verdict, once the hand has ended."""
         return None if self.result is None else self.result.verdict
+
+    @property
+    def characteristic_counts(self) -> bool | None:
+        """True when some characteristic's bonus counts (None while a card is hidden)."""
+        return None if self.counting is None else any(self.counting)
+
+
+def _counting(hand: Hand) -> tuple[bool, ...]:
+    counting = hand.counting_characteristics
+    return tuple(c in counting for c in hand.characteristics)
 
 
 def summarize(hand: Hand, reveal: bool = False) -> HandSummary:
@@ -858,9 +924,8 @@ def summarize(hand: Hand, reveal: bool = False) -> HandSummary:
         skill_name=SKILL_NAMES[hand.skill],
         difficulty=hand.difficulty,
         difficulty_name=DIFFICULTY_NAMES[hand.difficulty],
-        characteristic=hand.characteristic,
-        characteristic_bonus=hand.characteristic_bonus,
-        characteristic_counts=None if hidden else hand.characteristic_counts,
+        characteristics=hand.characteristics,
+        counting=None if hidden else _counting(hand),
         allowed_adders=hand.allowed_adders,
         result=resolve(hand) if over else None,
     )

@@ -394,9 +394,9 @@ class SupplyRoll:
 
     @property
     def name(self) -> str:
-        """What happened, e.g. "d8 -> d6" or "d8 holds"."""
+        """What happened, e.g. "d8 → d6" or "d8 holds"."""
         if self.stepped_down:
-            return f"{self.die.label} -> {self.new_die.label}"
+            return f"{self.die.label} → {self.new_die.label}"
         return f"{self.die.label} holds"
 
 

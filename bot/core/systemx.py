@@ -4,8 +4,9 @@ Public API
 ----------
 Margins (the chart's outputs and every result derived from them):
     ``Margin(value, is_success, is_critical=False)``: frozen, totally ordered
-    (CF < F5 < .. < F0 < S0 < .. < S5 < CS; results beyond the chart order by value, F0 < S0,
-    S10 < CS < S11 and F11 < CF < F10). Properties ``value`` (CS=+10, CF=-10, Sk=+k, Fk=-k),
+    (CF < F5 < .. < F0 < S0 < .. < S5 < CS; results beyond the chart order by value, F0 < S0, and
+    stay between the criticals: F11 < F10 < F5 and S5 < S10 < S12, CF below and CS above them all).
+    Properties ``value`` (CS=+10, CF=-10, Sk=+k, Fk=-k),
     ``is_success``, ``is_failure``, ``is_critical``, ``is_zero``, ``on_chart``; ``letters()`` ("S3", "F0",
     "CS"), ``signed()`` ("+3", "-0", "CS"), ``format(style)``, ``str()`` = letters;
     ``Margin.parse(text)`` reads both forms; ``Margin.success(k)``, ``Margin.failure(k)``.
@@ -192,9 +193,10 @@ class Margin:
         return self.is_critical or -5 <= self.value <= 5
 
     def _key(self) -> tuple[int, int, int]:
-        # A critical sorts just past the non-critical of the same value, toward its own side.
-        critical_rank = 0 if not self.is_critical else (1 if self.is_success else -1)
-        return (self.value, 1 if self.is_success else 0, critical_rank)
+        # SX-7 as decided: a critical stands outside the numbered margins, CS above every success however
+        # large (a combined S12) and CF below every failure; the numbered ones order by value, F0 < S0.
+        tier = 0 if not self.is_critical else (1 if self.is_success else -1)
+        return (tier, self.value, 1 if self.is_success else 0)
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, Margin):
@@ -426,7 +428,8 @@ def required_margin(margin: object) -> Margin:
 
 
 def succeeds(margin: Margin, required: Margin = S0) -> bool:
-    """SX-7: the check succeeds when its margin is at least the required margin."""
+    """SX-7: the check succeeds when its margin is at least the required margin (a required CS is met
+    only by CS, since CS is above every numbered success)."""
     return margin >= required_margin(required)
 
 

@@ -151,7 +151,7 @@ async def _set_up(table: Table, world: TableWorld) -> None:
     """What a server owner does first on a new server: name the GM channel, so GM and blind rolls reach
     the GM. Done as the owner, through the bot's own command."""
     try:
-        await table.command(world.owner, world.table.id, "gm settings", {"gm_channel": world.gm_screen.id})
+        await table.command(world.owner, world.table.id, "setup gm-channel", {"channel": world.gm_screen.id})
     except PlayError as err:  # the table still works; GM copies then go by DM
         log.warning("Could not set the GM channel: %s", err)
 

@@ -80,11 +80,34 @@ def loads_limited(text: str, what: str, max_chars: int) -> Any:
         value = json.loads(text)
     except RecursionError:
         raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.") from None
-    except (ValueError, UnicodeDecodeError) as err:
-        raise InvalidData(f"The {what} is not valid JSON ({err.__class__.__name__}).") from None
+    except json.JSONDecodeError as err:
+        raise InvalidData(
+            f"Line {err.lineno} of the {what} is not valid JSON at column {err.colno}: "
+            f"{_json_words(err.msg)}."
+        ) from None
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidData(f"The {what} is not valid JSON: it is not UTF-8 text.") from None
     if depth(value) > MAX_DEPTH:
         raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.")
     return value
+
+
+#: The json module's messages in words a player who edited a file by hand can act on.
+_JSON_WORDS = {
+    "Expecting value": "a value should start here (text goes in double quotes)",
+    "Expecting ',' delimiter": "a comma is missing before it",
+    "Expecting ':' delimiter": "a colon is missing before it",
+    "Expecting property name enclosed in double quotes": "a name in double quotes should follow "
+    "(or there is a comma before a closing brace)",
+    "Unterminated string starting at": "a text has no closing double quote",
+    "Invalid control character at": "a text holds a line break or a tab",
+    "Invalid \\escape": "a backslash starts something JSON does not know",
+    "Extra data": "there is more after the end of the first value",
+}
+
+
+def _json_words(message: str) -> str:
+    return _JSON_WORDS.get(message, message[:1].lower() + message[1:])
 
 
 def validated(build: Callable[[], T], what: str = "") -> T:

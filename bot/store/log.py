@@ -145,16 +145,32 @@ class RollLogRepository:
         return _record(row)
 
     async def last(
-        self, guild_id: int | None, channel_id: int, n: int = 10, include_hidden: bool = True
+        self,
+        guild_id: int | None,
+        channel_id: int,
+        n: int = 10,
+        include_hidden: bool = True,
+        *,
+        skip: int = 0,
     ) -> list[RollRecord]:
-        """The channel's last ``n`` rolls, newest first; ``include_hidden=False`` skips unrevealed ones."""
+        """The channel's last ``n`` rolls, newest first, after the newest ``skip`` (a page further back);
+        ``include_hidden=False`` skips unrevealed ones."""
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_LAST:
             raise InvalidData(f"Ask for 1 to {MAX_LAST} rolls, not {n!r}.")
+        if isinstance(skip, bool) or not isinstance(skip, int) or skip < 0:
+            raise InvalidData(f"Skip 0 or more rolls, not {skip!r}.")
         sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
         if not include_hidden:
             sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
-        rows = await self._db.all(sql + " ORDER BY id DESC LIMIT ?", (channel_id, guild_id, n))
+        rows = await self._db.all(sql + " ORDER BY id DESC LIMIT ? OFFSET ?", (channel_id, guild_id, n, skip))
         return [_record(row) for row in rows]
+
+    async def count(self, guild_id: int | None, channel_id: int) -> int:
+        """How many rolls the channel's log holds."""
+        row = await self._db.one(
+            "SELECT COUNT(*) AS n FROM rolls WHERE channel_id = ? AND guild_id IS ?", (channel_id, guild_id)
+        )
+        return int(row["n"]) if row is not None else 0
 
     async def hidden(
         self, guild_id: int | None, channel_id: int, *, command: str, lookback: int

@@ -362,6 +362,18 @@ class PoolCheck(_Frozen):
     at: datetime = Field(default_factory=utcnow)
 
 
+MAX_BASE_PARTS = 20
+
+
+class BaseTerm(_Frozen):
+    """One addend of an RPS Base as the table saw it: a rating ("Agility 7") or a modifier."""
+
+    label: Annotated[StrictStr, StringConstraints(min_length=1, max_length=100)]
+    value: StrictInt
+    modifier: StrictBool = False
+    shown: Annotated[StrictStr, StringConstraints(max_length=200)] | None = None
+
+
 class Pool(_Frozen):
     """A sustained action in a channel: the pool equals the sum of its logged checks' deltas (RPS-8)."""
 
@@ -383,6 +395,7 @@ class Pool(_Frozen):
     message_id: int | None
     created_at: datetime
     updated_at: datetime
+    base_parts: tuple[BaseTerm, ...] = ()  # how the Base was built, when it was started
 
     @property
     def running(self) -> bool:

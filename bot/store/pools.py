@@ -5,12 +5,23 @@ from __future__ import annotations
 import builtins
 import json
 import sqlite3
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bot.store._util import dumps, now_text, parse_time, validated
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
-from bot.store.models import MAX_NAME, MAX_POOL_CHECKS, Pool, PoolCheck, PoolState, RollRecord, name_key
+from bot.store.models import (
+    MAX_BASE_PARTS,
+    MAX_NAME,
+    MAX_POOL_CHECKS,
+    BaseTerm,
+    Pool,
+    PoolCheck,
+    PoolState,
+    RollRecord,
+    name_key,
+)
 
 if TYPE_CHECKING:
     from bot.store.log import RollLogRepository
@@ -18,7 +29,7 @@ if TYPE_CHECKING:
 
 _COLUMNS = (
     "id, guild_id, channel_id, owner_id, name, skill, goal, base, time_per_check, time_unit, no_loss, pool, "
-    "checks_made, checks, state, message_id, created_at, updated_at"
+    "checks_made, checks, state, message_id, created_at, updated_at, base_parts"
 )
 _STATES: tuple[PoolState, ...] = ("running", "completed", "failed", "stopped")
 MAX_GOAL = 10_000
@@ -46,6 +57,7 @@ def _pool(row: sqlite3.Row) -> Pool:
         message_id=row["message_id"],
         created_at=parse_time(row["created_at"]),
         updated_at=parse_time(row["updated_at"]),
+        base_parts=tuple(BaseTerm.model_validate(p) for p in json.loads(row["base_parts"])),
     )
 
 
@@ -78,8 +90,12 @@ class PoolRepository:
         no_loss: bool = False,
         skill: str | None = None,
         message_id: int | None = None,
+        base_parts: Sequence[BaseTerm] = (),
     ) -> Pool:
-        """Start a sustained action (RPS-8) at pool 0; its name is unique among the channel's running ones."""
+        """Start a sustained action (RPS-8) at pool 0; its name is unique among the channel's running ones.
+
+        ``base_parts``: how ``base`` was built (skill, attribute, modifiers), shown with each check.
+        """
         if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME:
             raise InvalidData(f"A sustained action's name is 1 to {MAX_NAME} characters.")
         _whole(
@@ -101,6 +117,10 @@ class PoolRepository:
             raise InvalidData(f"A skill name is 1 to {MAX_NAME} characters.")
         if not isinstance(no_loss, bool):
             raise InvalidData("No loss is yes or no.")
+        if len(base_parts) > MAX_BASE_PARTS:
+            raise InvalidData(f"A Base is built from at most {MAX_BASE_PARTS} parts.")
+        parts = [validated(lambda p=p: BaseTerm.model_validate(p), "Base part") for p in base_parts]
+        parts_text = dumps([part.model_dump(mode="json") for part in parts])
         stamp = now_text()
 
         async def work(tx: Tx) -> sqlite3.Row | None:
@@ -115,8 +135,8 @@ class PoolRepository:
             outcome = await tx.execute(
                 "INSERT INTO pools (guild_id, channel_id, owner_id, name, name_key, skill, goal, base, "
                 "time_per_check, time_unit, no_loss, pool, checks_made, checks, state, message_id, "
-                "created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]', 'running', ?, ?, ?)",
+                "created_at, updated_at, base_parts) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]', 'running', ?, ?, ?, ?)",
                 (
                     guild_id,
                     channel_id,
@@ -132,6 +152,7 @@ class PoolRepository:
                     message_id,
                     stamp,
                     stamp,
+                    parts_text,
                 ),
             )
             return await tx.one(f"SELECT {_COLUMNS} FROM pools WHERE id = ?", (outcome.lastrowid,))

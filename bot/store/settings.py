@@ -43,7 +43,7 @@ class SettingsRepository:
     async def save(
         self, guild_id: int, changes: dict[str, Any], *, channel_id: int, visibility: str | None
     ) -> tuple[GuildSettings, Visibility]:
-        """`/gm settings`: guild settings and the channel's default visibility in one transaction (both
+        """`/setup settings`: guild settings and the channel's default visibility in one transaction (both
         or neither); the settings and the channel's visibility after it."""
         if visibility is not None:
             _check_visibility(visibility)

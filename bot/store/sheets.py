@@ -8,11 +8,18 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from bot.store._util import dumps, loads_limited, now_text, validated
 from bot.store.db import Database, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
 from bot.store.models import (
+    MAX_ALTERNATES,
+    MAX_ENTRIES,
+    MAX_NAME,
+    MAX_NOTES,
     SHEET_RANGES,
+    SYSTEM_NAMES,
     SYSTEMS,
     Sheet,
     SheetDocument,
@@ -56,10 +63,15 @@ def export_json(sheet: SheetDocument) -> str:
 
 def parse_sheet_json(text: str) -> SheetDocument:
     """Read a sheet document from JSON text, refusing anything else with one sentence."""
-    value = loads_limited(text, "sheet file", MAX_IMPORT_CHARS)
+    value = loads_limited(text, "file", MAX_IMPORT_CHARS)
     if not isinstance(value, dict):
-        raise InvalidData("The file is not a character sheet: it should be one JSON object.")
-    return validated(lambda: SheetDocument.model_validate(value), "Sheet")
+        raise InvalidData(
+            f"The file is not a character sheet: it holds {_json_kind(value)}, not one object in {{ }}."
+        )
+    try:
+        return SheetDocument.model_validate(value)
+    except ValidationError as error:
+        raise InvalidData(import_problem(error, value)) from None
 
 
 class SheetRepository:
@@ -206,15 +218,30 @@ class SheetRepository:
         skill: str,
         rating: int,
         attribute: str | None = None,
-        alternates: Iterable[str] = (),
+        alternates: Iterable[str] | None = None,
     ) -> Sheet:
-        """Set (or add) one skill with its parent attribute and alternates (RPS-1)."""
-        entry = validated(
-            lambda: Skill(rating=rating, attribute=attribute, alternates=builtins.list(alternates)), "Skill"
-        )
+        """Set (or add) one skill with its parent attribute and alternates (RPS-1).
+
+        ``attribute`` None keeps the skill's parent, ``alternates`` None its alternates. The parent and the
+        alternates must be attributes of the sheet, and a system whose skill checks add a parent
+        (`NEEDS_PARENT`) refuses a skill without one: refused now, not at the next roll.
+        """
 
         def edit(data: dict[str, Any]) -> None:
+            old = next((v for k, v in data["skills"].items() if name_key(k) == name_key(skill)), None)
+            entry = validated(
+                lambda: Skill(
+                    rating=rating,
+                    attribute=attribute if attribute is not None else (old or {}).get("attribute"),
+                    alternates=builtins.list(
+                        alternates if alternates is not None else (old or {}).get("alternates", [])
+                    ),
+                ),
+                "Skill",
+            )
             _put(data["skills"], skill, entry.model_dump())
+            validated(lambda: Sheet.model_validate(data), "Sheet")  # a bad rating is named first
+            data["skills"][skill.strip()] = _with_parents(data, skill.strip(), entry).model_dump()
 
         return await self._change(guild_id, owner_id, name, edit)
 
@@ -329,6 +356,142 @@ class SheetRepository:
         return [str(row["name"]) for row in rows]
 
 
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's own words."""
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null" if value is None else "an object"
+
+
+_SHAPES: dict[tuple[object, ...], str] = {
+    ("attributes",): 'an object of names and numbers, like {"Strength": 12}',
+    ("bonuses",): 'an object of names and numbers, like {"Spades": 1}',
+    ("skills",): 'an object of skills, like {"Climb": {"rating": 3, "attribute": "Agility"}}',
+    ("skills", "*"): 'an object like {"rating": 3, "attribute": "Agility", "alternates": ["Strength"]}',
+    ("skills", "*", "attribute"): f"the name of an attribute (1 to {MAX_NAME} characters)",
+    ("skills", "*", "alternates", "*"): f"the name of an attribute (1 to {MAX_NAME} characters)",
+    ("skills", "*", "alternates"): 'a list of attribute names, like ["Strength", "Wits"]',
+    ("wounds",): 'an object like {"current": 3, "maximum": 10}, or null',
+    ("name",): f"text of 1 to {MAX_NAME} characters",
+    ("notes",): f"text of at most {MAX_NOTES} characters",
+    ("system",): f"one of {', '.join(SYSTEMS)}",
+}
+
+
+_NUMBERS = {
+    ("attributes", "*"),
+    ("bonuses", "*"),
+    ("skills", "*", "rating"),
+    ("wounds", "current"),
+    ("wounds", "maximum"),
+}
+
+
+def _number_range(loc: tuple[object, ...], system: Any) -> str:
+    """What a number at ``loc`` may be, with the system's range when the file names a known system."""
+    ranges = SHEET_RANGES.get(system) if isinstance(system, str) else None
+    bounds = None
+    if ranges is not None:
+        bounds = {
+            ("attributes", "*"): ranges.attributes,
+            ("skills", "*", "rating"): ranges.skills,
+            ("bonuses", "*"): ranges.bonuses,
+            ("wounds", "maximum"): ranges.wounds_max,
+        }.get(loc)
+    if loc == ("wounds", "current"):
+        return "a whole number from 0 to the maximum"
+    return f"a whole number from {bounds[0]} to {bounds[1]}" if bounds else "a whole number"
+
+
+def import_problem(error: ValidationError, document: dict[str, Any]) -> str:
+    """One plain sentence for the first thing wrong in an imported sheet (no pydantic or Python words)."""
+    first = error.errors(include_url=False)[0]
+    kind = str(first["type"])
+    if kind == "value_error":  # our own validators already speak in sentences
+        return str(first["msg"]).removeprefix("Value error, ")
+    loc = [part if isinstance(part, int) else _printable(str(part)) for part in first["loc"]]
+    if loc and loc[-1] == "[key]":
+        return f"A name in {loc[0]} must be 1 to {MAX_NAME} characters long."
+    path = "".join(
+        f" item {part + 1}" if isinstance(part, int) else f"{'.' if i else ''}{part}"
+        for i, part in enumerate(loc)
+    )
+    # where it is, with the entry's own name and list positions left out: skills.Climb -> skills.*
+    shape = tuple(
+        "*" if (i == 1 and loc[0] in ("attributes", "bonuses", "skills")) or isinstance(part, int) else part
+        for i, part in enumerate(loc)
+    )
+    if kind == "missing":
+        return (
+            f"The file has no {path}; a sheet needs at least a name and a system."
+            if len(loc) == 1
+            else f"{path} is missing."
+        )
+    if kind == "extra_forbidden":
+        return f"{path} is not part of a character sheet; remove it from the file."
+    if kind == "too_long":
+        many = f"{MAX_ENTRIES} {path}" if len(loc) == 1 else f"{MAX_ALTERNATES} alternates for a skill"
+        return f"A sheet holds at most {many}."
+    if shape in _NUMBERS or kind.startswith(("int_", "bool_", "float_")):
+        return f"{path} must be {_number_range(shape, document.get('system'))}."
+    return f"{path} must be {_SHAPES.get(shape, 'something else')}."
+
+
+def _printable(text: str) -> str:
+    """A name from the file, safe in one line: control characters out, at most 40 characters."""
+    clean = "".join(c if c.isprintable() else " " for c in text).strip()
+    return clean if len(clean) <= 40 else clean[:39] + "…"
+
+
+def parent_problems(sheet: SheetDocument) -> builtins.list[str]:
+    """What `set_skill` would refuse in each of the sheet's skills (an imported file may hold them)."""
+    data = sheet.model_dump()
+    problems = []
+    for name, skill in sheet.skills.items():
+        try:
+            _with_parents(data, name, skill)
+        except InvalidData as problem:
+            problems.append(str(problem))
+    return problems
+
+
+#: Systems whose skill checks add the skill's parent attribute: SX-1 (SV) and RPS-1 (Base).
+NEEDS_PARENT = frozenset({"sysx", "rps"})
+
+
+def _with_parents(data: dict[str, Any], skill: str, entry: Skill) -> Skill:
+    """``entry`` with its parent and alternates spelt as the sheet's attributes, or InvalidData naming the
+    one the sheet lacks, or saying that the system needs a parent."""
+    system = data["system"]
+    word = SHEET_RANGES[system].attribute_word
+    attributes: dict[str, int] = data["attributes"]
+    names = ([entry.attribute] if entry.attribute else []) + builtins.list(entry.alternates)
+    stored = {name_key(n): n for n in attributes}
+    have = (
+        f"it has {', '.join(attributes)}" if attributes else f"add the {word} with /sheet set-attribute first"
+    )
+    for name in names:
+        if name_key(name) not in stored:
+            raise InvalidData(f"The sheet {data['name']} has no {word} named {name.strip()!r}; {have}.")
+    if entry.attribute is None and system in NEEDS_PARENT:
+        raise InvalidData(
+            f"{SYSTEM_NAMES[system]} skills are rolled with the {word} they add, so {skill} needs a parent; "
+            f"{have if attributes else f'add an {word} with /sheet set-attribute first'}."
+        )
+    return entry.model_copy(
+        update={
+            "attribute": stored[name_key(entry.attribute)] if entry.attribute else None,
+            "alternates": [stored[name_key(n)] for n in entry.alternates],
+        }
+    )
+
+
 def _put(entries: dict[str, Any], key: str, value: Any) -> None:
     """Set ``entries[key]``, replacing an entry whose name differs only in case."""
     if not isinstance(key, str):
@@ -339,4 +502,12 @@ def _put(entries: dict[str, Any], key: str, value: Any) -> None:
     entries[key.strip()] = value
 
 
-__all__ = ["SHEET_RANGES", "SheetRepository", "export_json", "parse_sheet_json"]
+__all__ = [
+    "NEEDS_PARENT",
+    "SHEET_RANGES",
+    "SheetRepository",
+    "export_json",
+    "import_problem",
+    "parent_problems",
+    "parse_sheet_json",
+]

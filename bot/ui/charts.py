@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -25,7 +26,7 @@ from bot.core.odds.contest import ContestOdds
 from bot.core.odds.decision import DecisionOdds, SupplyOdds
 from bot.core.odds.distribution import Distribution
 from bot.core.odds.dn import DnOdds
-from bot.core.odds.format import percent
+from bot.core.odds.format import is_estimate, move_chance, percent
 from bot.core.odds.rps import CheckCountOdds, RpsCheckOdds
 from bot.core.systemx import CF, CS, S0, Margin, MarginStyle
 
@@ -37,6 +38,8 @@ __all__ = [
     "decision_chart",
     "dn_chart",
     "hand_decision_chart",
+    "hand_decision_figure",
+    "render",
     "rps_chart",
     "supply_chart",
     "systemx_chart",
@@ -81,23 +84,57 @@ def bar_chart(
     highlight_text: str = "rolled",
 ) -> bytes:
     """A bar chart of probabilities as PNG bytes; ``highlight`` is the index of the bar to outline."""
-    figure = Figure(figsize=(WIDTH, HEIGHT), dpi=DPI, facecolor=BACKGROUND)
-    canvas = FigureCanvasAgg(figure)
+    figure = _figure(title)
     axes = figure.add_subplot(1, 1, 1)
+    _draw(axes, bars, highlight=highlight, highlight_text=highlight_text)
+    axes.set_xlabel(xlabel, color=MUTED, fontsize=9)
+    if subtitle:
+        axes.set_title(subtitle, color=MUTED, fontsize=9, loc="left")
+    return render(figure)
+
+
+def _figure(title: str) -> Figure:
+    figure = Figure(figsize=(WIDTH, HEIGHT), dpi=DPI, facecolor=BACKGROUND)
+    FigureCanvasAgg(figure)
+    figure.suptitle(title, color=TEXT, fontsize=13, fontweight="bold", x=0.06, ha="left")
+    # Fixed margins: tight_layout would lay every label out twice and more than double the render time.
+    figure.subplots_adjust(left=0.07, right=0.985, top=0.80, bottom=0.14)
+    return figure
+
+
+def _draw(
+    axes: Axes,
+    bars: Sequence[Bar],
+    *,
+    highlight: int | None = None,
+    highlight_text: str = "",
+    values: Sequence[float] | None = None,
+    texts: Sequence[str] | None = None,
+) -> None:
+    """Draw ``bars`` on ``axes``: heights are the probabilities in percent (an axis up to 100%), or
+    ``values`` with their own ``texts`` (an axis of another quantity, which may go below 0)."""
     axes.set_facecolor(PANEL)
-    heights = [float(b.probability) * 100 for b in bars]
+    heights = [float(b.probability) * 100 for b in bars] if values is None else list(values)
+    labels = [percent(b.probability) for b in bars] if texts is None else list(texts)
     colours = [COLOURS.get(b.kind, COLOURS["neutral"]) for b in bars]
     positions = list(range(len(bars)))
     drawn = axes.bar(positions, heights, color=colours, width=0.8, zorder=3)
-    top = max(heights, default=0.0)
-    axes.set_ylim(0, max(top * 1.22, 1.0))
+    top = max([*heights, 0.0])
+    bottom = min([*heights, 0.0])
+    span = max(top - bottom, 1.0)
+    axes.set_ylim(bottom - (0.12 * span if bottom < 0 else 0), top + 0.22 * span)
+    if values is None:
+        # a chance axis: room above a 100% bar for its label, but no tick past 100%
+        axes.set_ylim(0, max(top * 1.22, 1.0))
+        axes.set_yticks([t for t in axes.get_yticks() if 0 <= t <= 100])
+        axes.yaxis.set_major_formatter("{x:.0f}%")
     if highlight is not None and 0 <= highlight < len(bars):
         patch = drawn[highlight]
         patch.set_edgecolor(HIGHLIGHT)
         patch.set_linewidth(2.5)
         axes.annotate(
             highlight_text,
-            xy=(highlight, heights[highlight]),
+            xy=(highlight, max(heights[highlight], 0.0)),
             xytext=(0, 16 if len(bars) <= MAX_LABELLED_BARS else 6),
             textcoords="offset points",
             ha="center",
@@ -108,24 +145,24 @@ def bar_chart(
             zorder=5,
         )
     if len(bars) <= MAX_LABELLED_BARS:
-        for x, bar, height in zip(positions, bars, heights, strict=True):
-            axes.text(x, height, percent(bar.probability), ha="center", va="bottom", color=TEXT, fontsize=8)
+        for x, text, height in zip(positions, labels, heights, strict=True):
+            below = height < 0  # a bar going down is labelled under its end
+            axes.text(x, height, text, ha="center", va="top" if below else "bottom", color=TEXT, fontsize=8)
     step = -(-len(bars) // MAX_TICK_LABELS)  # text is most of the render time: label at most ~20 ticks
     axes.set_xticks(positions[::step])
     axes.set_xticklabels([b.label for b in bars][::step], color=TEXT, fontsize=8)
     axes.tick_params(axis="y", colors=MUTED, labelsize=8)
     axes.tick_params(axis="x", colors=MUTED, length=0)
-    axes.yaxis.set_major_formatter("{x:.0f}%")
     axes.grid(axis="y", color=GRID, linewidth=0.8, zorder=0)
     for side in ("top", "right", "left"):
         axes.spines[side].set_visible(False)
     axes.spines["bottom"].set_color(GRID)
-    axes.set_xlabel(xlabel, color=MUTED, fontsize=9)
-    figure.suptitle(title, color=TEXT, fontsize=13, fontweight="bold", x=0.06, ha="left")
-    if subtitle:
-        axes.set_title(subtitle, color=MUTED, fontsize=9, loc="left")
-    # Fixed margins: tight_layout would lay every label out twice and more than double the render time.
-    figure.subplots_adjust(left=0.07, right=0.985, top=0.80, bottom=0.14)
+    if bottom < 0:
+        axes.axhline(0, color=MUTED, linewidth=0.8, zorder=4)
+
+
+def render(figure: Figure) -> bytes:
+    """The figure as PNG bytes; the figure is taken apart afterwards."""
     buffer = io.BytesIO()
     try:
         figure.savefig(buffer, format="png", facecolor=BACKGROUND)
@@ -133,6 +170,7 @@ def bar_chart(
         # A figure is a web of reference cycles, and its canvas keeps the renderer's pixel buffer: only the
         # cycle collector would free them, and the chart worker grew by ~25 MB of dead figures before it
         # ran (bench/memory.py, round after round). Taken apart here, what is left is small.
+        canvas = figure.canvas
         figure.clear()
         canvas.__dict__.pop("renderer", None)
     return buffer.getvalue()
@@ -231,19 +269,53 @@ def trl_chart(
     )
 
 
-def hand_decision_chart(decision: HandDecision, *, title: str = "Your hand: each move") -> bytes:
-    """P(success) of Stand, each adder and Hit; the best move is outlined."""
+def hand_decision_figure(decision: HandDecision, *, title: str | None = None) -> Figure:
+    """Two panels, one bar per move (Stand, each adder, Hit): the chance to succeed, and the TRL expected.
+
+    The moves of an easy task all succeed for certain, so the chances alone would be identical 100% bars;
+    what tells them apart is how well each does, the TRL. The best move is outlined in both; an estimated
+    Hit (``HandDecision.exact`` False) is labelled "about".
+    """
+    figure = _figure(title or f"Your hand (total {decision.total}): each move")
+    figure.subplots_adjust(wspace=0.18)
+    options = decision.options
+    best = options.index(decision.best)
     bars = [
-        Bar(o.action.label, o.success, "success" if o == decision.best else "neutral")
-        for o in decision.options
+        Bar(
+            o.action.label + (" ~" if is_estimate(decision, o) else ""),
+            o.success,
+            "success" if o == decision.best else "neutral",
+        )
+        for o in options
     ]
-    return bar_chart(
+    chances = figure.add_subplot(1, 2, 1)
+    _draw(
+        chances,
         bars,
-        title=title,
-        highlight=decision.options.index(decision.best),
+        highlight=best,
         highlight_text="best",
-        subtitle=f"total {decision.total}; bars show the chance to succeed",
+        texts=[move_chance(decision, o).replace("about ", "~") for o in options],
     )
+    chances.set_title("chance to succeed", color=MUTED, fontsize=9, loc="left")
+    levels = figure.add_subplot(1, 2, 2)
+    trls = [float(o.expected_trl) for o in options]
+    _draw(
+        levels,
+        bars,
+        highlight=best,
+        highlight_text="best",
+        values=trls,
+        texts=[
+            f"{'~' if is_estimate(decision, o) else ''}{t:.1f}" for o, t in zip(options, trls, strict=True)
+        ],
+    )
+    levels.set_title("TRL expected (1 or more succeeds)", color=MUTED, fontsize=9, loc="left")
+    return figure
+
+
+def hand_decision_chart(decision: HandDecision, *, title: str | None = None) -> bytes:
+    """`hand_decision_figure` as PNG bytes."""
+    return render(hand_decision_figure(decision, title=title))
 
 
 def check_count_chart(counts: CheckCountOdds, *, title: str = "Sustained action: checks to finish") -> bytes:

@@ -121,8 +121,8 @@ def decision_roll_compact(
 def contest_compact(
     result: ContestResult, labels: Sequence[PartyLabel], *, note: str | None = None
 ) -> discord.Embed:
-    """``Contest: Mira wins, 15 vs 12``; the deciding round's totals and how many rounds it took, then who
-    rolled without the stat (``note``) and the GM modifiers."""
+    """``Contest: Mira wins, 15 vs 12``; the deciding round's totals and how many rounds it took, then the
+    GM modifiers and ``note`` (who rolled without the stat)."""
     final = result.rounds[-1]
     modes = {party.name: party.mode.label for party in result.parties}
     edge = {name: f" ({label})" if label != "normal" else "" for name, label in modes.items()}
@@ -138,7 +138,7 @@ def contest_compact(
         [
             totals,
             f"{result.winner} wins by {result.margin} over {result.runner_up}{again}",
-            " ".join(m for m in [note, "; ".join(m for m in modifiers if m)] if m) or None,
+            "; ".join(m for m in [*modifiers, note] if m) or None,
         ],
         verdict=Verdict.SUCCESS,
     )
@@ -199,7 +199,7 @@ def decision_roll_details(
         mode_line = "advantage and disadvantage cancel: 2d6"
     dice_value = f"{dice_label}: {dice_text(result.dice)}"
     if edge is not None:
-        dice_value += f"\n{edge} -> {mode_line}"
+        dice_value += f"\n{edge} → {mode_line}"
     modifier_lines = [f"modifier {modifier:+d}"] if modifier else []
     modifier_lines += [c.describe() for c in clamps]
     gm_numbers = [m for m in applied if m.kind == "modifier" and isinstance(m.value, int)]
@@ -260,9 +260,7 @@ def contest_details(result: ContestResult, labels: Sequence[PartyLabel]) -> disc
             for e in contest_round.entries
         )
         tail = (
-            ""
-            if len(contest_round.highest) == 1
-            else f" -> tie ({', '.join(contest_round.highest)}): re-roll"
+            "" if len(contest_round.highest) == 1 else f" → tie ({', '.join(contest_round.highest)}): re-roll"
         )
         rounds.append(f"Round {number}: {entries}{tail}")
     if len(rounds) > MAX_ROUND_LINES:
@@ -315,7 +313,7 @@ def percent_details(result: PercentRoll, *, roller: str) -> discord.Embed:
 def supply_roll_details(result: SupplyRoll, *, character: str, item: str) -> discord.Embed:
     """DD-7: the die rolled, its face, and the die the item has now."""
     if result.stepped_down:
-        outcome = f"{result.value} is 3 or lower: {result.die.label} -> **{result.new_die.label}**"
+        outcome = f"{result.value} is 3 or lower: {result.die.label} → **{result.new_die.label}**"
         if result.new_die.label == "empty":
             outcome += f"\n{character} has run out of {item}."
     else:
@@ -341,12 +339,12 @@ def supply_list_embed(who: str, supplies: Sequence[SupplyDie]) -> discord.Embed:
     for supply in supplies:
         by_character.setdefault(supply.character, []).append(f"{supply.item}: **{supply.label}**")
     fields = [(character, "\n".join(items)) for character, items in by_character.items()]
-    return info_embed(f"Supplies of {who}", "d12 -> d10 -> d8 -> d6 -> d4 -> empty (DD-7).", fields=fields)
+    return info_embed(f"Supplies of {who}", "d12 → d10 → d8 → d6 → d4 → empty (DD-7).", fields=fields)
 
 
 def supply_set_embed(supply: SupplyDie, previous: str | None, set_by: str) -> discord.Embed:
     """The GM's change to a supply die (DD-7)."""
-    change = f"{previous} -> **{supply.label}**" if previous else f"new: **{supply.label}**"
+    change = f"{previous} → **{supply.label}**" if previous else f"new: **{supply.label}**"
     return info_embed(
         f"Supply set: {supply.item}",
         f"{supply.character}'s {supply.item}: {change} (set by {set_by}).",

@@ -18,7 +18,7 @@ from typing import Any
 import discord
 
 from bot.store import NotFound, RollRecord, Store
-from bot.ui.permissions import is_gm_of
+from bot.ui.permissions import gm_of_roll
 from bot.ui.reply import ID_PATTERN, ErrorReportingItem, refuse, release_when_handled, reply
 
 DETAILS_KEY = "details"  # the key of a roll's inputs that holds its details
@@ -63,7 +63,7 @@ async def may_see(interaction: discord.Interaction[Any], store: Store, record: R
     if record.visibility in ("private", "gm") and interaction.user.id == record.user_id:
         return True
     if record.visibility in ("gm", "blind"):
-        return await is_gm_of(interaction, store, record.guild_id, record.channel_id)
+        return await gm_of_roll(interaction, store, record)
     return False
 
 

@@ -38,10 +38,12 @@ CONTENT_MAX = 2000
 BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def shown_name(name: str) -> str:
-    """A name (a player's, a character's, a label) as results show it: markdown escaped and direction
-    controls removed. The one place names are prepared for display."""
-    return discord.utils.escape_markdown(BIDI_CONTROLS.sub("", name))
+def shown_name(name: str, *, markdown: bool = True) -> str:
+    """A name (a player's, a character's, a label) as results show it: direction controls removed, and
+    markdown escaped unless it goes where Discord shows text as it is (``markdown=False``: an embed's
+    author or footer). The one place names are prepared for display."""
+    plain = BIDI_CONTROLS.sub("", name)
+    return discord.utils.escape_markdown(plain) if markdown else plain
 
 
 def clip(text: str, limit: int) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 import d20
 import discord
 
-from bot.ui.embeds import TITLE_MAX, clip, result_embed
+from bot.ui.embeds import BIDI_CONTROLS, TITLE_MAX, clip, result_embed, shown_name
 from bot.ui.reply import UserError
 
 # Characters of an expression. It also keeps every number far inside a float's range (no power
@@ -41,20 +41,16 @@ LINE_MAX = 200  # characters of the dice line under the title
 SHOWN_PER_GROUP = (10, 3)  # dice listed per group before "… N more", tried in turn until the line fits
 EXAMPLE = "2d6+3"
 KIND = "dice"  # what a hidden roll's public notice says was rolled
-# Unicode direction controls would let a name or label reorder the text around it
-_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SPACES = re.compile(r"\s+")
 _OUTSIDE_BRACKETS = re.compile(r"\[[^\]]*\]|[^\[]+|\[")
 
 
-def shown(text: str) -> str:
-    """``text`` safe to show in a result: markdown escaped, direction controls removed."""
-    return discord.utils.escape_markdown(_BIDI.sub("", text))
+shown = shown_name  # a label or annotation is shown as a name is
 
 
 def _echo(text: str) -> str:
     """``text`` inside a code span of a refusal (a backtick would end the span)."""
-    return "`" + _BIDI.sub("", text).replace("`", "'") + "`"
+    return "`" + BIDI_CONTROLS.sub("", text).replace("`", "'") + "`"
 
 
 @dataclass(frozen=True)

@@ -30,14 +30,14 @@ from bot.ui.reply import (
 REQUEST_PREFIX = "roll_request:"
 BLIND_PREFIX = "blind_request:"
 KIND_WORDS: dict[str, str] = {
-    "sv": "Skill Value modifier (SX-6)",
-    "roll": "roll modifier (SX-6)",
-    "required_margin": "required margin (SX-7)",
-    "df": "Difficulty Factor (DN-3)",
+    "sv": "Skill Value modifier",
+    "roll": "roll modifier",
+    "required_margin": "required margin",
+    "df": "Difficulty Factor",
     "difficulty": "difficulty",
-    "modifier": "modifier (DD-3)",
-    "advantage": "advantage (DD-2)",
-    "disadvantage": "disadvantage (DD-2)",
+    "modifier": "modifier",
+    "advantage": "advantage",
+    "disadvantage": "disadvantage",
 }
 
 
@@ -85,6 +85,15 @@ def modifiers_embed(modifiers: Sequence[PendingModifier]) -> discord.Embed:
     return info_embed("Pending GM modifiers", clip("\n".join(modifier_line(m) for m in modifiers), 4000))
 
 
+def cleared_sentence(count: int, system: str | None, member: str | None) -> str:
+    """``Cleared 1 pending RPS modifier for Alice.``: what `/gm clear` removed, in plain English."""
+    what = " ".join(w for w in ("pending", system_label(system) if system else "", "modifier") if w)
+    whose = f" for {member}" if member else ""
+    if count == 0:
+        return f"There were no {what}s{whose} to clear in this channel."
+    return f"Cleared {count} {what}{'' if count == 1 else 's'}{whose}."
+
+
 def settings_embed(
     settings: GuildSettings, *, channel_id: int, channel_visibility: str, chart_note: str = ""
 ) -> discord.Embed:
@@ -94,14 +103,14 @@ def settings_embed(
     )
     on = {True: "on", False: "off"}
     fields = [
-        ("GM roles (GM-1)", roles),
+        ("GM roles", roles),
         ("Margins (System X)", "signed (+3)" if settings.margin_display == "signed" else "letters (S3)"),
-        ("Adder scheme (BJ-7)", settings.adder_scheme),
-        ("Suit bonus (BJ-6)", on[settings.bj_suit_bonus]),
-        ("Characteristic rule (BJ-9)", on[settings.bj_characteristic_bonus]),
-        ("Fumble flags (BJ-11)", on[settings.bj_fumble_flags]),
-        ("Decks per shoe (BJ-1)", str(settings.decks_per_shoe)),
-        ("Roll chart (SX-5)", "custom (uploaded)" if settings.systemx_chart else "default (SX-5 formula)"),
+        ("Skill adders (cards)", settings.adder_scheme),
+        ("Suit bonus card (cards)", on[settings.bj_suit_bonus]),
+        ("Characteristic bonus (cards)", on[settings.bj_characteristic_bonus]),
+        ("Fumble flags (cards)", on[settings.bj_fumble_flags]),
+        ("Decks per shoe (cards)", str(settings.decks_per_shoe)),
+        ("Roll chart (System X)", "custom (uploaded)" if settings.systemx_chart else "default"),
         (
             "GM channel",
             f"<#{settings.gm_channel_id}>" if settings.gm_channel_id else "none (GM copies go by DM)",
@@ -110,9 +119,13 @@ def settings_embed(
             "Blind rolls by players",
             "allowed" if settings.allow_blind else "not allowed (GMs may request one)",
         ),
-        (f"Default visibility of <#{channel_id}>", channel_visibility),
+        # a mention shows as the channel's name in a field's value, not in its name
+        ("Default visibility here", f"{channel_visibility} in <#{channel_id}>"),
     ]
-    embed = info_embed("Server settings", chart_note or "Change any with /gm settings option: value.")
+    embed = info_embed(
+        "Server settings",
+        chart_note or "Change any with /setup settings (the GM channel: /setup gm-channel).",
+    )
     for name, value in fields:
         embed.add_field(name=name, value=value, inline=True)
     return embed

@@ -3,13 +3,14 @@
 `open_hand` finds the clicked hand in this channel and lets only its owner or a GM go on (GM-4). `play`
 applies one move (Hit, Stand, Add skill) to the stored hand, drawing what the move needs from the channel's
 shoe, and writes hand and shoe with version checks (`store.cards.apply_logged`): a double click is refused,
-and another hand's draw in between is answered by playing the move again on the new shoe. How the result
-looks is `bot.ui.cards`; the buttons that call these are the cards cog's.
+and another hand's draw in between is answered by playing the move again on the new shoe. The move that
+ends a hand keeps the hand and shoe it was played from, so the odds it had can be worked out when asked
+(`last_move_line`), as can an involuntary hand's from the shoe it was dealt from (`dealt_odds_line`).
+How the result looks is `bot.ui.cards`; the buttons that call these are the cards cog's.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 from collections.abc import Callable
@@ -19,11 +20,19 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.core.blackjack import Hand, add_skill, deal, hit, resolve, stand
-from bot.core.cards import Shoe
-from bot.store import AppliedModifier, Conflict, HandRecord, NotFound, RollRecord, ShoeRead, Store
-from bot.ui.cards import blind_hand_embed, codes, hand_embed, hand_meta, hand_visibility, shoe_as_seen
-from bot.ui.odds import card_codes, hand_decision_text
+from bot.core.blackjack import Hand, HandMode, add_skill, deal, hit, resolve, stand
+from bot.core.cards import Shoe, parse_cards
+from bot.store import Conflict, HandRecord, NotFound, RollRecord, ShoeRead, Store
+from bot.ui.cards import (
+    blind_hand_embed,
+    codes,
+    hand_embed,
+    hand_meta,
+    hand_visibility,
+    notes_of,
+    shoe_as_seen,
+)
+from bot.ui.odds import card_codes, hand_decision_text, involuntary_line
 from bot.ui.permissions import is_gm, owner_or_gm
 from bot.ui.reply import refuse
 
@@ -83,22 +92,9 @@ def stored(hand: Hand, meta: dict[str, Any]) -> dict[str, Any]:
     return {**hand.to_dict(), "table": meta}
 
 
-def applied_modifiers(record: HandRecord) -> list[AppliedModifier]:
-    return [AppliedModifier.model_validate(m) for m in hand_meta(record.data).get("modifiers", [])]
-
-
 def full_embed(record: HandRecord, hand: Hand, *, reveal: bool = False) -> discord.Embed:
     """The hand with its task and modifiers (``reveal``: with the face-down card, for a GM)."""
-    meta = hand_meta(record.data)
-    return hand_embed(
-        hand,
-        owner_id=record.owner_id,
-        hand_id=record.id,
-        skill_label=meta.get("skill_label"),
-        asked_difficulty=meta.get("asked_difficulty"),
-        modifiers=applied_modifiers(record),
-        reveal=reveal,
-    )
+    return hand_embed(hand, notes_of(record), reveal=reveal)
 
 
 def owner_embed(record: HandRecord, hand: Hand) -> discord.Embed:
@@ -106,6 +102,11 @@ def owner_embed(record: HandRecord, hand: Hand) -> discord.Embed:
     if hand_visibility(record.data) == "blind":
         return blind_hand_embed(hand, hand_id=record.id)
     return full_embed(record, hand)
+
+
+def shoe_note(shoe: Shoe) -> dict[str, str]:
+    """The shoe as a hand's move found it, kept with the hand for the odds asked for later."""
+    return {"remaining": card_codes(shoe.remaining), "discards": card_codes(shoe.discards)}
 
 
 def shows_odds(record: HandRecord) -> bool:
@@ -130,8 +131,7 @@ def record_for_log(record: HandRecord, hand: Hand, command: str = COMMAND) -> Ro
             "skill": hand.skill,
             "difficulty": hand.difficulty,
             "asked_difficulty": meta.get("asked_difficulty", hand.difficulty),
-            "characteristic": hand.characteristic,
-            "characteristic_bonus": hand.characteristic_bonus,
+            "characteristics": [[c.name, c.bonus] for c in hand.characteristics],
             "adder": hand.adder,
             "options": hand.options.to_dict(),
             "modifiers": meta.get("modifiers", []),
@@ -155,6 +155,18 @@ def where(interaction: discord.Interaction[Any]) -> tuple[int, int]:
     if interaction.guild_id is None or interaction.channel_id is None:
         raise app_commands.NoPrivateMessage()
     return interaction.guild_id, interaction.channel_id
+
+
+async def find_hand(interaction: discord.Interaction[Any], hand_id: int) -> HandRecord | None:
+    """The hand, in any state, if it was dealt in this guild and channel; else the clicker is told so in one
+    ephemeral sentence and None is returned (the same sentence for every hand not here: ids cannot be
+    probed)."""
+    guild_id, channel_id = where(interaction)
+    try:
+        return await _store(interaction).cards.hand_in(hand_id, guild_id, channel_id)
+    except NotFound:
+        await refuse(interaction, NOT_HERE.format(id=hand_id))
+        return None
 
 
 async def open_hand(
@@ -186,32 +198,11 @@ async def open_hand(
 
 @dataclass
 class Moved:
-    """A move that was played and stored: the hand after it, and (when it ended the hand) its log row and
-    the chance each move had just before it, on its way from a worker process."""
+    """A move that was played and stored: the hand after it, and its log row when it ended the hand."""
 
     record: HandRecord
     hand: Hand
     log_id: int | None
-    decision: asyncio.Future[str] | None
-
-    async def last_move_line(self) -> str | None:
-        """ "Before the last move: Hit 62% ..." once the worker has it; None without one (or if it failed)."""
-        if self.decision is None:
-            return None
-        try:
-            return f"Before the last move: {await self.decision}"
-        except Exception:  # the result is shown already; a missing odds line must not turn it into an error
-            log.exception("Working out the odds of a hand's last move failed")
-            return None
-
-    def forget(self) -> None:
-        """Stop waiting for the odds nobody will read (the result could not be shown)."""
-        if self.decision is None:
-            return
-        if not self.decision.done():
-            self.decision.cancel()
-        elif not self.decision.cancelled():
-            self.decision.exception()  # read, so a failure nobody awaited is not reported again at exit
 
 
 async def play(interaction: discord.Interaction[Any], found: Found, move: Move) -> Moved | None:
@@ -238,10 +229,13 @@ async def play(interaction: discord.Interaction[Any], found: Found, move: Move) 
                 read = None  # a retry reads the shoe again
                 moved, moved_shoe = play_out(*move(hand, shoe, rng), rng)
                 shoe_changed = moved_shoe is not shoe  # a move that draws or discards makes a new Shoe
+                meta = hand_meta(record.data)
+                if moved.is_over:  # what the odds of the last move, asked for later, are worked out from
+                    meta["last_move"] = {"hand": hand.to_dict(), **shoe_note(shoe)}
                 updated, log_id = await store.cards.apply_logged(
                     record.id,
                     seen_version,
-                    stored(moved, hand_meta(record.data)),
+                    stored(moved, meta),
                     state=moved.state.value,
                     cards=moved.played,
                     shoe=moved_shoe if shoe_changed else None,
@@ -261,16 +255,7 @@ async def play(interaction: discord.Interaction[Any], found: Found, move: Move) 
     else:
         await refuse(interaction, BUSY)
         return None
-    decision: asyncio.Future[str] | None = None
-    if moved.is_over:
-        # the chance each move had just before the last one (the player knew the face-down card): worked
-        # out in a worker while the result goes out, so the result never waits for it
-        decision = asyncio.ensure_future(
-            interaction.client.workers.run(
-                hand_decision_text, hand, card_codes(shoe.remaining), card_codes(shoe.discards)
-            )
-        )
-    return Moved(updated, moved, log_id, decision)
+    return Moved(updated, moved, log_id)
 
 
 async def decision_line(interaction: discord.Interaction[Any], record: HandRecord, hand: Hand) -> str:
@@ -292,4 +277,34 @@ async def decision_line(interaction: discord.Interaction[Any], record: HandRecor
     text: str = await interaction.client.workers.run(
         hand_decision_text, hand, card_codes(unseen), card_codes(discards)
     )
+    return text
+
+
+async def last_move_line(interaction: discord.Interaction[Any], record: HandRecord) -> str | None:
+    """The chance each move had just before a finished voluntary hand's last one (the player knew the
+    face-down card), from the hand and shoe kept with that move; None for a hand that kept none."""
+    note = hand_meta(record.data).get("last_move")
+    if not isinstance(note, dict):
+        return None
+    before = Hand.from_dict(note["hand"])
+    text: str = await interaction.client.workers.run(
+        hand_decision_text, before, note["remaining"], note["discards"]
+    )
+    return text
+
+
+async def dealt_odds_line(interaction: discord.Interaction[Any], record: HandRecord) -> str | None:
+    """An involuntary hand's chance from the shoe it was dealt from (BJ-3); None without that shoe kept."""
+    note = hand_meta(record.data).get("dealt_from")
+    hand = Hand.from_dict(record.data)
+    if not isinstance(note, dict) or hand.mode is not HandMode.INVOLUNTARY or not hand.is_over:
+        return None
+    line, _ = await interaction.client.workers.run(
+        involuntary_line,
+        parse_cards(note["remaining"].split()),
+        hand,
+        resolve(hand).trl,
+        parse_cards(note["discards"].split()),
+    )
+    text: str = line
     return text

@@ -83,10 +83,9 @@ def involuntary_line(
         shoe,
         hand.skill,
         hand.difficulty,
-        hand.characteristic,
-        hand.characteristic_bonus,
-        hand.options,
+        options=hand.options,
         discards=discards,
+        characteristics=hand.characteristics,
     )
     return cards_summary(odds, actual_trl), odds
 

@@ -19,7 +19,7 @@ import discord
 from discord import AppCommandOptionType as Kind
 from discord import app_commands
 
-from bot.ui.reply import NO_DMS, refuse
+from bot.ui.reply import CHANGED, NO_DMS, refuse
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,6 @@ DISCORD_INT = 2**53  # Discord's integer options lie in -2^53..2^53
 SNOWFLAKE = re.compile(r"[1-9][0-9]{0,19}")
 UNREADABLE = "That command came with options I cannot read; please run it again."
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2  # option types that nest a subcommand's options
-NAME_MAX = 40  # option names in a refusal are clipped: a forged name may be anything
 
 _KIND_WORDS: dict[Kind, str] = {
     Kind.string: "text",
@@ -48,11 +47,6 @@ _RESOLVED: dict[Kind, tuple[str, ...]] = {
     Kind.mentionable: ("users", "roles"),
     Kind.attachment: ("attachments",),
 }
-
-
-def _name(option: Any) -> str:
-    text = option if isinstance(option, str) else repr(option)
-    return text if len(text) <= NAME_MAX else text[: NAME_MAX - 1] + "…"
 
 
 def _number(value: object) -> str:
@@ -150,7 +144,7 @@ def options_problem(
         name = option.get("name")
         parameter = declared.get(name) if isinstance(name, str) else None
         if parameter is None:
-            return f"{_name(name)} is not an option of /{command.qualified_name}."
+            return CHANGED  # only an older copy of the command, still shown by Discord, sends it
         if name in given:
             return f"{name} was given twice."
         given.add(parameter.name)
@@ -256,7 +250,12 @@ class TableTree(app_commands.CommandTree[Any]):
                 problem = options_problem(command, options, resolved, autocomplete=autocomplete)
         if problem is None:
             return True
-        log.info("Refused /%s from %s: %s", data.get("name"), interaction.user.id, problem)
+        if problem == CHANGED:  # not the user's doing, and no bug: worth a warning, not a traceback
+            log.warning(
+                "Refused /%s from %s: an option it no longer has", data.get("name"), interaction.user.id
+            )
+        else:
+            log.info("Refused /%s from %s: %s", data.get("name"), interaction.user.id, problem)
         await refuse_options(interaction, problem)
         return False
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import discord
 from discord import app_commands
 
-from bot.store import Store
+from bot.store import RollRecord, Store
 from bot.ui.reply import refuse
 
 T = TypeVar("T")
@@ -55,18 +55,6 @@ async def is_gm(
     return await store.gm.is_channel_gm(guild.id, channel, member.id)
 
 
-async def is_gm_of(
-    interaction: discord.Interaction[Any], store: Store, guild_id: int | None, channel_id: int
-) -> bool:
-    """GM-1 for another message's channel (a roll's, clicked on its GM copy): in its guild, a GM there;
-    in a DM, one of that channel's GMs (the GMs its copies go to). Nobody's rights elsewhere count."""
-    if guild_id is None:
-        return False  # GM tools act on a guild's channels
-    if interaction.guild is not None:
-        return interaction.guild.id == guild_id and await is_gm(interaction, store, channel_id=channel_id)
-    return interaction.user.id in await store.gm.list_channel_gms(guild_id, channel_id)
-
-
 def has_manage_guild(interaction: discord.Interaction[Any]) -> bool:
     """Manage Server in this guild (roles and settings need it, not just GM)."""
     member = interaction.user
@@ -85,7 +73,11 @@ def _mark(func: T, key: str) -> T:
 
 
 def gm_only() -> Callable[[T], T]:
-    """GM-1/GM-2 for a slash command: a runtime check, plus the Manage Server hint on top-level commands."""
+    """GM-1/GM-2 for a slash command: a runtime check only.
+
+    No ``default_permissions``: Discord would then hide the command from GMs by role or by channel, who
+    have no Manage Server; the check is the gate.
+    """
 
     async def predicate(interaction: discord.Interaction[Any]) -> bool:
         store: Store = interaction.client.store
@@ -96,16 +88,16 @@ def gm_only() -> Callable[[T], T]:
         return True
 
     check = app_commands.check(predicate)
-    hint = app_commands.default_permissions(manage_guild=True)
 
     def decorator(func: T) -> T:
-        return _mark(hint(check(func)), GM_ONLY)
+        return _mark(check(func), GM_ONLY)
 
     return decorator
 
 
 def manage_guild_only() -> Callable[[T], T]:
-    """Like `gm_only`, but only Manage Server counts (guild-wide GM roles and settings)."""
+    """Like `gm_only`, but only Manage Server counts (server set-up), and Discord shows the command only to
+    Manage Server by default (on a top-level command; a subcommand takes its group's)."""
 
     async def predicate(interaction: discord.Interaction[Any]) -> bool:
         if interaction.guild is None:
@@ -156,3 +148,18 @@ async def owner_or_gm(
         return True
     await refuse(interaction, NOT_OWNER)
     return False
+
+
+async def gm_of_roll(interaction: discord.Interaction[Any], store: Store, record: RollRecord) -> bool:
+    """GM-1 for a logged roll's own channel: in its guild, a GM there; in a DM, a GM its copy was sent to.
+
+    A hidden roll's DM copy goes to the roll channel's GMs, so a DM click counts only from one of them;
+    nobody's rights in another guild count.
+    """
+    if record.guild_id is None:
+        return False  # hidden rolls happen only in guilds
+    if interaction.guild is not None:
+        return interaction.guild.id == record.guild_id and await is_gm(
+            interaction, store, channel_id=record.channel_id
+        )
+    return interaction.user.id in await store.gm.list_channel_gms(record.guild_id, record.channel_id)

@@ -27,8 +27,8 @@ from bot.ui.rps import (
     pool_compact,
     pool_insider,
     pool_progress_fields,
-    raw_spec,
     roll_check,
+    stored_spec,
 )
 from bot.ui.visibility import Mode
 
@@ -49,7 +49,8 @@ async def roll_pool_check(
     veiled = bool(hidden) and (mode == "public" or not await pool_insider(interaction, store, pool, hidden))
     applied = await take_modifiers(interaction, store, SYSTEM, user_id=pool.owner_id)
     gm = gm_parts(applied)
-    spec = raw_spec(pool.base, pool.skill or "sustained check")
+    parts = [part.model_dump() for part in pool.base_parts]
+    spec = stored_spec(pool.base, pool.skill or "sustained check", parts)
     build = spec.build(gm)
     check = roll_check(interaction.client.rng, build.base)
     assert check.dice is not None

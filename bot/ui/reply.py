@@ -21,13 +21,29 @@ from discord import app_commands
 
 from bot.core.errors import RuleError
 from bot.store.errors import StoreError
-from bot.ui.embeds import CONTENT_MAX, NO_MENTIONS, clip
+from bot.ui.embeds import CONTENT_MAX, NO_MENTIONS, clip, shown_name
 
 log = logging.getLogger("bot.errors")
 NO_DMS = "This command works only in a server channel, not in DMs."
+CHANGED = "This command has just changed; try it again in a minute."
+#: A command Discord still shows in an older shape than the running code's (an older copy still synced, a
+#: sync still spreading): discord.py raises these; the user only has to wait for Discord's copy.
+STALE_COMMAND = (app_commands.CommandNotFound, app_commands.CommandSignatureMismatch)
+#: Commands whose member options name the people taking part in a roll (or in its odds).
+ROLL_COMMANDS = frozenset({"sysx", "dn", "rps", "decision", "cards", "odds", "roll"})
+_KIND_NAMES = {
+    discord.AppCommandOptionType.channel: "channel",
+    discord.AppCommandOptionType.role: "role",
+    discord.AppCommandOptionType.user: "member",
+    discord.AppCommandOptionType.mentionable: "member or role",
+    discord.AppCommandOptionType.attachment: "file",
+}
 # interaction.extras key: (meta key, value) pairs a command took (a GM's blind request) and gives back if
 # it fails, so a refused roll leaves them for the next one
 GIVE_BACK_ON_ERROR = "tabletop_give_back_on_error"
+# interaction.extras key: coroutine functions that undo what a refused command already posted (a hidden
+# roll's GM copies), run once the user has their answer
+AFTER_ERROR = "tabletop_after_error"
 
 #: The id in a DynamicItem's custom_id (``template=rf"bj:(?P<hand_id>{ID_PATTERN}):hit"``): a positive number
 #: below 9 * 10**18 (snowflakes, used as request ids, have 19 digits), so a forged id never overflows
@@ -118,14 +134,39 @@ async def refuse(interaction: discord.Interaction[Any], sentence: str) -> None:
     await reply(interaction, sentence, ephemeral=True)
 
 
-def user_message(error: BaseException) -> str | None:
+def transformer_sentence(
+    error: app_commands.TransformerError, interaction: discord.Interaction[Any] | None = None
+) -> str:
+    """An option discord.py could not turn into what the command takes, in the table's words.
+
+    With a real client this is a member option naming someone who is no member here: in a DM (no server
+    to be a member of), or someone who has left the server; Discord then sends them as a user only.
+    """
+    value = error.value
+    command = interaction.command if interaction is not None else None
+    root = getattr(command, "root_parent", None) or command
+    in_a_roll = root is not None and root.name in ROLL_COMMANDS
+    if isinstance(value, discord.abc.User):
+        name = shown_name(value.display_name)
+        if interaction is not None and interaction.guild is None:
+            what = "take part in a roll" if in_a_roll else "be chosen"
+            return f"{name} can {what} only in a server channel you share, not in DMs."
+        then = "they can't take part in this roll" if in_a_roll else "they can't be chosen here"
+        return f"{name} is not in this server, so {then}."
+    kind = _KIND_NAMES.get(error.type, "value")
+    return f"That {kind} can't be used here; pick another."
+
+
+def user_message(error: BaseException, interaction: discord.Interaction[Any] | None = None) -> str | None:
     """The one sentence for an error the user caused, or None when the error is unexpected."""
     if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError) and error.__cause__:
-        inner = user_message(error.__cause__)
+        inner = user_message(error.__cause__, interaction)
         if inner is not None:
             return inner
     if isinstance(error, app_commands.CommandInvokeError):
-        return user_message(error.original)
+        return user_message(error.original, interaction)
+    if isinstance(error, STALE_COMMAND):
+        return CHANGED
     if isinstance(error, UserError | RuleError | StoreError):
         return str(error)
     if isinstance(error, app_commands.NoPrivateMessage):
@@ -143,7 +184,7 @@ def user_message(error: BaseException) -> str | None:
     if isinstance(error, app_commands.CommandOnCooldown):
         return f"Slow down: try again in {error.retry_after:.0f} seconds."
     if isinstance(error, app_commands.TransformerError):
-        return f"{error.value!r} is not a valid {error.type.name.lower().replace('_', ' ')}."
+        return transformer_sentence(error, interaction)
     if isinstance(error, app_commands.CheckFailure):
         text = str(error)
         return (
@@ -159,8 +200,16 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
 
     Returns the code for unexpected errors (None for user errors).
     """
-    message = user_message(error)
+    message = user_message(error, interaction)
     code: str | None = None
+    if isinstance(error, STALE_COMMAND):  # Discord's copy is older than ours: no bug, no traceback
+        log.warning(
+            "%s in %s from user %s: %s",
+            type(error).__name__,
+            _describe(interaction),
+            interaction.user.id,
+            error,
+        )
     store = getattr(interaction.client, "store", None)
     if store is not None:  # the roll failed before its log row: give back the GM modifier uses it reserved
         store.modifiers.release(store.modifiers.ticket(interaction.id))
@@ -173,7 +222,8 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
                 log.warning("Could not give back %s after an error", key, exc_info=True)
     if interaction.type is discord.InteractionType.autocomplete:
         # an autocomplete cannot show a sentence: log it and offer no choices rather than leave it hanging
-        log.error("Autocomplete failed in %s", _describe(interaction), exc_info=error)
+        if not isinstance(error, STALE_COMMAND):
+            log.error("Autocomplete failed in %s", _describe(interaction), exc_info=error)
         if not interaction.response.is_done():
             await interaction.response.autocomplete([])
         return None
@@ -196,6 +246,13 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         discord.HTTPException
     ) as http_error:  # the interaction expired or Discord is down: nothing left to do
         log.warning("Could not tell the user about an error in %s: %s", _describe(interaction), http_error)
+    for undo in interaction.extras.pop(AFTER_ERROR, []):
+        try:
+            await undo()
+        except Exception:  # the user has their answer; what could not be undone is only logged
+            log.warning(
+                "Could not undo part of a refused command in %s", _describe(interaction), exc_info=True
+            )
     return code
 
 

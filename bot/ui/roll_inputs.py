@@ -16,21 +16,30 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 import discord
-from discord.utils import escape_markdown
 
 from bot.core import rps
 from bot.core.systemx import MarginStyle, RollChart
 from bot.store import GuildSettings, Sheet, Store
 from bot.store.models import name_key
+from bot.ui.cards import read_characteristics
 from bot.ui.decision import StatSource
 from bot.ui.dn import NO_SHEET_HINT as DN_NO_SHEET_HINT
 from bot.ui.dn import SkillUse, skill_use
+from bot.ui.embeds import shown_name
 from bot.ui.options import whole_number
 from bot.ui.reply import UserError
 from bot.ui.rolls import sheet_of
 from bot.ui.rps import BasePart, BaseSpec, difficulty_part, raw_spec
 from bot.ui.sysx import NO_SHEET_HINT as SX_NO_SHEET_HINT
-from bot.ui.sysx import ChartBook, SkillSource, from_numbers, from_sheet, margin_style, split_list
+from bot.ui.sysx import (
+    ChartBook,
+    SkillSource,
+    from_numbers,
+    from_sheet,
+    margin_style,
+    split_list,
+    who_rolled,
+)
 
 PARENT_SUFFIX = re.compile(r"^(?P<skill>.+?)\s*\((?P<parent>[^()]+)\)\s*$")  # "Stealth (Perception)"
 A = TypeVar("A")
@@ -161,7 +170,8 @@ async def sysx_entries(
 class SxParty:
     """One side of an opposed or combined check: a member (with their sheet or a raw SV) or a named NPC."""
 
-    name: str  # shown as is: a mention, or the NPC's name with its markdown escaped
+    name: str  # in the details: a mention, or the NPC's name as results show it
+    shown: str  # in the compact result: the member's character (else their name), or the NPC's name
     source: SkillSource
     member_id: int | None  # None for an NPC: no sheet, no GM modifiers
 
@@ -184,7 +194,7 @@ async def sysx_party(
         raise UserError(f"Give {slot} as a member or as an NPC's name ({npc_option}), not both.")
     if member is not None:
         source = await sysx_source(store, interaction, member, skill=skill, sv=sv)
-        return SxParty(member.mention, source, member.id)
+        return SxParty(member.mention, who_rolled(member.display_name, source), source, member.id)
     if npc is None or not npc.strip():
         raise UserError(f"Give {slot}: a member, or an NPC's name in {npc_option} with its SV.")
     if skill is not None and skill.strip():
@@ -193,7 +203,8 @@ async def sysx_party(
         raise UserError(f"Give the NPC {npc.strip()[:64]}'s Skill Value in {sv_option}.")
     source = from_numbers(sv, None, None)
     assert source is not None
-    return SxParty(escape_markdown(npc.strip()), source, None)
+    name = shown_name(npc.strip())
+    return SxParty(name, name, source, None)
 
 
 def distinct_parties(sides: Sequence[tuple[discord.abc.User | None, str | None]]) -> None:
@@ -330,7 +341,7 @@ async def rps_party(
                 f"Party {number} needs a name (party{number}) and a Base (base{number}), or a member."
             )
         return RpsParty(text.strip(), raw_spec(base), None)
-    name = member.display_name
+    name = shown_name(member.display_name)
     if base is not None:
         return RpsParty(name, raw_spec(base, text.strip() if text else "Base"), member.id)
     if text is None:
@@ -368,7 +379,7 @@ async def decision_stat(
     if stat_name is not None and stat is not None:
         raise UserError("Give either a stat from your sheet (stat_name) or a raw stat, not both.")
     sheet = await sheet_of(store, interaction, interaction.user.id, "decision")
-    character = sheet.name if sheet is not None else interaction.user.display_name
+    character = sheet.name if sheet is not None else shown_name(interaction.user.display_name)
     if stat_name is None:
         return character, StatSource(stat if stat is not None else 0)
     if sheet is None:
@@ -412,7 +423,7 @@ async def contest_sides(
             raise UserError(f"mod{slot} is set, but party {slot} has no member or NPC.")
         if member is not None:
             if member.id in {m.id for m in members.values()}:
-                raise UserError(f"{member.display_name} is in the contest twice.")
+                raise UserError(f"{shown_name(member.display_name)} is in the contest twice.")
             members[slot] = member
     sheets = await all_at_once(sheet_of(store, interaction, m.id, "decision") for m in members.values())
     sheet_by_slot = dict(zip(members, sheets, strict=True))
@@ -420,7 +431,7 @@ async def contest_sides(
     for slot, (member, npc, mod) in slots.items():
         if member is not None:
             sheet = sheet_by_slot[slot]
-            name = sheet.name if sheet is not None else member.display_name
+            name = sheet.name if sheet is not None else shown_name(member.display_name)
             value, text = 0, ""
             found = sheet_stat(sheet, stat) if sheet is not None and stat is not None else None
             if found is not None:
@@ -444,9 +455,9 @@ def missing_stat_note(sides: dict[int, ContestSide], stat: str | None) -> str | 
     missing = [side.name for side in sides.values() if side.lacks_stat]
     if not missing or stat is None:
         return None
-    names = ", ".join(escape_markdown(name) for name in missing)
+    names = ", ".join(missing)  # as the result shows them
     verb = "has" if len(missing) == 1 else "have"
-    return f"{names} {verb} no {escape_markdown(stat.strip()[:64])} on their sheet, so they rolled with 0."
+    return f"{names} {verb} no {shown_name(stat.strip()[:64])} on their sheet, so they rolled with 0."
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -455,11 +466,12 @@ def missing_stat_note(sides: dict[int, ContestSide], stat: str | None) -> str | 
 
 @dataclass(frozen=True)
 class CardsTask:
-    """A task's skill level (and the sheet skill it came from) and its characteristic bonus."""
+    """A task's skill level (and the sheet skill it came from) and the characteristics it names, each
+    with its bonus (BJ-9)."""
 
     level: int
     skill_label: str | None
-    bonus: int
+    characteristics: list[tuple[str, int]]
 
 
 async def cards_task(
@@ -468,18 +480,15 @@ async def cards_task(
     *,
     level: int | None,
     skill: str | None,
-    characteristic: str | None,
-    bonus: int | None,
+    characteristics: str | None,
 ) -> CardsTask:
-    """A skill level given or from the user's active cards sheet, and the characteristic's bonus given or
-    from the same sheet (0 without one); the sheet is read once, and only when it is needed."""
+    """A skill level given or from the user's active cards sheet, and the characteristics named (``Strength,
+    Dexterity +2``: a bonus as typed, else the same sheet's); the sheet is read once, and only when needed."""
     if level is not None and skill is not None:
         raise UserError("Give either a skill level or a skill from your sheet, not both.")
     if level is None and skill is None:
         raise UserError("Give a skill level, or a skill from your active cards sheet.")
-    if characteristic is None and bonus is not None:
-        raise UserError("A characteristic bonus needs the characteristic it belongs to.")
-    needs_sheet = skill is not None or (characteristic is not None and bonus is None)
+    needs_sheet = skill is not None or bool(characteristics and characteristics.strip())
     sheet = await sheet_of(store, interaction, interaction.user.id, "cards") if needs_sheet else None
     label: str | None = None
     if skill is not None:
@@ -490,10 +499,4 @@ async def cards_task(
             raise UserError(f"Your sheet {sheet.name!r} has no skill {skill.strip()!r}.")
         label, level = found[0], found[1].rating
     assert level is not None
-    if characteristic is None:
-        char_bonus = 0
-    elif bonus is not None:
-        char_bonus = bonus
-    else:
-        char_bonus = sheet.bonus(characteristic) if sheet is not None else 0
-    return CardsTask(level, label, char_bonus)
+    return CardsTask(level, label, read_characteristics(characteristics, sheet))

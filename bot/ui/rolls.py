@@ -21,7 +21,7 @@ from typing import Any
 import discord
 
 from bot.store import AppliedModifier, RollRecord, Sheet, Store
-from bot.ui.details import DetailsButton, details_view, with_details
+from bot.ui.details import details_view, with_details
 from bot.ui.visibility import Delivery, Mode, deliver
 
 MODIFIER_NAMES = {
@@ -166,14 +166,15 @@ async def publish(
     log_id: int | None = None,
     gm_items: Callable[[int], Sequence[discord.ui.Item[Any]]] | None = None,
     details: discord.Embed | None = None,
+    gm_embeds: Sequence[discord.Embed] = (),
 ) -> tuple[int, Delivery]:
     """Log the roll (with its visibility and the GM modifier uses it reserved) and deliver its embed.
 
-    ``log_id``: the roll was already logged together with its game write (supply, sustained pool), its
-    details given to `roll_record` then.
-    ``gm_items``: a GM's buttons for the logged roll, given its log id (`deliver` says where they go).
     ``details``: the full breakdown, stored with the log row and shown by a Details button under the
-    result (and under the GMs' copy of a hidden roll).
+    result (and under the GMs' copy of a hidden roll). ``log_id``: the roll was already logged together
+    with its game write (supply, sustained pool), its details given to `roll_record` then.
+    ``gm_items``: a GM's buttons for the logged roll, given its log id (`deliver` says where they go).
+    ``gm_embeds``: what the GM copies of a hidden roll show besides the result (`deliver`).
     Returns the log id and the delivery.
     """
     if log_id is None:
@@ -195,10 +196,16 @@ async def publish(
             store.modifiers.release(ticket)  # taken with the log row, or given back when it failed
     if details is not None:
         view = details_view(log_id, view)
-    items = list(gm_items(log_id)) if gm_items is not None else []
-    if details is not None and mode in ("gm", "blind"):
-        items.append(DetailsButton(log_id))  # the GMs' copy of a hidden roll has its Details too
     delivery = await deliver(
-        interaction, store, embed, mode=mode, log_id=log_id, kind=kind, view=view, gm_items=items
+        interaction,
+        store,
+        embed,
+        mode=mode,
+        log_id=log_id,
+        kind=kind,
+        view=view,
+        gm_items=gm_items(log_id) if gm_items is not None else (),
+        details=details is not None,
+        gm_embeds=gm_embeds,
     )
     return log_id, delivery

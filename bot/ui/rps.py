@@ -6,8 +6,8 @@ doubles did (RPS-4, RPS-5), and the success word (RPS-3).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import discord
@@ -91,6 +91,27 @@ def raw_spec(base: int, what: str = "Base") -> BaseSpec:
     return BaseSpec(what, (BasePart("given Base", base),), compute)
 
 
+def stored_spec(base: int, what: str, parts: Iterable[Mapping[str, Any]]) -> BaseSpec:
+    """A Base kept with the parts it was built from (a sustained action's, a failed check's), to add new
+    modifiers to; parts that do not add up to it (kept by an older version) give way to the number."""
+    try:
+        terms = tuple(BasePart(**dict(part)) for part in parts)
+    except TypeError:
+        terms = ()
+    if not terms or sum(term.value for term in terms) != base:
+        return raw_spec(base, what)
+
+    def compute(mods: list[int]) -> int:
+        return require_range(base + rps.total_modifiers(mods), rps.BASE_MIN, rps.BASE_MAX, "An RPS Base")
+
+    return BaseSpec(what, terms, compute)
+
+
+def part_records(parts: Iterable[BasePart]) -> list[dict[str, Any]]:
+    """Base parts as plain data, to keep with a roll or a sustained action (`stored_spec` reads them)."""
+    return [asdict(part) for part in parts]
+
+
 def roll_check(rng: Any, base: int) -> rps.RpsCheck:
     """Roll 2d10 with the bot's dice and resolve the check (RPS-2..RPS-5)."""
     dice = Dice(rng)
@@ -168,7 +189,7 @@ def roll_line(check: RpsCheck) -> str:
 
 def _near_miss(check: RpsCheck) -> str | None:
     if check.outcome is Outcome.NEAR_MISS and check.doubles is None:
-        return "SL 0: just short; the GM may allow another try"
+        return "SL 0: just short; the GM may grant a second try"
     return None
 
 

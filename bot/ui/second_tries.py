@@ -11,14 +11,11 @@ is a failed check like any other: the GM may grant another.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
 from typing import Any
 
 import discord
-from discord.utils import escape_markdown
 
 from bot.core import rps
-from bot.core.errors import require_range
 from bot.store import AppliedModifier, Conflict, RollRecord, SecondTry, Store
 from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, rps_line
@@ -32,7 +29,9 @@ from bot.ui.rps import (
     check_details,
     check_summary,
     gm_parts,
+    part_records,
     roll_check,
+    stored_spec,
 )
 from bot.ui.visibility import Mode
 
@@ -62,19 +61,8 @@ def task_spec(record: RollRecord) -> BaseSpec:
     """The logged check's Base before GM modifiers, with the parts it was built from (RPS-9: a second
     try is at the same Base as the failed check)."""
     inputs = record.inputs
-    task_base = int(inputs["task_base"])
-    what = str(inputs.get("what") or "Base")
-    try:
-        parts = tuple(BasePart(**part) for part in inputs.get("task_parts") or ())
-    except TypeError:  # written by another version of the bot: the Base as one number
-        parts = ()
-    if sum(part.value for part in parts) != task_base:
-        parts = (BasePart(what, task_base),)
-
-    def compute(mods: list[int]) -> int:
-        return require_range(task_base + rps.total_modifiers(mods), rps.BASE_MIN, rps.BASE_MAX, "An RPS Base")
-
-    return BaseSpec(what, parts, compute)
+    parts = inputs.get("task_parts") or ()
+    return stored_spec(int(inputs["task_base"]), str(inputs.get("what") or "Base"), parts)
 
 
 async def publish_check(
@@ -94,8 +82,9 @@ async def publish_check(
     ``task``: the Base before GM modifiers, as a later second try builds it again.
     """
     failed = result.sl <= 0
-    who = shown_name(interaction.user.display_name)
-    compact = check_compact(build, result, applied, who=who, second_try=second_try is not None)
+    compact = check_compact(
+        build, result, applied, who=shown_name(interaction.user.display_name), second_try=bool(second_try)
+    )
     details = check_details(
         build,
         result,
@@ -106,34 +95,31 @@ async def publish_check(
     )
     if result.dice is not None:  # a forgone check (RPS-6) had no chance to take
         add_odds(details, rps_line(build.base, result.sl))
-    record = roll_record(
-        interaction,
-        mode=mode,
-        system=SYSTEM,
-        command=SECOND_TRY_COMMAND if second_try else CHECK_COMMAND,
-        inputs={
-            "kind": CHECK_KIND,
-            "roller_id": interaction.user.id,
-            "what": build.what,
-            "base": build.base,
-            "task_base": task.base,
-            "task_parts": [asdict(part) for part in task.parts],
-            "parts": [part.text() for part in build.parts],
-            "assumed": result.assumed,
-            "granted_by_gm": result.granted_by_gm,
-            "sl": result.sl,
-            "retry_of": second_try[0].id if second_try else None,
-            "granted_by": second_try[1].granted_by if second_try else None,
-        },
-        dice=list(result.dice) if result.dice else [],
-        result=f"SL {result.sl}: {result.name}",
-        summary=check_summary(build, result),
-        details=details,
-    )
+    command = SECOND_TRY_COMMAND if second_try else CHECK_COMMAND
+    inputs = {
+        "kind": CHECK_KIND,
+        "roller_id": interaction.user.id,
+        "what": build.what,
+        "base": build.base,
+        "task_base": task.base,
+        "task_parts": part_records(task.parts),
+        "parts": [part.text() for part in build.parts],
+        "assumed": result.assumed,
+        "granted_by_gm": result.granted_by_gm,
+        "sl": result.sl,
+        "retry_of": second_try[0].id if second_try else None,
+        "granted_by": second_try[1].granted_by if second_try else None,
+    }
+    dice = list(result.dice) if result.dice else []
+    outcome, summary = f"SL {result.sl}: {result.name}", check_summary(build, result)
     log_id: int | None = None
-    if second_try is not None:
+    if second_try is not None:  # logged with the grant's use, in one transaction
         failed_id = second_try[0].id
         assert failed_id is not None
+        record = roll_record(
+            interaction, mode=mode, system=SYSTEM, command=command, inputs=inputs, dice=dice,
+            result=outcome, summary=summary, details=details,
+        )  # fmt: skip
         ticket = store.modifiers.ticket(interaction.id)
         try:
             log_id = await store.second_tries.take_logged(failed_id, interaction.user.id, record, ticket)
@@ -146,11 +132,11 @@ async def publish_check(
         details=details,
         mode=mode,
         system=SYSTEM,
-        command=record.command,
-        inputs=record.inputs,
-        dice=record.dice,
-        result=record.result,
-        summary=record.summary,
+        command=command,
+        inputs=inputs,
+        dice=dice,
+        result=outcome,
+        summary=summary,
         kind=KIND,
         log_id=log_id,
         gm_items=gm_items if failed else None,
@@ -190,7 +176,7 @@ async def grant_second_try(
 
 def grant_text(record: RollRecord, grant: SecondTry) -> str:
     """The public line that comes with the player's Try again button."""
-    what = "their hidden check" if record.hidden else escape_markdown(str(record.inputs["what"]))
+    what = "their hidden check" if record.hidden else shown_name(str(record.inputs["what"]))
     extra = f", with {grant.modifier:+d}" if grant.modifier else ""
     return (
         f"🎲 <@{grant.granted_by}> grants <@{grant.roller_id}> a second try at {what}{extra}: "

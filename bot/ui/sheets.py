@@ -11,8 +11,9 @@ import discord
 from bot.store import SHEET_RANGES, Sheet, Skill
 from bot.store.models import SYSTEM_NAMES
 from bot.store.sheets import export_json
-from bot.ui.embeds import NEUTRAL, clip, info_embed, result_embed
+from bot.ui.embeds import NEUTRAL, info_embed, result_embed, shown_name
 
+LIST_TITLE = "Sheets of "
 MAX_SHEET_FILE = 64 * 1024  # what /sheet import downloads at most (the store reads 64,000 characters)
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -77,15 +78,19 @@ def sheet_embed(sheet: Sheet, owner: str) -> discord.Embed:
 
 
 def sheet_list_embed(sheets: Sequence[Sheet], owner: str) -> discord.Embed:
-    """A player's sheets by name, with their system and which is active."""
+    """A page of a player's sheets by name, with their system and which is active (short enough for one
+    embed: `cogs.sheets` pages the list)."""
     if not sheets:
-        return info_embed(f"Sheets of {owner}", "No sheets yet: /sheet create makes one.")
+        return info_embed(f"{LIST_TITLE}{owner}", "No sheets yet: /sheet create makes one.")
     lines = [
-        f"{'▶ ' if s.active else '• '}**{discord.utils.escape_markdown(s.name)}** ({system_label(s.system)})"
-        f"{' active' if s.active else ''}"
+        f"▶ **{shown_name(s.name)}** ({system_label(s.system)}, active)"
+        if s.active
+        else f"• {shown_name(s.name)} ({system_label(s.system)})"
         for s in sheets
     ]
-    return info_embed(f"Sheets of {owner}", clip("\n".join(lines), 4000))
+    embed = info_embed(f"{LIST_TITLE}{owner}", "\n".join(lines))
+    embed.set_footer(text="▶ the active sheet: the one rolls in its system use. /sheet use switches.")
+    return embed
 
 
 def export_filename(sheet: Sheet) -> str:

@@ -218,11 +218,6 @@ def who_rolled(display_name: str, source: SkillSource) -> str:
     return shown_name(source.sheet_name or display_name)
 
 
-def party_title(member: discord.abc.User | None, name: str, source: SkillSource) -> str:
-    """A side of a contest as a title names it: a member as `who_rolled`, an NPC by its (escaped) name."""
-    return who_rolled(member.display_name, source) if member is not None else name
-
-
 def outcome_words(margin: Margin, style: MarginStyle, succeeded: bool) -> str:
     """``S2, success``; the zeros and criticals glossed for a newcomer (``F0, just short``)."""
     shown = margin.format(style)

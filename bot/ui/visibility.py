@@ -1,12 +1,16 @@
-"""Who sees a roll (issue 7): public, private, gm and blind, delivered by one function every cog calls.
+"""Who sees a roll: public, private, gm and blind, delivered by one function every cog calls.
 
-A cog rolls, logs the roll (``store.log.add``), builds the result embed, and calls `deliver`. Before rolling
-it may call `resolve_mode` to turn the user's option (or the channel default) into a mode, refusing modes
-that make no sense here (gm/blind in DMs, blind rolls a guild switched off).
+A cog calls `resolve_mode` before it rolls, then rolls, logs the roll (``store.log.add``), builds the
+result embed, and calls `deliver`. For a gm or blind roll in a server, `resolve_mode` first makes sure a
+GM will get it: it acknowledges the interaction (the GMs' copies may be slow to post) and posts each copy's
+header to the GM channel, or by DM to the GMs of the channel; when none got through, the roll is refused
+before any die is rolled. `deliver` then fills those copies with the result, and only then tells the
+roller, so the roller never learns a result that no GM has.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,12 +22,14 @@ from bot.store import NotFound, RollRecord, Store
 from bot.ui.details import details_view, stored_details
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.gm import take_blind_request
-from bot.ui.permissions import is_gm, is_gm_of
+from bot.ui.permissions import gm_of_roll, is_gm
 from bot.ui.reply import (
+    AFTER_ERROR,
     ID_PATTERN,
     ErrorReportingItem,
     TableView,
     UserError,
+    defer,
     refuse,
     release_when_handled,
     reply,
@@ -42,6 +48,13 @@ MODE_LABELS: dict[Mode, str] = {
 BLIND_ROLLER_TEXT = "Your roll went to the GM."
 CANNOT_DM = 50007
 CANNOT_REVEAL = "Only a GM of the roll's channel can reveal it."
+HOW_TO_REACH_A_GM = (
+    "someone with Manage Server can set a GM channel with /setup gm-channel, or a GM can claim this channel "
+    "with /gm claim"
+)
+NO_GM_HERE = f"No GM can see a hidden roll here yet: {HOW_TO_REACH_A_GM}."
+NOT_DELIVERED = "I could not give your roll to the GM, but it is in the roll log: a GM can see it with /log."
+GM_COPIES = "tabletop_gm_copies"  # interaction.extras key: the copies `resolve_mode` opened for `deliver`
 
 
 @dataclass
@@ -58,7 +71,123 @@ class Delivery:
         return self.gm_channel_id is not None or bool(self.dm_sent_to)
 
 
-async def resolve_mode(
+@dataclass
+class GMCopies:
+    """The GMs' copies of one hidden roll: the messages posted (GM channel or DMs) and what went wrong.
+
+    ``reasons`` are short clauses for a refusal; ``problems`` whole sentences for a roller whose roll did
+    reach a GM (a GM who does not accept DMs).
+    """
+
+    header: str
+    messages: list[discord.Message] = field(default_factory=list)
+    gm_channel_id: int | None = None
+    dm_sent_to: list[int] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def record(self, done: Delivery) -> None:
+        done.gm_channel_id, done.dm_sent_to = self.gm_channel_id, list(self.dm_sent_to)
+        done.problems.extend(self.problems)
+
+    async def fill(self, embeds: Sequence[discord.Embed], view: discord.ui.View | None) -> bool:
+        """Put the result (and the GM's notes after it) on every copy, with ``view``; True when at least
+        one copy shows it."""
+        results = await asyncio.gather(
+            *(
+                message.edit(content=self.header, embeds=list(embeds), **_view(view))
+                for message in self.messages
+            ),
+            return_exceptions=True,
+        )
+        filled = 0
+        for message, result in zip(self.messages, results, strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, discord.HTTPException):
+                    raise result
+                log.warning("Could not put a hidden roll on its GM copy %s: %s", message.id, result)
+            else:
+                filled += 1
+        return filled > 0
+
+    async def note(self, text: str) -> None:
+        """Add ``text`` to every copy's header (a hand whose result comes later)."""
+        for message in self.messages:
+            try:
+                await message.edit(content=f"{self.header} {text}")
+            except discord.HTTPException as err:
+                log.warning("Could not update the GM copy %s: %s", message.id, err)
+
+    async def withdraw(self) -> None:
+        """Delete every copy: the roll they announced was refused after all (a bad option)."""
+        for message in self.messages:
+            try:
+                await message.delete()
+            except discord.HTTPException as err:
+                log.warning("Could not delete the GM copy %s of a refused roll: %s", message.id, err)
+        self.messages.clear()
+
+
+def gm_header(kind: str, mode: Mode, roller_id: int, channel_id: int) -> str:
+    """ "🔒 Blind roll by @alice in #general." (``kind``: roll, hand)."""
+    return f"🔒 {'Blind' if mode == 'blind' else 'GM'} {kind} by <@{roller_id}> in <#{channel_id}>."
+
+
+async def post_gm_copies(
+    client: discord.Client,
+    store: Store,
+    *,
+    guild_id: int,
+    channel_id: int,
+    header: str,
+    embeds: Sequence[discord.Embed] = (),
+    view: discord.ui.View | None = None,
+) -> GMCopies:
+    """Post ``header`` (and ``embeds``, ``view``) to the guild's GM channel, or, when there is none or the
+    bot cannot post there, by DM to each GM of the channel (made so, or who claimed it), at once."""
+    copies = GMCopies(header)
+    content: dict[str, Any] = {"allowed_mentions": NO_MENTIONS, **_view(view)}
+    if embeds:
+        content["embeds"] = list(embeds)
+    settings = await store.settings.get(guild_id)
+    if settings.gm_channel_id is not None:
+        gm_channel = client.get_partial_messageable(settings.gm_channel_id, guild_id=guild_id)
+        try:
+            copies.messages.append(await gm_channel.send(header, **content))
+            copies.gm_channel_id = settings.gm_channel_id
+            return copies
+        except discord.HTTPException as err:
+            log.warning("Could not post to the GM channel %s: %s", settings.gm_channel_id, err)
+            copies.reasons.append(f"I cannot post in the GM channel <#{settings.gm_channel_id}>")
+            copies.problems.append("I could not post in the GM channel (check my permissions there).")
+    gm_ids = await store.gm.list_channel_gms(guild_id, channel_id)
+
+    async def send_dm(user_id: int) -> discord.Message:
+        dm = await client.create_dm(discord.Object(id=user_id))
+        return await dm.send(header, **content)
+
+    sent = await asyncio.gather(*(send_dm(uid) for uid in gm_ids), return_exceptions=True)
+    for user_id, result in zip(gm_ids, sent, strict=True):
+        if isinstance(result, discord.Message):
+            copies.messages.append(result)
+            copies.dm_sent_to.append(user_id)
+        elif isinstance(result, discord.HTTPException):
+            closed = getattr(result, "code", 0) == CANNOT_DM
+            copies.reasons.append(
+                f"<@{user_id}> does not accept DMs from me"
+                if closed
+                else f"Discord refused my DM to <@{user_id}>"
+            )
+            reason = "they do not accept DMs from me" if closed else "Discord refused"
+            copies.problems.append(f"I could not DM <@{user_id}> ({reason}).")
+        else:
+            raise result
+    if settings.gm_channel_id is not None and not gm_ids:
+        copies.reasons.append("no GM has claimed this channel")
+    return copies
+
+
+async def choose_mode(
     interaction: discord.Interaction[Any],
     store: Store,
     requested: str | None,
@@ -85,6 +214,66 @@ async def resolve_mode(
     return mode
 
 
+async def resolve_mode(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    requested: str | None,
+    *,
+    blind_refusal: str | None = None,
+) -> Mode:
+    """`choose_mode`, and for a gm or blind roll, the GMs' copies opened before any die is rolled.
+
+    With no GM channel and no GM of the channel, the roll is refused at once. Otherwise the interaction is
+    acknowledged (posting to GMs may be slow) and each copy's header posted (`open_gm_copies`); when no GM
+    could get one, the roll is refused too, saying why and how to fix it. ``blind_refusal``: the sentence
+    refusing a blind roll of a command that never is blind (before any GM is bothered).
+    """
+    mode = await choose_mode(interaction, store, requested)
+    if mode == "blind" and blind_refusal is not None:
+        raise UserError(blind_refusal)
+    if mode in ("gm", "blind") and interaction.guild is not None and interaction.channel_id is not None:
+        await open_gm_copies(interaction, store, mode)
+    return mode
+
+
+async def open_gm_copies(interaction: discord.Interaction[Any], store: Store, mode: Mode) -> GMCopies:
+    """Post the headers of a hidden roll's GM copies, for `deliver` to fill; refuses when none got through.
+
+    Copies of a roll refused later (a bad option) are deleted again (`report_error` runs ``AFTER_ERROR``).
+    """
+    assert interaction.guild is not None and interaction.channel_id is not None
+    guild_id, channel_id = interaction.guild.id, interaction.channel_id
+    settings = await store.settings.get(guild_id)
+    if settings.gm_channel_id is None and not await store.gm.list_channel_gms(guild_id, channel_id):
+        raise UserError(NO_GM_HERE)
+    await defer(interaction, ephemeral=True)  # the answer (a result or a refusal) is the roller's alone
+    header = gm_header("roll", mode, interaction.user.id, channel_id)
+    copies = await post_gm_copies(
+        interaction.client, store, guild_id=guild_id, channel_id=channel_id, header=header
+    )
+    if not copies.messages:
+        raise UserError(
+            f"Nothing was rolled: no GM could get it ({'; '.join(copies.reasons)}); {HOW_TO_REACH_A_GM}."
+        )
+    interaction.extras[GM_COPIES] = copies
+    interaction.extras.setdefault(AFTER_ERROR, []).append(copies.withdraw)
+    return copies
+
+
+async def keep_gm_copies(interaction: discord.Interaction[Any], text: str) -> None:
+    """The roll's result comes on a later interaction (a hand played on): note it on the opened copies."""
+    copies = interaction.extras.pop(GM_COPIES, None)
+    if isinstance(copies, GMCopies):
+        _forget_withdraw(interaction, copies)
+        await copies.note(text)
+
+
+def _forget_withdraw(interaction: discord.Interaction[Any], copies: GMCopies) -> None:
+    undo = interaction.extras.get(AFTER_ERROR, [])
+    if copies.withdraw in undo:
+        undo.remove(copies.withdraw)
+
+
 def default_notice(interaction: discord.Interaction[Any], mode: Mode, kind: str | None) -> str:
     """The public one-liner for a hidden roll: the roller and the kind of check, nothing else."""
     what = f" ({kind})" if kind else ""
@@ -103,17 +292,21 @@ async def deliver(
     kind: str | None = None,
     view: discord.ui.View | None = None,
     gm_items: Sequence[discord.ui.Item[Any]] = (),
+    details: bool = False,
+    gm_embeds: Sequence[discord.Embed] = (),
 ) -> Delivery:
-    """Show ``result_embed`` to whoever ``mode`` allows (issue 7).
+    """Show ``result_embed`` to whoever ``mode`` allows.
 
     ``gm_items`` (a GM's buttons, checked when clicked) go where a GM sees the result: on the public
     message, or next to Reveal on the GM's copy; never on a result only the roller sees.
     - public: the result in the channel (with ``view``).
     - private: the result ephemerally to the roller (with ``view``) and a public notice with no result.
-    - gm: the result ephemerally to the roller, a GM copy (with a Reveal button for ``log_id``) to the
-      guild's GM channel or by DM to each GM of the channel, and a public notice naming roller and kind.
-    - blind: the roller only learns that the roll went to the GM; GM copies as for gm.
+    - gm: the result on the GM copies `resolve_mode` opened (with a Reveal button for ``log_id``), then
+      ephemerally to the roller, then a public notice naming roller and kind.
+    - blind: the result on the GM copies; the roller only learns that the roll went to the GM.
     ``notice_text`` replaces the default notice; ``kind`` names the check in it ("System X check").
+    ``details``: the roll ``log_id`` was logged with its details; the GM copy gets a Details button too.
+    ``gm_embeds`` follow the result on the GM copies only (what Reveal posts is the result alone).
     """
     if interaction.guild is None and mode in ("gm", "blind"):
         raise UserError("GM and blind rolls work only in a server channel; in DMs use public or private.")
@@ -127,7 +320,29 @@ async def deliver(
             await reply(interaction, notice_text or default_notice(interaction, mode, kind))
         return done
 
-    await _send_to_gms(interaction, store, result_embed, mode, log_id, done, gm_items)
+    gm_view = (
+        reveal_view(log_id, *gm_items, details=details) if log_id is not None else with_items(None, gm_items)
+    )
+    copies = interaction.extras.pop(GM_COPIES, None)
+    if isinstance(copies, GMCopies):
+        _forget_withdraw(interaction, copies)  # the roll stands now: its copies stay, whatever comes
+        reached = await copies.fill([result_embed, *gm_embeds], gm_view)
+    else:  # a roll that did not come through resolve_mode: post the copies whole
+        assert interaction.channel_id is not None and interaction.guild is not None
+        copies = await post_gm_copies(
+            interaction.client,
+            store,
+            guild_id=interaction.guild.id,
+            channel_id=interaction.channel_id,
+            header=gm_header("roll", mode, interaction.user.id, interaction.channel_id),
+            embeds=[result_embed, *gm_embeds],
+            view=gm_view,
+        )
+        reached = bool(copies.messages)
+    if not reached:  # no GM shows it (Discord refused every edit): the log has it for them
+        await reply(interaction, NOT_DELIVERED, ephemeral=True)
+        return done
+    copies.record(done)
     problems = " ".join(done.problems) or None
     if mode == "gm":
         await reply(interaction, problems, embed=result_embed, view=view, ephemeral=True)
@@ -138,58 +353,9 @@ async def deliver(
     return done
 
 
-async def _send_to_gms(
-    interaction: discord.Interaction[Any],
-    store: Store,
-    result_embed: discord.Embed,
-    mode: Mode,
-    log_id: int | None,
-    done: Delivery,
-    gm_items: Sequence[discord.ui.Item[Any]] = (),
-) -> None:
-    assert interaction.guild is not None and interaction.channel_id is not None
-    guild_id, channel_id = interaction.guild.id, interaction.channel_id
-    header = (
-        f"🔒 {'Blind' if mode == 'blind' else 'GM'} roll by {interaction.user.mention} in <#{channel_id}>."
-    )
-    gm_view = reveal_view(log_id, *gm_items) if log_id is not None else with_items(None, gm_items)
-    settings = await store.settings.get(guild_id)
-    if settings.gm_channel_id is not None:
-        gm_channel = interaction.client.get_partial_messageable(settings.gm_channel_id, guild_id=guild_id)
-        try:
-            await gm_channel.send(header, embed=result_embed, allowed_mentions=NO_MENTIONS, **_view(gm_view))
-            done.gm_channel_id = settings.gm_channel_id
-            return
-        except discord.HTTPException as err:
-            log.warning("Could not post to the GM channel %s: %s", settings.gm_channel_id, err)
-            done.problems.append("I could not post in the GM channel (check my permissions there).")
-    gm_ids = [uid for uid in await store.gm.list_channel_gms(guild_id, channel_id)]
-    if not gm_ids:
-        done.problems.append(
-            "No GM channel is set and this channel has no GMs to message: a GM can set one with /gm settings."
-        )
-        return
-    for user_id in gm_ids:
-        try:
-            dm = await interaction.client.create_dm(discord.Object(id=user_id))
-            await dm.send(header, embed=result_embed, allowed_mentions=NO_MENTIONS, **_view(gm_view))
-            done.dm_sent_to.append(user_id)
-        except discord.HTTPException as err:
-            reason = (
-                "they do not accept DMs from me"
-                if getattr(err, "code", 0) == CANNOT_DM
-                else "Discord refused"
-            )
-            done.problems.append(f"I could not DM <@{user_id}> ({reason}).")
-
-
 async def may_reveal(interaction: discord.Interaction[Any], store: Store, record: RollRecord) -> bool:
-    """GM-1 for the roll's own channel: in its guild, a GM there; in a DM, a GM its copy was sent to.
-
-    A DM copy goes to the roll channel's GMs (`_send_to_gms`), so a DM click counts only from one of them;
-    nobody's rights in another guild count.
-    """
-    return await is_gm_of(interaction, store, record.guild_id, record.channel_id)
+    """Whether this user may reveal the roll: a GM of the roll's own channel (`gm_of_roll`)."""
+    return await gm_of_roll(interaction, store, record)
 
 
 def _view(view: discord.ui.View | None) -> dict[str, Any]:
@@ -208,9 +374,9 @@ def with_items(view: discord.ui.View | None, items: Sequence[discord.ui.Item[Any
     return view
 
 
-def reveal_view(log_id: int, *items: discord.ui.Item[Any]) -> discord.ui.View:
+def reveal_view(log_id: int, *items: discord.ui.Item[Any], details: bool = False) -> discord.ui.View:
     """A view holding the Reveal button for the roll ``log_id`` (persistent: survives restarts), then
-    ``items``.
+    ``items``, and its Details button when the roll was logged with details.
 
     Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
     """
@@ -219,7 +385,7 @@ def reveal_view(log_id: int, *items: discord.ui.Item[Any]) -> discord.ui.View:
     for item in items:
         view.add_item(item)
     release_when_handled(view)
-    return view
+    return details_view(log_id, view) if details else view
 
 
 class RevealButton(
@@ -255,6 +421,8 @@ class RevealButton(
         if not await store.log.mark_revealed(self.log_id, interaction.user.id):
             await refuse(interaction, "That roll was already revealed.")
             return
+        # acknowledged before the post, which Discord may be slow to take (the 3-second rule)
+        await defer(interaction, ephemeral=True)
         source = interaction.message.embeds if interaction.message is not None else []
         embeds = [discord.Embed.from_dict(e.to_dict()) for e in source[:1]]
         channel = interaction.client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)

@@ -15,11 +15,16 @@ Decisions (where the rules are silent):
 - A click re-reads the hand and the shoe and writes both with version checks (`bot.ui.hands.play`). If the
   hand moved on meanwhile (a double click), the click is refused and nothing is drawn; if only the shoe
   moved (another hand in the channel drew), the click is recomputed on the new shoe (up to 5 times).
-- A hand's result is shown at once; the chance each move had just before the last one (exact, from the
-  worker process, milliseconds) is edited onto the same message when it arrives. If the worker fails or
-  the edit is refused, the result stands without that line.
+- A hand's message is compact: whose task, how it went, the cards and total, the task, a GM modifier; in
+  play, what Hit, Stand and Add skill do. Details (anyone who sees the hand; a hidden hand's owner and the
+  GMs) has the breakdown and the rules; the fumble chance (BJ-11) only a GM sees, in Details or in the
+  GM copy of a gm or blind hand. The odds of each move are the player's, on request (Odds, ephemeral);
+  a finished voluntary hand keeps Odds for the chance each move had before the last one, worked out on
+  request from the hand and shoe kept with that move. An involuntary hand's chance is in its Details.
+- A task names one or more characteristics (BJ-9), by commas, each with its bonus from the sheet unless
+  typed (``Strength, Dexterity +2``); each is stored on the hand and shown with whether it counted.
 - `/cards shuffle` (GM) reshuffles everything not in an open hand, with ``decks`` decks or, without it,
-  the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/gm settings`).
+  the guild's ``decks_per_shoe``; it does not change the guild setting (that is `/setup settings`).
 - `/cards reveal hand:` (GM) shows the GM the hand with its face-down card and running total, ephemerally
   (BJ-4 "on request, the GM"); it does not end the hand (only the player's choices do).
 """

@@ -1,8 +1,10 @@
-"""The buttons and the select on a hand's message: Hit, Stand, Peek, Odds and Add skill (BJ-4..BJ-7).
+"""The buttons and the select on a hand's message: Hit, Stand, Peek, Odds, Details and Add skill (BJ-4..BJ-7).
 
 A custom_id carries the hand's id and the action only (``bj:12:hit``). Every click finds the hand in the
-store again (`bot.ui.hands.open_hand`), so the buttons work after a restart, and only the hand's owner or a
-GM gets past that check (GM-4): anyone else is told so in one ephemeral sentence and nothing happens.
+store again (`bot.ui.hands.open_hand`), so the buttons work after a restart. Moves, Peek and Odds are for
+the hand's owner or a GM (GM-4): anyone else is told so in one ephemeral sentence and nothing happens.
+Details is for anyone who sees the hand (a hidden hand's only for its owner and the GMs).
+A finished hand keeps Details and, for a voluntary hand, Odds: the chance each move had before the last.
 """
 
 from __future__ import annotations
@@ -13,27 +15,39 @@ from typing import Any
 
 import discord
 
-from bot.core.blackjack import Hand
+from bot.core.blackjack import Hand, HandMode
 from bot.store import HandRecord
-from bot.ui.cards import adder_options, hand_visibility, peek_text, send_to_gms
+from bot.ui.cards import (
+    adder_options,
+    gm_notes_embed,
+    hand_details_embed,
+    hand_meta,
+    hand_visibility,
+    last_move_name,
+    notes_of,
+    peek_text,
+    send_to_gms,
+)
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.hands import (
     Found,
     Move,
     Moved,
     add_skill_move,
+    dealt_odds_line,
     decision_line,
+    find_hand,
     full_embed,
     hit_move,
+    last_move_line,
     open_hand,
     owner_embed,
     play,
     shows_odds,
     stand_move,
 )
-from bot.ui.odds import add_odds
-from bot.ui.permissions import NOT_GM, is_gm
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, defer, release_when_handled, reply
+from bot.ui.permissions import NOT_GM, is_gm, owner_or_gm
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, defer, refuse, release_when_handled, reply
 
 log = logging.getLogger(__name__)
 
@@ -43,25 +57,38 @@ ACTIONS: dict[str, tuple[str, discord.ButtonStyle, str | None]] = {
     "stand": ("Stand", discord.ButtonStyle.secondary, None),
     "peek": ("Peek", discord.ButtonStyle.secondary, "👁"),
     "odds": ("Odds", discord.ButtonStyle.secondary, "🎯"),
+    "details": ("Details", discord.ButtonStyle.secondary, None),
 }
 MOVES: dict[str, Move] = {"hit": hit_move, "stand": stand_move}
+PRIVATE = ("odds", "details")  # never on a blind hand: they would tell its owner the task
 # the select offers ASCII numbers; str.isdigit would also pass "٣" (read as 3) and "³" (which int() refuses)
 ADDER_VALUE = re.compile(r"-?[0-9]{1,3}")
+NOT_KEPT = "The odds of this hand's last move were not kept (it ended before the bot kept them)."
+NO_MOVES = "An involuntary hand has no moves to weigh; its chance is in Details."
+BLIND_DETAILS = f"A blind hand's details are for the GM only. {NOT_GM}"
 
 
 def hand_view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
-    """Hit, Stand, Peek, Odds (not on a blind hand) and, when the skill allows one, Add skill; None once
-    the hand has ended.
+    """In play: Hit, Stand, Peek, Odds, Details and, when the skill allows one, Add skill. Finished:
+    Details, and Odds on a voluntary hand that kept its last move. A blind hand shows its owner neither
+    Odds nor Details; finished, it has no buttons (None).
 
     Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
     """
+    private = shows_odds(record)
     if hand.is_over:
+        actions = ["details"]
+        if hand.mode is HandMode.VOLUNTARY and "last_move" in hand_meta(record.data):
+            actions.append("odds")
+    else:
+        actions = list(ACTIONS)
+    actions = [a for a in actions if private or a not in PRIVATE]
+    if not actions:
         return None
     view = discord.ui.View(timeout=None)
-    for action in ACTIONS:
-        if action != "odds" or shows_odds(record):
-            view.add_item(HandButton(record.id, action))
-    if hand.can_add_skill:
+    for action in actions:
+        view.add_item(HandButton(record.id, action))
+    if not hand.is_over and hand.can_add_skill:
         view.add_item(AddSkillSelect(record.id, adder_options(hand.allowed_adders)))
     release_when_handled(view)
     return view
@@ -70,10 +97,10 @@ def hand_view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
 class HandButton(
     ErrorReportingItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"bj:(?P<hand_id>{ID_PATTERN}):(?P<action>hit|stand|peek|odds)",
+    template=rf"bj:(?P<hand_id>{ID_PATTERN}):(?P<action>hit|stand|peek|odds|details)",
 ):
     """Hit draws a card (and the bonus cards a 21 earns, BJ-6), Stand ends the hand (BJ-4); Peek shows the
-    face-down card and Odds the chance of each move, to the owner or a GM only."""
+    face-down card and Odds the chance of each move, to the owner or a GM only; Details the breakdown."""
 
     def __init__(self, hand_id: int, action: str) -> None:
         label, style, emoji = ACTIONS[action]
@@ -91,6 +118,14 @@ class HandButton(
         return cls(int(match["hand_id"]), match["action"])
 
     async def allowed(self, interaction: discord.Interaction[Any]) -> bool:
+        if self.action in PRIVATE:  # a finished hand too
+            record = await find_hand(interaction, self.hand_id)
+            if record is None:
+                return False
+            self.found = (record, None)
+            if self.action == "details" and hand_visibility(record.data) == "public":
+                return True  # what the hand's public message shows, in full
+            return await owner_or_gm(interaction, interaction.client.store, record.owner_id)
         self.found = await open_hand(interaction, self.hand_id, for_move=self.action in MOVES)
         return self.found is not None
 
@@ -100,8 +135,10 @@ class HandButton(
             await play_and_show(interaction, self.found, MOVES[self.action])
         elif self.action == "peek":
             await peek(interaction, self.found[0])
-        else:
+        elif self.action == "odds":
             await odds(interaction, self.found[0])
+        else:
+            await details(interaction, self.found[0])
 
 
 class AddSkillSelect(
@@ -151,65 +188,85 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (HandButton, AddS
 async def play_and_show(interaction: discord.Interaction[Any], found: Found, move: Move) -> None:
     """Play ``move`` and edit the hand's message to what it made of the hand."""
     moved = await play(interaction, found, move)
-    if moved is None:
-        return
-    try:
+    if moved is not None:
         await show(interaction, moved)
-    finally:
-        moved.forget()
 
 
 async def show(interaction: discord.Interaction[Any], moved: Moved) -> None:
-    """Edit the hand's message to the new state. At the end, the chance each move had before the last one
-    becomes an Odds line on the owner's message (not a blind hand's) and on the GMs' copy, sent when asked."""
+    """Edit the hand's message to the new state. At the end of a gm or blind hand, its result goes to the
+    GMs, with the fumble chance and the odds the moves had before the last one for them alone."""
     record, hand = moved.record, moved.hand
-    owner = owner_embed(record, hand)
-    view = hand_view(record, hand)
-    await interaction.response.edit_message(embed=owner, view=view, allowed_mentions=NO_MENTIONS)
-    if not hand.is_over:
-        return
+    await interaction.response.edit_message(
+        embed=owner_embed(record, hand), view=hand_view(record, hand), allowed_mentions=NO_MENTIONS
+    )
     mode = hand_visibility(record.data)
-    odds_line = await moved.last_move_line()
-    if odds_line is not None and mode != "blind":
-        try:
-            await interaction.edit_original_response(
-                embed=add_odds(owner, odds_line), allowed_mentions=NO_MENTIONS
-            )
-        except discord.HTTPException as error:  # the result stands; only its odds line is missing
-            log.warning("Could not add the odds line to hand #%s: %s", record.id, error)
-    if mode in ("gm", "blind") and record.guild_id is not None and moved.log_id is not None:
-        problems = await send_to_gms(
-            interaction.client,
-            interaction.client.store,
-            guild_id=record.guild_id,
-            channel_id=record.channel_id,
-            owner_id=record.owner_id,
-            mode=mode,
-            embed=add_odds(full_embed(record, hand), odds_line),
-            log_id=moved.log_id,
-        )
-        if problems:
-            await reply(interaction, " ".join(problems), ephemeral=True)
+    if not hand.is_over or mode not in ("gm", "blind") or record.guild_id is None or moved.log_id is None:
+        return
+    try:
+        odds_line = await last_move_line(interaction, record)
+    except Exception:  # the GMs still get the result; only its odds line is missing
+        log.exception("Working out the odds of a hand's last move failed")
+        odds_line = None
+    if odds_line is not None:
+        odds_line = f"before the last move ({last_move_name(hand)}): {odds_line}"
+    notes = gm_notes_embed(hand, odds_line)
+    problems = await send_to_gms(
+        interaction.client,
+        interaction.client.store,
+        guild_id=record.guild_id,
+        channel_id=record.channel_id,
+        owner_id=record.owner_id,
+        mode=mode,
+        embeds=[full_embed(record, hand), *([notes] if notes is not None else [])],
+        log_id=moved.log_id,
+    )
+    if problems:
+        await reply(interaction, " ".join(problems), ephemeral=True)
 
 
 async def peek(interaction: discord.Interaction[Any], record: HandRecord) -> None:
-    """The face-down card and the running total, and the odds unless the hand is blind (BJ-4)."""
-    hand = Hand.from_dict(record.data)
-    text = peek_text(hand)
-    if hand_visibility(record.data) != "blind" or await is_gm(interaction, interaction.client.store):
-        text += f"\nOdds: {await decision_line(interaction, record, hand)}"
-    await reply(interaction, text, ephemeral=True)
+    """The face-down card and the running total (BJ-4), to the owner or a GM only."""
+    await reply(interaction, peek_text(Hand.from_dict(record.data)), ephemeral=True)
 
 
 async def odds(interaction: discord.Interaction[Any], record: HandRecord) -> None:
-    """The chance of Stand, each adder and Hit (with the best move). It depends on the face-down card, so
-    it is never shown publicly; a blind hand's owner is refused (it would tell them the difficulty)."""
-    if hand_visibility(record.data) == "blind" and not await is_gm(interaction, interaction.client.store):
-        await reply(interaction, f"A blind hand's odds are for the GM only. {NOT_GM}", ephemeral=True)
+    """In play: the chance of Stand, each adder and Hit (with the best move); finished: the same just before
+    the last move. It depends on the face-down card, so it is only ever shown to who asks; a blind hand's
+    owner is refused (it would tell them the difficulty)."""
+    store = interaction.client.store
+    if hand_visibility(record.data) == "blind" and not await is_gm(interaction, store):
+        await refuse(interaction, f"A blind hand's odds are for the GM only. {NOT_GM}")
+        return
+    hand = Hand.from_dict(record.data)
+    if hand.is_over:
+        if hand.mode is HandMode.INVOLUNTARY:
+            raise UserError(NO_MOVES)
+        await defer(interaction, ephemeral=True)
+        line = await last_move_line(interaction, record)
+        if line is None:
+            raise UserError(NOT_KEPT)
+        text = f"Hand #{record.id}, before your last move ({last_move_name(hand)}): {line}"
+        await reply(interaction, text, ephemeral=True)
         return
     await defer(interaction, ephemeral=True)
-    hand = Hand.from_dict(record.data)
     line = await decision_line(interaction, record, hand)
     await reply(
         interaction, f"Odds for hand #{record.id} (total {hand.running_total}): {line}", ephemeral=True
     )
+
+
+async def details(interaction: discord.Interaction[Any], record: HandRecord) -> None:
+    """The hand's breakdown and the rules that decided it, ephemeral; a GM sees the fumble chance too. An
+    involuntary hand's Details say the chance it had, from the shoe it was dealt from."""
+    store = interaction.client.store
+    gm = await is_gm(interaction, store)
+    if hand_visibility(record.data) == "blind" and not gm:
+        await refuse(interaction, BLIND_DETAILS)
+        return
+    hand = Hand.from_dict(record.data)
+    odds_line = None
+    if hand.mode is HandMode.INVOLUNTARY:
+        await defer(interaction, ephemeral=True)  # the odds take a worker's while
+        odds_line = await dealt_odds_line(interaction, record)
+    embed = hand_details_embed(hand, notes_of(record), gm=gm, odds_line=odds_line)
+    await reply(interaction, embed=embed, ephemeral=True)

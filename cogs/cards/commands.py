@@ -12,7 +12,6 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.core.blackjack import (
-    CHARACTERISTIC_SUITS,
     DIFFICULTY_NAMES,
     SKILL_NAMES,
     Hand,
@@ -23,7 +22,13 @@ from bot.core.blackjack import (
 )
 from bot.core.cards import Shoe
 from bot.store import AppliedModifier, Conflict, HandRecord, Store
-from bot.ui.cards import KIND, shoe_embed
+from bot.ui.cards import (
+    CHARACTERISTICS_HELP,
+    KIND,
+    characteristic_choices,
+    gm_notes_embed,
+    shoe_embed,
+)
 from bot.ui.hands import (
     BUSY,
     SHOE_RETRIES,
@@ -32,23 +37,21 @@ from bot.ui.hands import (
     owner_embed,
     play_out,
     record_for_log,
+    shoe_note,
     stored,
     where,
 )
-from bot.ui.odds import add_odds, involuntary_line
+from bot.ui.odds import involuntary_line
 from bot.ui.permissions import gm_only, is_gm
 from bot.ui.reply import UserError, reply
 from bot.ui.roll_inputs import at_once, cards_task
 from bot.ui.rolls import publish, take_modifiers
-from bot.ui.visibility import Mode, default_notice, resolve_mode
+from bot.ui.visibility import Mode, default_notice, keep_gm_copies, resolve_mode
 
 from .buttons import hand_view
 
 SKILL_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(SKILL_NAMES)]
 DIFFICULTY_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(DIFFICULTY_NAMES)]
-CHARACTERISTIC_CHOICES = [
-    Choice(name=f"{name} ({suit.symbol})", value=name) for name, suit in CHARACTERISTIC_SUITS.items()
-]
 
 
 def _chosen_difficulty(asked: int, applied: Sequence[AppliedModifier]) -> int:
@@ -90,6 +93,17 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                 out.append(Choice(name=label[:100], value=name))
         return out[:25]
 
+    async def characteristics_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[Choice[str]]:
+        """The characteristics for the comma-separated option, the roller's sheet's bonuses shown."""
+        sheet = None
+        if interaction.guild_id is not None:
+            sheet = await self.store.sheets.active(interaction.guild_id, interaction.user.id, SYSTEM)
+        return [
+            Choice(name=label, value=value) for label, value in characteristic_choices(sheet, str(current))
+        ]
+
     async def hand_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[Choice[int]]:
@@ -116,22 +130,19 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         difficulty="The task's difficulty (BJ-8).",
         level="Your skill level (BJ-8); or pick a skill from your sheet.",
         skill="A skill from your active cards sheet.",
-        characteristic="The task's characteristic (BJ-9): its bonus counts with a card of its suit.",
-        bonus="The characteristic bonus (default: your sheet's bonus for it).",
+        characteristics=CHARACTERISTICS_HELP,
         mode="Voluntary: you play Hit/Stand/Add skill (BJ-4). Involuntary: the dealer's rule (BJ-3).",
         visibility="Who sees the result (default: the channel's).",
     )
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES, level=SKILL_CHOICES)
-    @app_commands.choices(characteristic=CHARACTERISTIC_CHOICES)
-    @app_commands.autocomplete(skill=skill_autocomplete)
+    @app_commands.autocomplete(skill=skill_autocomplete, characteristics=characteristics_autocomplete)
     async def task(
         self,
         interaction: discord.Interaction[Any],
         difficulty: int,
         level: int | None = None,
         skill: app_commands.Range[str, 1, 64] | None = None,
-        characteristic: str | None = None,
-        bonus: app_commands.Range[int, -10, 10] | None = None,
+        characteristics: app_commands.Range[str, 1, 200] | None = None,
         mode: Literal["voluntary", "involuntary"] = "voluntary",
         visibility: Literal["public", "private", "gm", "blind"] | None = None,
     ) -> None:
@@ -139,12 +150,14 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         store = self.store
         shown = await resolve_mode(interaction, store, visibility)
         task_inputs, settings = await at_once(
-            cards_task(
-                store, interaction, level=level, skill=skill, characteristic=characteristic, bonus=bonus
-            ),
+            cards_task(store, interaction, level=level, skill=skill, characteristics=characteristics),
             store.settings.get(guild_id),
         )
-        skill_level, skill_label, char_bonus = task_inputs.level, task_inputs.skill_label, task_inputs.bonus
+        skill_level, skill_label, named = (
+            task_inputs.level,
+            task_inputs.skill_label,
+            task_inputs.characteristics,
+        )
         options = HandOptions(
             adder_scheme=settings.adder_scheme,
             suit_bonus=settings.bj_suit_bonus,
@@ -152,14 +165,15 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             fumble_flags=settings.bj_fumble_flags,
         )
         start = start_voluntary if mode == "voluntary" else start_involuntary
-        start(skill_level, difficulty, characteristic, char_bonus, options)  # refuse bad input before GM-3
+        start(skill_level, difficulty, options=options, characteristics=named)  # refuse bad input before GM-3
         # reserved now, taken in the transaction that stores the dealt hand (the hand may end and be logged
         # on a later click); a deal that fails leaves them for the next roll (`report_error` releases them)
         applied = await take_modifiers(interaction, store, SYSTEM)
         task_difficulty = _chosen_difficulty(difficulty, applied)
-        hand = start(skill_level, task_difficulty, characteristic, char_bonus, options)
+        hand = start(skill_level, task_difficulty, options=options, characteristics=named)
         meta = {
             "visibility": shown,
+            "owner_name": interaction.user.display_name,
             "skill_label": skill_label,
             "asked_difficulty": difficulty,
             "modifiers": [m.model_dump(mode="json") for m in applied],
@@ -192,11 +206,13 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                 async with self.store.cards.shoe_lock(channel_id):  # no conflicts between in-process draws
                     shoe, version = await self.store.cards.get_shoe(guild_id, channel_id, decks, rng)
                     dealt, after = play_out(hand, shoe, rng)
+                    # over as dealt: the shoe it came from is kept for its odds, shown in Details
+                    notes = {**meta, "dealt_from": shoe_note(shoe)} if dealt.is_over else meta
                     record, log_id = await self.store.cards.create_hand_logged(
                         guild_id,
                         channel_id,
                         interaction.user.id,
-                        stored(dealt, meta),
+                        stored(dealt, notes),
                         state=dealt.state.value,
                         cards=dealt.played,
                         shoe=after,
@@ -220,14 +236,19 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         log_id: int,
     ) -> None:
         entry = record_for_log(record, hand)
-        # BJ-3 from the shoe this hand was dealt from (tens of ms: off the event loop)
-        line, _ = await self.bot.workers.run(
-            involuntary_line, before.remaining, hand, resolve(hand).trl, before.discards
-        )
+        gm_embeds: list[discord.Embed] = []
+        if shown in ("gm", "blind"):
+            # the GMs' copy has the fumble chance and the chance it had, from the shoe this hand was dealt
+            # from (tens of ms: off the event loop); the others find the chance in Details
+            line, _ = await self.bot.workers.run(
+                involuntary_line, before.remaining, hand, resolve(hand).trl, before.discards
+            )
+            notes = gm_notes_embed(hand, line)
+            gm_embeds = [notes] if notes is not None else []
         await publish(
             interaction,
             self.store,
-            add_odds(full_embed(record, hand), line),
+            full_embed(record, hand),
             mode=shown,
             system=SYSTEM,
             command="cards task",
@@ -237,6 +258,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             summary=entry.summary,
             kind=KIND,
             log_id=log_id,
+            view=hand_view(record, hand),
+            gm_embeds=gm_embeds,
         )
 
     async def _post_hand(
@@ -251,6 +274,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
                 await reply(interaction, default_notice(interaction, shown, KIND))
         if message is not None:
             await self.store.cards.set_message_id(record.id, message.id)
+        if shown in ("gm", "blind"):
+            await keep_gm_copies(interaction, f"Hand #{record.id} was dealt; its result comes when it ends.")
 
     @app_commands.command(name="shoe", description="What is left in this channel's shoe.")
     async def shoe(self, interaction: discord.Interaction[Any]) -> None:
@@ -297,5 +322,6 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         guild_id, channel_id = where(interaction)
         record = await self.store.cards.hand_in(hand, guild_id, channel_id)
         played = Hand.from_dict(record.data)
-        embed = full_embed(record, played, reveal=True)
-        await reply(interaction, embed=embed, ephemeral=True)
+        notes = gm_notes_embed(played, None, reveal=True)
+        embeds = [full_embed(record, played, reveal=True), *([notes] if notes is not None else [])]
+        await reply(interaction, embeds=embeds, ephemeral=True)

@@ -14,12 +14,11 @@ import re
 from typing import Any
 
 import discord
-from discord.utils import escape_markdown
 
 from bot.core import rps
 from bot.store import NotFound, Pool, RollRecord, SecondTry, Store
-from bot.ui.embeds import NO_MENTIONS
-from bot.ui.permissions import is_gm_of, owner_or_gm
+from bot.ui.embeds import NO_MENTIONS, shown_name
+from bot.ui.permissions import gm_of_roll, owner_or_gm
 from bot.ui.pools import roll_pool_check
 from bot.ui.reply import (
     ID_PATTERN,
@@ -144,7 +143,7 @@ async def granting_gm(interaction: discord.Interaction[Any], log_id: int) -> Rol
         record = await store.log.get(log_id)
     except NotFound:
         record = None
-    if record is None or not await is_gm_of(interaction, store, record.guild_id, record.channel_id):
+    if record is None or not await gm_of_roll(interaction, store, record):
         await refuse(interaction, NOT_GRANTER)
         return None
     return record
@@ -189,7 +188,7 @@ class GrantButton(
         inputs = self.record.inputs
         await reply(
             interaction,
-            f"A second try for <@{inputs['roller_id']}> at {escape_markdown(str(inputs['what']))}, "
+            f"A second try for <@{inputs['roller_id']}> at {shown_name(str(inputs['what']))}, "
             f"Base {inputs['task_base']} before modifiers: pick the GM's modifier.",
             view=view,
             ephemeral=True,

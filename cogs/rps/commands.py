@@ -12,8 +12,8 @@ from discord.ext import commands
 
 from bot.core import rps
 from bot.core.dice import Dice
-from bot.store import AppliedModifier, Pool, RollRecord, Store
-from bot.ui.embeds import clip
+from bot.store import AppliedModifier, BaseTerm, Pool, RollRecord, Store
+from bot.ui.embeds import clip, shown_name
 from bot.ui.odds import add_odds, resisted_cached, win_line
 from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.pools import SYSTEM, roll_pool_check
@@ -26,6 +26,7 @@ from bot.ui.rps import (
     ended_sentence,
     gm_parts,
     hidden_pool_checks,
+    part_records,
     pool_embed,
     pool_insider,
     resisted_compact,
@@ -264,12 +265,12 @@ class Rps(
             (5, party5, member5, base5),
             (6, party6, member6, base6),
         ]
-        parties = await all_at_once(
+        sides = await all_at_once(
             rps_party(store, interaction, number, text, member, base)
             for number, text, member, base in given
             if text is not None or member is not None or base is not None
         )
-        specs = [(party.name, party.spec, party.member_id) for party in parties]
+        specs = [(side.name, side.spec, side.member_id) for side in sides]
         if len(specs) < 2:
             raise UserError(
                 "A resisted action needs at least two parties: fill party1/member1/base1 and party2/..."
@@ -360,7 +361,9 @@ class Rps(
         # the same grant as the button on a failed check, for a check the GM did not see (a private one)
         record = await self._last_check(interaction, member.id)
         if record is None:
-            raise UserError(f"{member.display_name} has made no RPS check in this channel to try again.")
+            raise UserError(
+                f"{shown_name(member.display_name)} has made no RPS check in this channel to try again."
+            )
         grant = await grant_second_try(interaction, self.store, record, modifier)
         try:
             await reply(interaction, grant_text(record, grant), view=try_view(grant.log_id))
@@ -429,6 +432,7 @@ class Rps(
             "minutes",
             no_loss=no_loss,
             skill=clip(build.what, 64) if base is None else None,
+            base_parts=[BaseTerm(**record) for record in part_records(build.parts)],
         )
         embed = pool_embed(pool)
         embed.add_field(name="Base built", value=clip(build.text(), 1024), inline=False)
@@ -463,10 +467,12 @@ class Rps(
     @app_commands.check(guild_channel_check)
     async def sustained_status(self, interaction: discord.Interaction[Any], name: NameText) -> None:
         pool = await self._pool(interaction, name)
-        # GMs (and the owner, unless a check they did not see is unrevealed) see everything; others what a
-        # hidden check would leave on the pool's message
-        insider = await pool_insider(interaction, self.store, pool)
-        await reply(interaction, embed=pool_embed(pool, hidden=not insider), ephemeral=True)
+        # what the pool's public message shows: all of it, unless a check of it is hidden and not revealed
+        # yet (its result would show in the pool); GMs, and the owner unless it was a check they did not
+        # see, see it whole all the same
+        hidden = await hidden_pool_checks(self.store, pool)
+        veiled = bool(hidden) and not await pool_insider(interaction, self.store, pool, hidden)
+        await reply(interaction, embed=pool_embed(pool, hidden=veiled), ephemeral=True)
 
     @sustained.command(name="stop", description="GM: stop a running sustained action.")
     @app_commands.describe(name="The sustained action")

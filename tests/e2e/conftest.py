@@ -36,6 +36,7 @@ async def fake() -> AsyncIterator[FakeDiscord]:
         await server.stop()
         discord.http.Route.BASE = route_base
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
+    assert_no_violations(server)  # also for tests that run the bot as a subprocess
 
 
 @pytest.fixture
@@ -61,6 +62,11 @@ def check_clean(running: Harness, fake: FakeDiscord) -> None:
     assert not errors, "the bot logged errors:\n" + "\n".join(
         f"{r.name}: {r.getMessage()}\n{r.exc_text or ''}" for r in errors
     )
+    assert_no_violations(fake)
+
+
+def assert_no_violations(fake: FakeDiscord) -> None:
+    """Fail on any request real Discord would have refused (a test that provoked one clears them)."""
     assert not fake.violations, "requests real Discord would refuse:\n" + "\n".join(map(str, fake.violations))
 
 

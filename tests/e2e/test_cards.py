@@ -17,6 +17,7 @@ from bot.core.blackjack import (
     Ending,
     Hand,
     HandOptions,
+    TaskResult,
     add_skill,
     adder_values,
     deal,
@@ -28,6 +29,8 @@ from bot.core.blackjack import (
     start_voluntary,
 )
 from bot.core.cards import Card, Shoe, full_deck
+from bot.core.odds import cards_summary
+from bot.core.odds.cards import involuntary_odds
 from bot.store import Conflict, Store
 from bot.ui.hands import BUSY
 from tests.fake_discord.harness import Answer, Harness, World
@@ -78,6 +81,40 @@ def field_names(embed: dict[str, Any]) -> list[str]:
     return [f["name"] for f in embed.get("fields", [])]
 
 
+def lines(embed: dict[str, Any]) -> list[str]:
+    """The lines under a hand's title: cards and total, the task, then a GM modifier or the moves."""
+    return str(embed.get("description", "")).split("\n")
+
+
+def outcome(result: TaskResult) -> str:
+    """How a hand's title ends: ``Good (TRL 5), success``."""
+    return f"{result.name} (TRL {result.trl}), {'success' if result.succeeded else 'failure'}"
+
+
+def labels(cards: Any) -> str:
+    return " ".join(card.label for card in cards)
+
+
+def ended_buttons(message: FakeMessage, *, odds: bool = True) -> bool:
+    """A finished hand keeps Details and (voluntary) Odds, nothing to play."""
+    hand_id = hand_id_of(message)
+    return message.custom_ids() == [f"bj:{hand_id}:details", *([f"bj:{hand_id}:odds"] if odds else [])]
+
+
+async def alices_sheet(store: Store, world: World, skills: dict[str, int], bonuses: dict[str, int]) -> None:
+    """Alice's active cards sheet, Rook: skill levels and characteristic bonuses (BJ-8, BJ-9)."""
+    await store.sheets.create(
+        {
+            "guild_id": world.guild.id,
+            "owner_id": world.alice.id,
+            "name": "Rook",
+            "system": "cards",
+            "skills": {name: {"rating": rating} for name, rating in skills.items()},
+            "bonuses": bonuses,
+        }
+    )
+
+
 async def forged_click(
     harness: Harness,
     message: FakeMessage,
@@ -121,6 +158,7 @@ async def deal_voluntary(
 async def test_involuntary_hand_plays_out_at_once(harness: Harness, world: World) -> None:  # BJ-3, BJ-11
     store = harness.bot.store
     top = await stack_shoe(store, world.general, ["5H", "3C", "2D", "9S", "KD"])
+    before = await shoe_of(store, world.general)
     expected = play_involuntary(iter(top), 4, 2, "Speed", 2)
     result = resolve(expected)
     answer = await harness.slash(
@@ -128,19 +166,31 @@ async def test_involuntary_hand_plays_out_at_once(harness: Harness, world: World
         world.general,
         world.alice,
         "cards task",
-        {"difficulty": 2, "level": 4, "characteristic": "Speed", "bonus": 2, "mode": "involuntary"},
+        {"difficulty": 2, "level": 4, "characteristics": "Speed +2", "mode": "involuntary"},
     )
     [message] = answer.public()
-    assert message.components == []  # nothing left to click: the hand is over
+    assert ended_buttons(message, odds=False)  # nothing left to play; the breakdown is behind Details
     embed = message.embed
     [record] = await store.cards.recent_hands(world.guild.id, world.general.id, 1)
-    assert embed["title"] == f"Cards task #{record.id}: {result.name} (TRL {result.trl})"
-    assert field(embed, "Cards") == " ".join(card.label for card in expected.cards)
-    assert field(embed, "Down / Up (BJ-10)") == f"{result.down:+d} / {result.up:+d}"
-    assert f"= {result.trl}" in field(embed, "TRL (BJ-8)")
-    assert ("Fumble chance" in field_names(embed)) == bool(expected.fumble_flags)
-    assert expected.fumble_flags  # 2♦ as third card: 2 <= 3 (BJ-11)
-    assert ": counts" in field(embed, "Characteristic (BJ-9)")  # a heart was played (BJ-9)
+    assert embed["title"] == f"Alice - cards task: {outcome(result)}"
+    assert embed["footer"]["text"] == f"Hand #{record.id}"
+    cards, task = lines(embed)  # a title and two lines: no GM modifier applied
+    assert expected.ending is Ending.DEALER_STOOD  # 5 + 3 + 2 + 9 = 19
+    assert cards == f"{labels(expected.cards)}: the dealer's rule stands on {expected.total}"
+    assert task == "Competent (4) vs Easy (2) · Speed +2 counts (♥ played)"  # a heart was played (BJ-9)
+    # BJ-11: 2♦ as third card (2 <= 3) is a fumble chance, for the GM only: never on the public message
+    assert expected.fumble_flags
+    assert "umble" not in message.text() and "%" not in message.text() and "BJ-" not in message.text()
+    anyone = await harness.click(message, "Details", world.bob)
+    details = anyone.embed
+    assert anyone.ephemeral and anyone.public() == []
+    assert field(details, "Down / Up (BJ-10)").startswith(f"{result.down:+d} / {result.up:+d}: ")
+    assert field(details, "TRL (BJ-8)").endswith(f"= {result.trl}")
+    odds = involuntary_odds(before.remaining, 4, 2, "Speed", 2, HandOptions(), discards=before.discards)
+    assert field(details, "Chance it had") == cards_summary(odds, result.trl)
+    assert "umble" not in anyone.text()
+    gm = await harness.click(message, "Details", world.gm)
+    assert gm.ephemeral and field(gm.embed, "For the GM (BJ-11)").startswith("Fumble chance: 2♦ as card 3")
     shoe = await shoe_of(store, world.general)
     assert len(shoe.discards) == len(expected.played) and await conserved(store, world.general)
     [logged] = await store.log.last(world.guild.id, world.general.id, 1)
@@ -158,13 +208,16 @@ async def test_gm_difficulty_modifier_replaces_the_task_difficulty(
     options = {"difficulty": 0, "level": 6, "mode": "involuntary"}
     first = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
     expected = resolve(play_involuntary(iter(top[:2]), 6, 7))
-    assert f"TRL {expected.trl})" in first.embed["title"]
-    assert field(first.embed, "Difficulty").startswith("Absurdly Difficult (7), asked Mindlessly Easy (0)")
-    assert world.gm.mention in field(first.embed, "GM modifier")
+    assert first.embed["title"].endswith(outcome(expected))
+    _, task, modifier = lines(first.embed)  # a title and three lines
+    assert task == "Expert (6) vs Absurdly Difficult (7), asked Mindlessly Easy (0)"
+    assert modifier == (
+        f"GM modifier: difficulty Absurdly Difficult (7) for this player, set by {world.gm.mention}"
+    )
     second = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
     unmodified = resolve(play_involuntary(iter(top[2:]), 6, 0))
-    assert f"TRL {unmodified.trl})" in second.embed["title"]
-    assert "GM modifier" not in field_names(second.embed)
+    assert second.embed["title"].endswith(outcome(unmodified))
+    assert "GM modifier" not in second.embed["description"] and len(lines(second.embed)) == 2
 
 
 async def test_a_deal_that_fails_leaves_the_gm_modifier_for_the_next_hand(
@@ -186,7 +239,7 @@ async def test_a_deal_that_fails_leaves_the_gm_modifier_for_the_next_hand(
     [pending] = await store.modifiers.list(world.guild.id, world.general.id)
     assert pending.uses_left == 1
     dealt = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
-    assert world.gm.mention in field(dealt.embed, "GM modifier")
+    assert world.gm.mention in lines(dealt.embed)[2]
     assert await store.modifiers.list(world.guild.id, world.general.id) == []
 
 
@@ -203,21 +256,26 @@ async def test_voluntary_hand_played_to_a_wrap(harness: Harness, world: World) -
         f"bj:{hand_id_of(message)}:stand",
         f"bj:{hand_id_of(message)}:peek",
     ]
-    assert top[0].label not in message.text() and "🂠" in field(message.embed, "Cards")  # BJ-4
-    assert field(message.embed, "Total").startswith("hidden")
+    assert top[0].label not in message.text() and lines(message.embed)[0] == "🂠: face down"  # BJ-4
+    assert message.embed["title"] == "Alice - cards task: in play"
+    assert lines(message.embed)[1:] == [
+        "Proficient (5) vs Average (3)",
+        "**Hit** draws a card · **Stand** keeps your total · **Add skill** adds 1-5 and ends the hand",
+    ]
 
     first = await harness.click(message, "Hit", world.alice)
     assert first.callback_type == UPDATE_MESSAGE
-    assert field(message.embed, "Cards") == f"🂠 {top[1].label}" and top[0].label not in message.text()
+    assert lines(message.embed)[0] == f"🂠 {top[1].label}: 9 showing + the face-down card"
+    assert top[0].label not in message.text()
 
     second = await harness.click(message, "Hit", world.alice)
     expected = hit(hit(deal(start_voluntary(5, 3), top[0]), top[1]), top[2])
     assert expected.wrapped and expected.ending is Ending.WRAPPED  # 10 + 9 + 5 = 24 wraps to 3
     result = resolve(expected)
-    assert second.callback_type == UPDATE_MESSAGE and message.components == []
-    assert message.embed["title"].endswith(f"{result.name} (TRL {result.trl})")
-    assert field(message.embed, "Cards") == " ".join(c.label for c in top)  # the face-down card shows now
-    assert f"wraps to {expected.total}" in field(message.embed, "Total")
+    assert second.callback_type == UPDATE_MESSAGE and ended_buttons(message)
+    assert message.embed["title"] == f"Alice - cards task: {outcome(result)}"
+    # the face-down card shows now
+    assert lines(message.embed)[0] == f"{labels(top)}: 24 is over 21, wraps to {expected.total}"
     [logged] = await store.log.last(world.guild.id, world.general.id, 5)  # logged once, at the end
     assert logged.dice == [c.code for c in top] and str(result.trl) in logged.result
     assert await conserved(store, world.general)
@@ -234,10 +292,10 @@ async def test_a_move_that_keeps_the_buttons_leaves_them_as_they_are(harness: Ha
     assert any(cid.endswith(":add") for cid in message.custom_ids())  # the Add skill select is kept too
     first = await harness.click(message, "Hit", world.alice)
     assert first.callback_type == UPDATE_MESSAGE and message.components == shown
-    assert field(message.embed, "Cards") == f"🂠 {top[1].label}"
+    assert lines(message.embed)[0].startswith(f"🂠 {top[1].label}: ")
     second = await harness.click(message, "Hit", world.alice)  # the kept buttons still play the hand
     assert second.callback_type == UPDATE_MESSAGE and message.components == shown
-    assert field(message.embed, "Cards") == f"🂠 {top[1].label} {top[2].label}"
+    assert lines(message.embed)[0].startswith(f"🂠 {top[1].label} {top[2].label}: ")
 
 
 @pytest.mark.parametrize("change", ["label", "missing", "hand id", "option", "emoji"])
@@ -285,10 +343,11 @@ async def test_voluntary_hand_to_a_blackjack_bonus(harness: Harness, world: Worl
     assert expected.ending is Ending.BLACKJACK_BONUS
     assert len(expected.bonus_cards) == (2 if suit_rule else 1)  # 7♥ follows 6♥: one more only with the rule
     result = resolve(expected)
-    assert message.components == []
-    assert message.embed["title"].endswith(f"{result.name} (TRL {result.trl})")
-    assert field(message.embed, "Bonus cards") == " ".join(c.label for c in expected.bonus_cards)
-    assert field(message.embed, "Total").endswith(f"= {expected.total} (BJ-6)")
+    assert ended_buttons(message)
+    assert message.embed["title"].endswith(outcome(result))
+    assert lines(message.embed)[0] == (
+        f"{labels(expected.cards)}: 21, bonus {labels(expected.bonus_cards)}: total {expected.total}"
+    )
     assert await conserved(store, world.general)
 
 
@@ -314,9 +373,9 @@ async def test_add_skill_ends_the_hand_and_a_value_not_allowed_is_refused(
     added = await harness.click(message, f"bj:{hand_id}:add", world.alice, [str(chosen)])
     expected = add_skill(deal(start_voluntary(3, 3), top[0]), chosen)
     result = resolve(expected)
-    assert added.callback_type == UPDATE_MESSAGE and message.components == []
-    assert field(message.embed, "Adder") == f"+{chosen}"
-    assert message.embed["title"].endswith(f"{result.name} (TRL {result.trl})")
+    assert added.callback_type == UPDATE_MESSAGE and ended_buttons(message)
+    assert lines(message.embed)[0] == f"{labels(expected.cards)} + skill {chosen}: {expected.total}"
+    assert message.embed["title"].endswith(outcome(result))
     assert (await store.cards.get_hand(hand_id)).finished
 
 
@@ -370,9 +429,10 @@ async def test_a_click_on_a_finished_hand_says_so(harness: Harness, world: World
     message = dealt.original
     stale = copy.deepcopy(message)  # the buttons as another client still shows them
     stood = await harness.click(message, "Stand", world.alice)
-    assert stood.callback_type == UPDATE_MESSAGE and message.components == []
+    assert stood.callback_type == UPDATE_MESSAGE and ended_buttons(message)
     expected = resolve(stand(deal(start_voluntary(5, 3), top[0])))
-    assert message.embed["title"].endswith(f"{expected.name} (TRL {expected.trl})")
+    assert message.embed["title"].endswith(outcome(expected))
+    assert lines(message.embed)[0] == f"{top[0].label}: stood on 9"
     shoe = await shoe_of(store, world.general)
     for button in ("Hit", "Stand", "Peek"):
         again = await harness.click(stale, button, world.alice)
@@ -460,10 +520,10 @@ async def test_private_hand_is_ephemeral_and_edited_by_its_clicks(harness: Harne
     [notice] = dealt.public()
     assert "private roll" in notice.content and notice.embeds == [] and notice.components == []
     await harness.click(message, "Hit", world.alice)
-    assert field(message.embed, "Cards") == f"🂠 {top[1].label}"
+    assert lines(message.embed)[0].startswith(f"🂠 {top[1].label}: ")
     await harness.click(message, "Stand", world.alice)
     expected = resolve(stand(hit(deal(start_voluntary(5, 3), top[0]), top[1])))
-    assert message.embed["title"].endswith(f"{expected.name} (TRL {expected.trl})")
+    assert message.embed["title"].endswith(outcome(expected))
     [logged] = await store.log.last(world.guild.id, world.general.id, 5)
     assert logged.visibility == "private"
 
@@ -478,21 +538,29 @@ async def test_gm_and_blind_hands_send_the_result_to_the_gm_channel(
     dealt = await deal_voluntary(harness, world, visibility=mode)
     message = dealt.original
     assert message.ephemeral
-    assert [m.channel_id for m in dealt.public()] == ([world.general.id] if mode == "gm" else [])
-    assert dealt.in_channel(world.gm_screen) == []  # nothing for the GM before the hand ends
+    assert [m.channel_id for m in dealt.public()] == (
+        [world.gm_screen.id, world.general.id] if mode == "gm" else [world.gm_screen.id]
+    )
+    [note] = dealt.in_channel(world.gm_screen)  # the GMs learn a hand is in play, not what it holds
+    assert note.embeds == [] and note.components == [] and "result comes when it ends" in note.content
     ended = await harness.click(message, "Stand", world.alice)
     expected = resolve(stand(deal(start_voluntary(5, 3), top[0])))
     [gm_copy] = ended.in_channel(world.gm_screen)
-    assert gm_copy.embed["title"].endswith(f"{expected.name} (TRL {expected.trl})")
+    assert gm_copy.embed["title"].endswith(outcome(expected))
     assert gm_copy.custom_ids()[0].startswith("reveal:")
+    # the GMs' notes: the odds each move had before the last one, in a second embed of their copy
+    [_, notes] = gm_copy.embeds
+    assert notes["title"] == "For the GM" and "Odds: before the last move (Stand): " in notes["description"]
     if mode == "blind":
         assert "went to the GM" in message.text() and expected.name not in message.text()
-        assert top[0].label not in message.text()
+        assert top[0].label not in message.text() and message.components == []
     else:
-        assert message.embed["title"].endswith(f"{expected.name} (TRL {expected.trl})")
+        assert message.embed["title"].endswith(outcome(expected))
+        assert "%" not in message.text()  # the odds are the player's to ask for
     revealed = await harness.click(gm_copy, "Reveal", world.gm)
     [post] = revealed.in_channel(world.general)
     assert post.embed["title"] == gm_copy.embed["title"]
+    assert len(post.embeds) == 1 and "For the GM" not in post.text()  # the notes stay the GMs'
 
 
 # -- shoe, shuffle, reveal, sheets -----------------------------------------------------------------------
@@ -565,7 +633,7 @@ async def test_gm_reveal_shows_the_face_down_card_to_the_gm_only(
     assert refused.ephemeral and "Only a GM" in refused.content
     shown = await harness.slash(world.guild, world.general, world.gm, "cards reveal", {"hand": hand_id})
     assert shown.ephemeral and shown.public() == []
-    assert field(shown.embed, "Cards") == top[0].label and field(shown.embed, "Total") == "10"
+    assert lines(shown.embed)[0] == f"{top[0].label}: total 10"
     assert not (await store.cards.get_hand(hand_id)).finished  # revealing does not end the hand
     elsewhere = await harness.slash(world.guild, world.gm_screen, world.gm, "cards reveal", {"hand": hand_id})
     assert elsewhere.ephemeral and elsewhere.content == f"There is no hand {hand_id} in this channel."
@@ -575,16 +643,7 @@ async def test_gm_reveal_shows_the_face_down_card_to_the_gm_only(
 
 async def test_skill_and_bonus_from_the_active_sheet(harness: Harness, world: World) -> None:  # BJ-8, BJ-9
     store = harness.bot.store
-    await store.sheets.create(
-        {
-            "guild_id": world.guild.id,
-            "owner_id": world.alice.id,
-            "name": "Rook",
-            "system": "cards",
-            "skills": {"Lockpicking": {"rating": 6}, "Riding": {"rating": 2}},
-            "bonuses": {"Dexterity": 3},
-        }
-    )
+    await alices_sheet(store, world, {"Lockpicking": 6, "Riding": 2}, {"Dexterity": 3})
     offered = await harness.autocomplete(
         world.guild, world.general, world.alice, "cards task", {"difficulty": 2, "skill": "lock"}, "skill"
     )
@@ -596,13 +655,13 @@ async def test_skill_and_bonus_from_the_active_sheet(harness: Harness, world: Wo
         world.general,
         world.alice,
         "cards task",
-        {"difficulty": 2, "skill": "Lockpicking", "characteristic": "Dexterity", "mode": "involuntary"},
+        {"difficulty": 2, "skill": "Lockpicking", "characteristics": "dexterity", "mode": "involuntary"},
     )
     expected = play_involuntary(iter(top), 6, 2, "Dexterity", 3)
     assert expected.characteristic_counts  # a diamond was played (BJ-9)
     result = resolve(expected)
-    assert result.bonus == 3 and answer.embed["title"].endswith(f"(TRL {result.trl})")
-    assert field(answer.embed, "Skill") == "Lockpicking: Expert (6)"
+    assert result.bonus == 3 and answer.embed["title"] == f"Alice - Lockpicking: {outcome(result)}"
+    assert lines(answer.embed)[1] == "Expert (6) vs Easy (2) · Dexterity +3 counts (♦ played)"
     missing = await harness.slash(
         world.guild, world.general, world.alice, "cards task", {"difficulty": 2, "skill": "Flying"}
     )
@@ -613,3 +672,116 @@ async def test_task_needs_a_skill(harness: Harness, world: World) -> None:
     answer = await harness.slash(world.guild, world.general, world.alice, "cards task", {"difficulty": 2})
     assert answer.ephemeral and "skill level" in answer.content
     assert answer.public() == []
+
+
+async def test_a_task_names_several_characteristics_each_counted_once(harness: Harness, world: World) -> None:
+    # BJ-9: a task may name one or more characteristics; each one's bonus counts once when a played card
+    # has its suit (two spades bring Strength's bonus once), and one whose suit never shows does not count.
+    store = harness.bot.store
+    await alices_sheet(store, world, {"Climbing": 3}, {"Strength": 2, "Dexterity": 3})
+    offered = await harness.autocomplete(
+        world.guild,
+        world.general,
+        world.alice,
+        "cards task",
+        {"characteristics": "Strength, de"},
+        "characteristics",
+    )
+    assert offered.choices[0]["value"] == "Strength, Dexterity"
+    assert offered.choices[0]["name"] == "Strength, Dexterity (♦, your bonus +3)"
+    top = await stack_shoe(store, world.general, ["KS", "5S", "3D"])
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "cards task",
+        {
+            "difficulty": 3,
+            "skill": "Climbing",
+            "characteristics": "Strength, Dexterity, Speed +4",
+            "mode": "involuntary",
+        },
+    )
+    named = [("Strength", 2), ("Dexterity", 3), ("Speed", 4)]
+    expected = play_involuntary(iter(top), 3, 3, characteristics=named)
+    result = resolve(expected)
+    assert expected.ending is Ending.DEALER_STOOD and result.bonus == 2 + 3  # no heart: Speed does not count
+    assert answer.embed["title"] == f"Alice - Climbing: {outcome(result)}"
+    assert lines(answer.embed)[1] == (
+        "Familiar (3) vs Average (3) · Strength +2 counts (♠ played) · Dexterity +3 counts (♦ played) · "
+        "Speed +4 does not count (no ♥)"
+    )
+    [record] = await store.cards.recent_hands(world.guild.id, world.general.id, 1)
+    assert [tuple(c) for c in Hand.from_dict(record.data).characteristics] == named  # stored on the hand
+    [logged] = await store.log.last(world.guild.id, world.general.id, 1)
+    assert logged.inputs["characteristics"] == [list(c) for c in named]
+    details = await harness.click(answer.original, "Details", world.alice)
+    assert field(details.embed, "Characteristics (BJ-9)").split("\n") == [
+        "Strength +2: counts when a ♠ card is played; counts",
+        "Dexterity +3: counts when a ♦ card is played; counts",
+        "Speed +4: counts when a ♥ card is played; does not count",
+    ]
+    assert field(details.embed, "TRL (BJ-8)").startswith(f"⌊({expected.total} + 5) / 5⌋")
+
+    # in play, a voluntary hand says what each characteristic waits for (the face-down card may have it)
+    dealt = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "cards task",
+        {"difficulty": 3, "level": 3, "characteristics": "dexterity +1, Will"},
+    )
+    assert (
+        lines(dealt.embed)[1]
+        == "Familiar (3) vs Average (3) · Dexterity +1 if a ♦ is played · Will +0 if a ♣ is played"
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "refusal"),
+    [
+        ("Strength, strength +1", "The task names Strength twice; name each characteristic once."),
+        ("Luck", "'Luck' is not a characteristic; choose one of "),
+        ("Speed +20", "A characteristic bonus is a whole number from -10 to 10."),
+        ("Speed ++2", "Write each characteristic as a name with an optional bonus, like Dexterity +2, not "),
+    ],
+)
+async def test_a_task_with_a_characteristic_it_cannot_name_is_refused(
+    harness: Harness, world: World, typed: str, refusal: str
+) -> None:  # BJ-9: one sentence, nothing dealt
+    store = harness.bot.store
+    before = await shoe_of(store, world.general)
+    answer = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "cards task",
+        {"difficulty": 3, "level": 3, "characteristics": typed},
+    )
+    assert answer.ephemeral and answer.content.startswith(refusal) and answer.public() == []
+    assert await shoe_of(store, world.general) == before
+    assert await store.cards.recent_hands(world.guild.id, world.general.id, 1) == []
+
+
+async def test_details_of_a_hand_for_whoever_sees_it(harness: Harness, world: World) -> None:
+    # A public hand's Details are anyone's (the breakdown, the rules); a private hand's only its owner's
+    # and the GMs'; the fumble chance only the GMs' (BJ-11).
+    store = harness.bot.store
+    top = await stack_shoe(store, world.general, ["AS", "KC", "9H", "2D", "5S"])
+    public = (await deal_voluntary(harness, world)).original
+    bob = await harness.click(public, "Details", world.bob)
+    assert bob.ephemeral and bob.embed["title"] == f"Hand #{hand_id_of(public)}: details"
+    assert field(bob.embed, "Cards (BJ-2)") == "🂠" and top[0].label not in bob.text()
+    assert "For the GM (BJ-11)" not in field_names(bob.embed)
+    # the face-down ace is a fumble chance (1 <= 1), but Details do not give it away while in play
+    gm = await harness.click(public, "Details", world.gm)
+    assert field(gm.embed, "For the GM (BJ-11)") == "No fumble chance."
+    private = (await deal_voluntary(harness, world, visibility="private")).original
+    forged = await forged_click(harness, private, f"bj:{hand_id_of(private)}:details", world.bob)
+    assert forged.ephemeral and "Only the player who started this" in forged.content
+    own = await harness.click(private, "Details", world.alice)
+    assert own.ephemeral and field(own.embed, "Cards (BJ-2)") == "🂠"
+    await harness.click(public, "Stand", world.alice)  # A♠: the hand ends on 11, the face-down card shown
+    ended = await harness.click(public, "Details", world.gm)
+    assert field(ended.embed, "For the GM (BJ-11)").startswith(f"Fumble chance: {top[0].label} as card 1")
+    assert "umble" not in public.text()

@@ -32,11 +32,13 @@ async def test_a_voluntary_hand_survives_a_restart(fake: FakeDiscord, world: Wor
     try:
         hit = await second.click(message, "Hit", world.alice)  # the message from before the restart
         stranger = await second.click(message, "Hit", world.bob)  # GM-4 holds after a restart too
+        details = await second.click(message, "Details", world.bob)  # anyone's, on a public hand
     finally:
         await second.stop()
     assert second.error_lines() == [], second.log[-2000:]
     assert hit.callback_type == UPDATE_MESSAGE
     assert stranger.ephemeral and "Only the player who started this" in stranger.content
+    assert details.ephemeral and details.embed["title"] == f"Hand #{hand_id}: details"
 
     async with await Store.open(database) as store:
         after = await store.cards.get_hand(hand_id)

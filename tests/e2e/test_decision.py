@@ -254,7 +254,7 @@ async def test_contested_ties_reroll_until_one_wins(harness: Harness, world: Wor
     rounds = embed["description"].split("\n")
     assert rounds == [
         "Round 1: Mira (3 + 4) +2 = **9**, Rook (4 + 3) +2 = **9**, Guard (1 + 2 + 1) +3 = **7** "
-        "-> tie (Mira, Rook): re-roll",
+        "→ tie (Mira, Rook): re-roll",
         "Round 2: Mira (2 + 2) +2 = **6**, Rook (6 + 1) +2 = **9**",
     ]
     assert await field(harness, embed, "Winner") == "**Rook** with 9 against Mira's 6 (margin +3)"
@@ -299,18 +299,18 @@ async def test_contested_a_stat_a_sheet_lacks_rolls_with_0_and_says_so(
         "decision contested",
         {"party1": world.alice, "party2": world.bob, "party3": world.carol, "stat": "Wits"},
     )
+    note = "Rook, Carol have no Wits on their sheet, so they rolled with 0."
     assert not answer.ephemeral and answer.embed["title"] == "Contest: Rook wins, 12 vs 9"
-    assert assert_compact(answer.original)[-1] == (
-        "Rook, Carol have no Wits on their sheet, so they rolled with 0."
-    )  # said where the table sees it
-    assert (await shown(harness, answer))["description"] == (
-        "Round 1: Mira (3 + 4) +2 = **9**, Rook (6 + 6) +0 = **12**, Carol (1 + 1) +0 = **2**"
-    )
-    parties = await field(harness, answer, "Parties")
+    assert assert_compact(answer.original) == [
+        "Mira 3 + 4 +2 = **9** · Rook 6 + 6 +0 = **12** · Carol 1 + 1 +0 = **2**",
+        "Rook wins by 3 over Mira",
+        note,  # the table reads it in the result itself
+    ]
+    embed = await shown(harness, answer)
+    parties = await field(harness, embed, "Parties")
     assert "**Rook**: 2d6 (normal), no Wits: 0, modifier +0" in parties
     assert "**Mira**: 2d6 (normal), Wits +2, modifier +0" in parties
-    missing = await field(harness, answer, "Missing stat")
-    assert missing == "Rook, Carol have no Wits on their sheet, so they rolled with 0."
+    assert await field(harness, embed, "Missing stat") == note
     [logged] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
     assert [p["modifier"] for p in logged.inputs["parties"]] == [2, 0, 0]
 

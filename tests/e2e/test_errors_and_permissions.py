@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.fake_discord.harness import Harness, World
-from tests.fake_discord.server import DEFERRED_MESSAGE, FakeDiscord
+from tests.fake_discord.server import DEFERRED_MESSAGE, CommandUnavailable, FakeDiscord
 
 
 async def test_unexpected_error_shows_a_code_and_logs_it(probe: Harness, world: World) -> None:
@@ -127,13 +129,21 @@ async def test_every_gm_only_command_refuses_a_player(
 
     commands = list(gm_only_commands(probe.bot.tree))
     assert commands
+    hidden = 0
     for command in commands:
         before = len(fake.message_log)
         options = minimal_options(fake, world, command.qualified_name)
+        root = command.root_parent or command
+        if root.default_permissions is not None:  # server set-up: Discord does not even offer it
+            with pytest.raises(CommandUnavailable):
+                await probe.slash(world.guild, world.general, world.alice, command.qualified_name, options)
+            hidden += 1
+            continue
         answer = await probe.slash(world.guild, world.general, world.alice, command.qualified_name, options)
         assert answer.ephemeral, command.qualified_name
         assert "Only" in answer.content, (command.qualified_name, answer.content)
         assert [m for m in fake.message_log[before:] if not m.ephemeral] == [], command.qualified_name
+    assert 0 < hidden < len(commands)  # /setup hidden from players; the table's GM commands shown to all
 
 
 async def test_a_rate_limited_callback_is_retried(probe: Harness, world: World, fake: FakeDiscord) -> None:

@@ -6,19 +6,27 @@ import asyncio
 import dataclasses
 from types import SimpleNamespace
 
+import pytest
 from discord import app_commands
 
 from bot.core.systemx import RollChart
 from bot.ui.gm import blind_key, consume_blind_request
-from bot.ui.visibility import resolve_mode
+from bot.ui.permissions import NOT_GM, NOT_MANAGER
+from bot.ui.visibility import choose_mode
 from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord
+from tests.fake_discord.server import CommandUnavailable, FakeDiscord
 
 
 async def gm(
     harness: Harness, world: World, user, sub: str, options: dict | None = None, channel=None
 ) -> Answer:
     return await harness.slash(world.guild, channel or world.general, user, f"gm {sub}", options or {})
+
+
+async def set_up(
+    harness: Harness, world: World, user, sub: str, options: dict | None = None, channel=None
+) -> Answer:
+    return await harness.slash(world.guild, channel or world.general, user, f"setup {sub}", options or {})
 
 
 async def test_modifier_set_listed_and_cleared(harness: Harness, world: World) -> None:  # GM-3
@@ -31,7 +39,7 @@ async def test_modifier_set_listed_and_cleared(harness: Harness, world: World) -
         {"system": "sysx", "kind": "sv", "value": "+2", "member": world.alice, "uses": 2},
     )
     assert made.ephemeral and made.public() == []
-    assert "Skill Value modifier (SX-6) +2 on the next System X 2 rolls of Alice" in made.content
+    assert "Skill Value modifier +2 on Alice's next 2 System X rolls in this channel." in made.content
     [pending] = await store.modifiers.list(world.guild.id, world.general.id)
     assert (pending.system, pending.kind, pending.value, pending.target_user_id) == (
         "sysx",
@@ -41,20 +49,43 @@ async def test_modifier_set_listed_and_cleared(harness: Harness, world: World) -
     )
     assert pending.uses == 2 and pending.set_by == world.gm.id
     everyone = await gm(harness, world, world.gm, "modifier", {"system": "decision", "kind": "advantage"})
-    assert "advantage (DD-2) on the next decision dice roll of everyone" in everyone.content
+    assert "advantage on each player's next decision dice roll" in everyone.content
     listed = await gm(harness, world, world.gm, "modifiers")
     text = listed.original.text()
-    assert f"`#{pending.id}` System X: Skill Value modifier (SX-6) +2 for {world.alice.mention}" in text
-    assert "2 of 2 uses left" in text and "advantage (DD-2) for everyone, 1 use each" in text
+    assert f"`#{pending.id}` System X: Skill Value modifier +2 for {world.alice.mention}" in text
+    assert "2 of 2 uses left" in text and "advantage for everyone, 1 use each" in text
     # elsewhere nothing is pending
     other = await gm(harness, world, world.gm, "modifiers", channel=world.gm_screen)
     assert "None in this channel" in other.original.text()
     cleared = await gm(harness, world, world.gm, "clear", {"system": "sysx"})
-    assert cleared.content == "Cleared 1 pending modifier System X."
+    assert cleared.content == "Cleared 1 pending System X modifier."
     assert [m.system for m in await store.modifiers.list(world.guild.id, world.general.id)] == ["decision"]
     cleared_all = await gm(harness, world, world.gm, "clear")
     assert cleared_all.content == "Cleared 1 pending modifier."
     assert await store.modifiers.list(world.guild.id, world.general.id) == []
+
+
+async def test_gm_sentences_read_as_english(harness: Harness, world: World) -> None:
+    # GM-3; issue 31, item 13: "Cleared 1 pending RPS modifier.", plurals, the system named before "modifier"
+    store = harness.bot.store
+    for _ in range(2):
+        await store.modifiers.set(
+            world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -2, 1, world.gm.id
+        )
+    made = await gm(
+        harness,
+        world,
+        world.gm,
+        "modifier",
+        {"system": "rps", "kind": "difficulty", "value": "+3", "uses": 1},
+    )
+    assert made.content.endswith(": difficulty +3 on each player's next RPS roll in this channel.")
+    cleared = await gm(harness, world, world.gm, "clear", {"system": "rps", "member": world.alice})
+    assert cleared.content == "Cleared 2 pending RPS modifiers for Alice."
+    again = await gm(harness, world, world.gm, "clear", {"system": "rps", "member": world.alice})
+    assert again.content == "There were no pending RPS modifiers for Alice to clear in this channel."
+    rest = await gm(harness, world, world.gm, "clear", {"system": "rps"})
+    assert rest.content == "Cleared 1 pending RPS modifier."
 
 
 async def test_modifier_values_are_validated_per_system(harness: Harness, world: World) -> None:  # GM-3, SX-6
@@ -67,7 +98,7 @@ async def test_modifier_values_are_validated_per_system(harness: Harness, world:
             {"system": "dn", "kind": "df", "value": "six"},
             "'six' is not a whole number; df runs from -10 to 5.",
         ),
-        ({"system": "dn", "kind": "df"}, "Give a value for Difficulty Factor (DN-3)"),
+        ({"system": "dn", "kind": "df"}, "Give a value for Difficulty Factor"),
         ({"system": "cards", "kind": "difficulty", "value": "8"}, "A difficulty modifier runs from 0 to 7"),
     ]
     for options, sentence in cases:
@@ -102,25 +133,65 @@ async def test_modifier_autocomplete_follows_the_system(harness: Harness, world:
     assert [c["value"] for c in values.choices] == ["-4", "-3", "-2", "-1", "0", "+1", "+2", "+3", "+4"]
 
 
-async def test_a_channel_gm_is_gm_in_that_channel_only(harness: Harness, world: World) -> None:  # GM-1, GM-2
+async def test_a_channel_gm_is_gm_in_that_channel_only(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:  # GM-1, GM-2
     refused = await gm(harness, world, world.carol, "modifiers")
     assert refused.ephemeral and "Only a GM" in refused.content
-    added = await gm(harness, world, world.gm, "channel add", {"member": world.carol})
+    added = await set_up(harness, world, world.manager, "channel-gm add", {"member": world.carol})
     assert added.content == "Carol is now a GM of this channel."
-    assert (await gm(harness, world, world.gm, "channel add", {"member": world.carol})).content.endswith(
-        "already was a GM of this channel."
-    )
+    again = await set_up(harness, world, world.manager, "channel-gm add", {"member": world.carol})
+    assert again.content.endswith("already was a GM of this channel.")
     allowed = await gm(harness, world, world.carol, "modifier", {"system": "dn", "kind": "df", "value": "-2"})
     assert allowed.ephemeral and "Set `#" in allowed.content
-    listed = await gm(harness, world, world.carol, "channel list")
+    listed = await set_up(harness, world, world.manager, "channel-gm list")
     assert world.carol.mention in listed.original.text()
     elsewhere = await gm(harness, world, world.carol, "modifiers", channel=world.gm_screen)
     assert "Only a GM" in elsewhere.content
-    # a channel GM cannot touch the server-wide settings
-    settings = await gm(harness, world, world.carol, "settings")
-    assert "Manage Server" in settings.content
-    await gm(harness, world, world.gm, "channel remove", {"member": world.carol})
+    # a channel GM does not even see the server's set-up
+    with pytest.raises(CommandUnavailable):
+        await set_up(harness, world, world.carol, "settings")
+    await set_up(harness, world, world.manager, "channel-gm remove", {"member": world.carol})
     assert "Only a GM" in (await gm(harness, world, world.carol, "modifiers")).content
+
+
+async def test_a_gm_by_role_alone_sets_and_clears_a_modifier_and_a_player_cannot(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:  # GM-1, GM-2: /gm carries no default permission, so Discord shows it to a GM without Manage Server
+    member = world.guild.members[world.gm.id]
+    assert [r.name for r in member.roles] == ["GM"] and not member.permissions & 0x20  # no Manage Server
+    assert "gm" in {c["name"] for c in fake.visible_commands(world.gm, world.general)}
+    made = await gm(harness, world, world.gm, "modifier", {"system": "dn", "kind": "df", "value": "-2"})
+    assert made.ephemeral and made.content.startswith("Set `#")
+    assert len(await harness.bot.store.modifiers.list(world.guild.id, world.general.id)) == 1
+    refused = await gm(harness, world, world.alice, "clear")
+    assert refused.ephemeral and refused.content == NOT_GM and refused.public() == []
+    assert len(await harness.bot.store.modifiers.list(world.guild.id, world.general.id)) == 1
+    cleared = await gm(harness, world, world.gm, "clear")
+    assert cleared.content == "Cleared 1 pending modifier."
+    assert await harness.bot.store.modifiers.list(world.guild.id, world.general.id) == []
+
+
+async def test_an_admin_sets_the_gm_channel_and_players_never_see_setup(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    store = harness.bot.store
+    shown = await set_up(harness, world, world.manager, "gm-channel")
+    assert shown.ephemeral and "No GM channel is set" in shown.content
+    made = await set_up(harness, world, world.manager, "gm-channel", {"channel": world.gm_screen})
+    assert made.ephemeral and f"now go to <#{world.gm_screen.id}>" in made.content
+    assert (await store.settings.get(world.guild.id)).gm_channel_id == world.gm_screen.id
+    for player in (world.alice, world.gm):  # a player, and a GM by role without Manage Server
+        with pytest.raises(CommandUnavailable, match="default_member_permissions of /setup"):
+            await set_up(harness, world, player, "gm-channel", {"remove": True})
+    assert "setup" not in {c["name"] for c in fake.visible_commands(world.alice, world.general)}
+    both = await set_up(
+        harness, world, world.manager, "gm-channel", {"channel": world.gm_screen, "remove": True}
+    )
+    assert both.ephemeral and "not both" in both.content
+    removed = await set_up(harness, world, world.manager, "gm-channel", {"remove": True})
+    assert "No GM channel" in removed.content
+    assert (await store.settings.get(world.guild.id)).gm_channel_id is None
 
 
 async def test_a_member_with_a_game_master_role_is_a_gm(
@@ -132,33 +203,40 @@ async def test_a_member_with_a_game_master_role_is_a_gm(
     assert answer.ephemeral and "Pending GM modifiers" in answer.original.text()
 
 
-async def test_roles_and_settings_need_manage_server(harness: Harness, world: World) -> None:  # GM-1, GM-2
+async def test_setup_needs_manage_server_even_when_shown_to_a_gm_role(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:  # GM-1, GM-2
     store = harness.bot.store
+    # an admin lets the GM role see /setup (Integrations); the bot still asks for Manage Server
+    fake.set_command_permissions(world.guild, "setup", allow=[world.gm_role])
     for sub, options in (
         ("roles list", {}),
         ("roles add", {"role": world.gm_role}),
+        ("channel-gm add", {"member": world.alice}),
+        ("gm-channel", {"channel": world.gm_screen}),
         ("settings", {"decks": 4}),
     ):
-        answer = await gm(harness, world, world.gm, sub, options)
-        assert answer.ephemeral and "Manage Server" in answer.content, sub
+        answer = await set_up(harness, world, world.gm, sub, options)
+        assert answer.ephemeral and answer.content == NOT_MANAGER, sub
         assert answer.public() == []
-    assert (await store.settings.get(world.guild.id)).decks_per_shoe == 1
-    assert (await store.settings.get(world.guild.id)).gm_role_ids == []
+    settings = await store.settings.get(world.guild.id)
+    assert (settings.decks_per_shoe, settings.gm_role_ids, settings.gm_channel_id) == (1, [], None)
+    assert await store.gm.list_channel_gms(world.guild.id, world.general.id) == []
 
 
 async def test_gm_roles_add_list_remove(harness: Harness, world: World, fake: FakeDiscord) -> None:  # GM-1
     store = harness.bot.store
     lead = await fake.create_role(world.guild, "Table lead")
-    added = await gm(harness, world, world.manager, "roles add", {"role": lead})
+    added = await set_up(harness, world, world.manager, "roles add", {"role": lead})
     assert "is now a GM role" in added.content
     assert (await store.settings.get(world.guild.id)).gm_role_ids == [lead.id]
-    listed = await gm(harness, world, world.manager, "roles list")
+    listed = await set_up(harness, world, world.manager, "roles list")
     assert f"<@&{lead.id}>" in listed.original.text()
     # once roles are named, the default "GM" role no longer makes a GM
     assert "Only a GM" in (await gm(harness, world, world.gm, "modifiers")).content
     world.guild.members[world.carol.id].roles.append(lead)
     assert "Pending GM modifiers" in (await gm(harness, world, world.carol, "modifiers")).original.text()
-    removed = await gm(harness, world, world.manager, "roles remove", {"role": lead})
+    removed = await set_up(harness, world, world.manager, "roles remove", {"role": lead})
     assert "no longer a GM role" in removed.content and "count again" in removed.content
     assert (await store.settings.get(world.guild.id)).gm_role_ids == []
 
@@ -169,18 +247,18 @@ async def test_gm_roles_added_and_removed_at_once_all_count(
     store = harness.bot.store
     roles = [await fake.create_role(world.guild, f"Lead {n}") for n in range(4)]
     added = await asyncio.gather(
-        *(gm(harness, world, world.manager, "roles add", {"role": role}) for role in roles)
+        *(set_up(harness, world, world.manager, "roles add", {"role": role}) for role in roles)
     )
     assert all("is now a GM role" in answer.content for answer in added)
     assert sorted((await store.settings.get(world.guild.id)).gm_role_ids) == sorted(r.id for r in roles)
     again = await asyncio.gather(
-        gm(harness, world, world.manager, "roles add", {"role": roles[0]}),
-        gm(harness, world, world.manager, "roles add", {"role": roles[0]}),
+        set_up(harness, world, world.manager, "roles add", {"role": roles[0]}),
+        set_up(harness, world, world.manager, "roles add", {"role": roles[0]}),
     )
     assert (await store.settings.get(world.guild.id)).gm_role_ids.count(roles[0].id) == 1
     assert all(a.content.startswith(f"<@&{roles[0].id}>") for a in again)
     removed = await asyncio.gather(
-        *(gm(harness, world, world.manager, "roles remove", {"role": role}) for role in roles[:3])
+        *(set_up(harness, world, world.manager, "roles remove", {"role": role}) for role in roles[:3])
     )
     assert all("no longer a GM role" in answer.content for answer in removed)
     assert (await store.settings.get(world.guild.id)).gm_role_ids == [roles[3].id]
@@ -188,11 +266,11 @@ async def test_gm_roles_added_and_removed_at_once_all_count(
 
 async def test_settings_round_trip(harness: Harness, world: World) -> None:
     store = harness.bot.store
-    shown = await gm(harness, world, world.manager, "settings")
+    shown = await set_up(harness, world, world.manager, "settings")
     assert shown.ephemeral and shown.embed["title"] == "Server settings"
     fields = {f["name"]: f["value"] for f in shown.embed["fields"]}
-    assert fields["Margins (System X)"] == "signed (+3)" and fields["Decks per shoe (BJ-1)"] == "1"
-    changed = await gm(
+    assert fields["Margins (System X)"] == "signed (+3)" and fields["Decks per shoe (cards)"] == "1"
+    changed = await set_up(
         harness,
         world,
         world.manager,
@@ -205,14 +283,12 @@ async def test_settings_round_trip(harness: Harness, world: World) -> None:
             "fumble_flags": False,
             "decks": 6,
             "visibility": "gm",
-            "gm_channel": world.gm_screen,
             "allow_blind": False,
         },
     )
     fields = {f["name"]: f["value"] for f in changed.embed["fields"]}
-    assert fields["Margins (System X)"] == "letters (S3)" and fields["Adder scheme (BJ-7)"] == "extremes"
-    assert fields["GM channel"] == f"<#{world.gm_screen.id}>"
-    assert fields[f"Default visibility of <#{world.general.id}>"] == "gm"
+    assert fields["Margins (System X)"] == "letters (S3)" and fields["Skill adders (cards)"] == "extremes"
+    assert fields["Default visibility here"] == f"gm in <#{world.general.id}>"  # a mention in a value
     settings = await store.settings.get(world.guild.id)
     assert (settings.margin_display, settings.adder_scheme, settings.decks_per_shoe) == (
         "letters",
@@ -222,14 +298,15 @@ async def test_settings_round_trip(harness: Harness, world: World) -> None:
     assert (
         not settings.bj_suit_bonus and not settings.bj_characteristic_bonus and not settings.bj_fumble_flags
     )
-    assert settings.gm_channel_id == world.gm_screen.id and not settings.allow_blind
+    assert not settings.allow_blind
     assert await store.settings.channel_visibility(world.guild.id, world.general.id) == "gm"
     assert await store.settings.channel_visibility(world.guild.id, world.gm_screen.id) == "public"
-    again = await gm(harness, world, world.manager, "settings")
+    again = await set_up(harness, world, world.manager, "settings")
     assert {f["name"]: f["value"] for f in again.embed["fields"]} == fields
-    cleared = await gm(harness, world, world.manager, "settings", {"no_gm_channel": True})
-    assert "none" in {f["name"]: f["value"] for f in cleared.embed["fields"]}["GM channel"]
-    assert (await store.settings.get(world.guild.id)).gm_channel_id is None
+    assert "none" in fields["GM channel"]
+    await set_up(harness, world, world.manager, "gm-channel", {"channel": world.gm_screen})
+    shown = await set_up(harness, world, world.manager, "settings")
+    assert {f["name"]: f["value"] for f in shown.embed["fields"]}["GM channel"] == f"<#{world.gm_screen.id}>"
 
 
 async def test_custom_chart_valid_invalid_and_back_to_default(  # SX-5
@@ -242,7 +319,7 @@ async def test_custom_chart_valid_invalid_and_back_to_default(  # SX-5
     lines[10] = ",".join(cells)
     custom = "\n".join(lines) + "\n"
     upload = fake.attachment("chart.csv", custom.encode(), "text/csv")
-    answer = await gm(harness, world, world.manager, "settings", {"chart": upload})
+    answer = await set_up(harness, world, world.manager, "settings", {"chart": upload})
     assert "The custom roll chart is valid" in answer.embed["description"]
     stored = (await store.settings.get(world.guild.id)).systemx_chart
     assert stored is not None and stored.splitlines() == lines  # normalised, same cells
@@ -250,24 +327,24 @@ async def test_custom_chart_valid_invalid_and_back_to_default(  # SX-5
     broken = lines.copy()
     broken[3] = broken[3].replace(",S", ",S9", 1)
     bad = fake.attachment("chart.csv", "\n".join(broken).encode(), "text/csv")
-    refused = await gm(harness, world, world.manager, "settings", {"chart": bad, "decks": 3})
+    refused = await set_up(harness, world, world.manager, "settings", {"chart": bad, "decks": 3})
     assert refused.ephemeral and "Line 4 of the roll chart" in refused.content and "S9" in refused.content
     settings = await store.settings.get(world.guild.id)
     assert settings.systemx_chart == stored and settings.decks_per_shoe == 1  # nothing half-applied
     short = fake.attachment("chart.csv", b"skill_value,roll_1\n1,S0\n", "text/csv")
     assert (
         "first line must be the header"
-        in (await gm(harness, world, world.manager, "settings", {"chart": short})).content
+        in (await set_up(harness, world, world.manager, "settings", {"chart": short})).content
     )
-    default = await gm(harness, world, world.manager, "settings", {"default_chart": True})
+    default = await set_up(harness, world, world.manager, "settings", {"default_chart": True})
     assert "default roll chart again" in default.embed["description"]
     assert (await store.settings.get(world.guild.id)).systemx_chart is None
-    both = await gm(harness, world, world.manager, "settings", {"chart": upload, "default_chart": True})
+    both = await set_up(harness, world, world.manager, "settings", {"chart": upload, "default_chart": True})
     assert both.ephemeral and "not both" in both.content
 
 
 def stand_in_interaction(world: World, user, system: str) -> SimpleNamespace:
-    """What `resolve_mode` reads, for a roll command whose root is ``system`` (system cogs are elsewhere)."""
+    """What `choose_mode` reads, for a roll command whose root is ``system`` (system cogs are elsewhere)."""
 
     async def callback(interaction) -> None:  # pragma: no cover - never invoked
         return None
@@ -310,10 +387,10 @@ async def test_request_roll_makes_the_players_next_roll_blind_once(harness: Harn
     # the next sysx roll resolves to blind even when asked public (and with players' blind rolls switched off)
     await store.settings.update(world.guild.id, allow_blind=False)
     other_system = stand_in_interaction(world, world.alice, "dn")
-    assert await resolve_mode(other_system, store, "public") == "public"
+    assert await choose_mode(other_system, store, "public") == "public"
     roll = stand_in_interaction(world, world.alice, "sysx")
-    assert await resolve_mode(roll, store, "public") == "blind"
-    assert await resolve_mode(roll, store, "public") == "public"  # one use
+    assert await choose_mode(roll, store, "public") == "blind"
+    assert await choose_mode(roll, store, "public") == "public"  # one use
     assert (
         await consume_blind_request(store, world.guild.id, world.general.id, world.alice.id, "sysx") is None
     )

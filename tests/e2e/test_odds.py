@@ -183,6 +183,23 @@ async def test_odds_cards_involuntary_from_this_channels_shoe(harness: Harness, 
     assert await shoe_of(store, world.general) == shoe  # asking draws nothing
 
 
+async def test_odds_cards_with_several_characteristics(harness: Harness, world: World) -> None:  # BJ-9
+    store = harness.bot.store
+    await stack_shoe(store, world.general, ["KS", "6H", "9D", "2C"])
+    shoe = await shoe_of(store, world.general)
+    values = {"difficulty": 4, "level": 2, "characteristics": "Strength +3, Speed -2", "public": True}
+    embed = answered(await odds(harness, world, "cards", values), ephemeral=False)
+    options = await guild_options(harness, world)
+    named = [("Strength", 3), ("Speed", -2)]
+    expected = involuntary_odds(
+        shoe.remaining, 2, 4, options=options, discards=shoe.discards, characteristics=named
+    )
+    assert expected.expected_trl != involuntary_odds(shoe.remaining, 2, 4, options=options).expected_trl
+    assert field(embed, "Expected TRL") == f"{float(expected.expected_trl):.2f}"
+    refused = await odds(harness, world, "cards", {"difficulty": 4, "level": 2, "characteristics": "Luck"})
+    assert refused.ephemeral and refused.content.startswith("'Luck' is not a characteristic")
+
+
 async def test_odds_cards_do_not_see_another_players_face_down_card(harness: Harness, world: World) -> None:
     # BJ-4, issue 7: odds from the shoe's true remaining cards told Bob Alice's face-down card; from the
     # cards Bob can know about, that card may as well be in the shoe
@@ -239,7 +256,7 @@ async def test_odds_cards_involuntary_deals_on_from_the_discards(harness: Harnes
 
 
 async def test_cards_task_odds_line_counts_the_reshuffle(harness: Harness, world: World) -> None:
-    # BJ-1, BJ-3: the odds line of an involuntary /cards task that emptied the shoe mid-hand.
+    # BJ-1, BJ-3: the chance an involuntary /cards task that emptied the shoe mid-hand had, in its Details
     before = await nearly_empty_shoe(harness, world, ["2C", "3D"])
     answer = await harness.slash(
         world.guild,
@@ -250,7 +267,9 @@ async def test_cards_task_odds_line_counts_the_reshuffle(harness: Harness, world
     )
     options = await guild_options(harness, world)
     expected = involuntary_odds(before.remaining, 1, 4, options=options, discards=before.discards)
-    assert field(answer.embed, "Odds").startswith(f"{percent(expected.success)} to succeed")
+    assert "%" not in answer.original.text()  # the chance it had is behind Details
+    details = await harness.click(answer.original, "Details", world.bob)
+    assert field(details.embed, "Chance it had").startswith(f"{percent(expected.success)} to succeed")
     after = await shoe_of(harness.bot.store, world.general)
     assert len(after.remaining) < len(before.discards)  # the discards were reshuffled into the shoe
 
@@ -301,8 +320,9 @@ async def test_a_finished_hand_from_a_2_card_shoe_shows_its_last_moves_odds_with
     expected = hand_decision_line(voluntary_decision(hand, shoe.remaining, shoe.discards))
     alone = hand_decision_line(voluntary_decision(hand, shoe.remaining))
     await harness.click(message, "Stand", world.alice)
-    line = field(message.embed, "Odds")
-    assert line == f"Before the last move: {expected}" and alone not in line
+    asked = await harness.click(message, "Odds", world.alice)
+    line = f"Hand #{hand_id_of(message)}, before your last move (Stand): {expected}"
+    assert asked.ephemeral and asked.content == line and alone not in asked.content
 
 
 async def voluntary_hand(harness: Harness, world: World, **options: Any) -> Answer:
@@ -428,8 +448,8 @@ async def test_cards_odds_button_for_the_owner_and_refused_for_a_stranger(
     stranger = await harness.click(message, "Odds", world.bob)
     assert stranger.ephemeral and "Only the player who started this" in stranger.content
     assert "best:" not in stranger.text()
-    peek = await harness.click(message, "Peek", world.alice)
-    assert peek.ephemeral and f"best: {expected.best.action.label}" in peek.content
+    peek = await harness.click(message, "Peek", world.alice)  # the face-down card, not a second opinion
+    assert peek.ephemeral and "best:" not in peek.content and "%" not in peek.content
 
 
 async def test_a_blind_hand_has_no_odds_button(harness: Harness, world: World) -> None:  # issue 7
@@ -441,63 +461,55 @@ async def test_a_blind_hand_has_no_odds_button(harness: Harness, world: World) -
     assert peek.ephemeral and "best:" not in peek.content and "%" not in peek.content
 
 
-async def test_a_finished_voluntary_hand_shows_the_odds_of_its_last_move(
-    harness: Harness, world: World
-) -> None:  # BJ-4
+async def test_a_finished_hands_odds_are_its_players_on_request(harness: Harness, world: World) -> None:
+    # BJ-4: the chance each move had before the last one second-guesses the player: it is never edited
+    # into the hand's message; its player (or a GM) asks for it with Odds, and only they see it.
     dealt = await voluntary_hand(harness, world)
     message = dealt.original
-    record = await harness.bot.store.cards.get_hand(hand_id_of(message))
+    hand_id = hand_id_of(message)
+    record = await harness.bot.store.cards.get_hand(hand_id)
     shoe = await shoe_of(harness.bot.store, world.general)
-    expected = voluntary_decision(Hand.from_dict(record.data), shoe.remaining)
-    await harness.click(message, "Stand", world.alice)
-    line = field(message.embed, "Odds")
-    assert line.startswith("Before the last move: ") and f"best: {expected.best.action.label}" in line
+    expected = hand_decision_line(voluntary_decision(Hand.from_dict(record.data), shoe.remaining))
+    stood = await harness.click(message, "Stand", world.alice)
+    assert "%" not in message.text() and "best:" not in message.text() and stood.public() == []
+    assert message.custom_ids() == [f"bj:{hand_id}:details", f"bj:{hand_id}:odds"]
+    own = await harness.click(message, "Odds", world.alice)
+    assert own.ephemeral and own.content == f"Hand #{hand_id}, before your last move (Stand): {expected}"
+    assert own.public() == []
+    stranger = await harness.click(message, "Odds", world.bob)
+    assert stranger.ephemeral and "Only the player who started this" in stranger.content
+    gm = await harness.click(message, "Odds", world.gm)
+    assert gm.ephemeral and expected in gm.content
 
 
-class _HeldWorkers:
-    """The bot's workers, each answer held back until the fake Discord has had an interaction callback."""
-
-    def __init__(self, real: Any, fake: FakeDiscord) -> None:
-        self.real = real
-        self.answered = asyncio.Event()
-        self.held = 0
-
-        async def hook(method: str, path: str, body: Any) -> None:
-            if method == "POST" and path.endswith("/callback"):
-                self.answered.set()
-
-        fake.request_hooks.append(hook)
-
-    async def run(self, function: Any, *args: Any) -> Any:
-        value = await self.real.run(function, *args)
-        self.held += 1
-        await self.answered.wait()  # a bot that waited for this before answering would never answer
-        return value
-
-
-async def test_a_hands_result_goes_out_first_and_its_odds_line_follows(
-    harness: Harness, world: World
-) -> None:
-    # BJ-4: the result of the last move never waits for the exact odds of the moves before it; the Odds
-    # line is edited onto the same message once the worker has it.
+async def test_a_hands_last_move_is_never_held_up_by_odds(harness: Harness, world: World) -> None:
+    # BJ-4: the last move's result goes out without any odds worked out for it (they are asked for later).
     dealt = await voluntary_hand(harness, world)
     message = dealt.original
+
+    class Broken:
+        async def run(self, function: Any, *args: Any) -> Any:
+            raise RuntimeError("worker gone")
+
     real = harness.bot.workers
-    held = _HeldWorkers(real, harness.fake)
-    harness.bot.workers = held
+    harness.bot.workers = Broken()
     try:
         stand = await harness.click(message, "Stand", world.alice)
     finally:
         harness.bot.workers = real
-    assert held.held == 1
-    callback = stand.record.callback
-    assert callback is not None and not has_field(callback["data"]["embeds"][0], "Odds")
-    assert field(message.embed, "Odds").startswith("Before the last move: ")
+    assert stand.record.callback is not None and not [m for m in stand.messages if m.ephemeral]
+    assert harness.take_errors() == []
+    record = await harness.bot.store.cards.get_hand(hand_id_of(message))
+    assert record.finished
+    [logged] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
+    assert logged.inputs["hand_id"] == record.id
 
 
-async def test_a_failed_odds_worker_leaves_the_result_standing(harness: Harness, world: World) -> None:
-    # BJ-4: the worker failing is not the player's problem: the hand ends, is logged, shows its result.
-    dealt = await voluntary_hand(harness, world)
+async def test_a_failed_odds_worker_leaves_the_gm_copy_standing(harness: Harness, world: World) -> None:
+    # BJ-4: the worker failing is not the player's problem: a gm hand ends, is logged, and its result goes
+    # to the GMs without the odds line; the failure is logged for the host.
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    dealt = await voluntary_hand(harness, world, visibility="gm")
     message = dealt.original
     real = harness.bot.workers
 
@@ -505,34 +517,40 @@ async def test_a_failed_odds_worker_leaves_the_result_standing(harness: Harness,
         async def run(self, function: Any, *args: Any) -> Any:
             raise RuntimeError("worker gone")
 
-    hand_id = hand_id_of(message)
     harness.bot.workers = Broken()
     try:
         stand = await harness.click(message, "Stand", world.alice)
     finally:
         harness.bot.workers = real
-    assert not [m for m in stand.messages if m.ephemeral] and not has_field(message.embed, "Odds")
-    # the failure is the bot's own, so it is logged as an error (for the host), and only there
+    assert not [m for m in stand.messages if m.ephemeral and m.id != message.id]
+    [gm_copy] = stand.in_channel(world.gm_screen)
+    assert "Odds" not in gm_copy.text()
     assert [r.getMessage() for r in harness.take_errors()] == [
         "Working out the odds of a hand's last move failed"
     ]
+
+
+async def test_an_estimated_hit_says_about(harness: Harness, world: World) -> None:
+    # BJ-9: with two characteristics of different suits and the suit rule on, the Hit look-ahead is an
+    # estimate (HandDecision.exact False), and the figure shown says so.
+    await stack_shoe(harness.bot.store, world.general, ["7H", "5H", "4D", "9C"])
+    dealt = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "cards task",
+        {"difficulty": 3, "level": 2, "characteristics": "Strength +2, Dexterity +3"},
+    )
+    hand_id = hand_id_of(dealt.original)
     record = await harness.bot.store.cards.get_hand(hand_id)
-    assert record.finished
-    [logged] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
-    assert logged.inputs["hand_id"] == record.id
-
-
-async def test_a_refused_odds_edit_leaves_the_result_standing(harness: Harness, world: World) -> None:
-    # BJ-4: Discord refusing the odds edit (the message was deleted meanwhile) costs only the line; no
-    # error reaches the player. (A 500 is retried by discord.py for ~25 s first, then ends the same way.)
-    dealt = await voluntary_hand(harness, world)
-    message = dealt.original
-    hand_id = hand_id_of(message)
-    harness.fake.fail("PATCH", r"/messages/@original$", status=404, code=10008, message="Unknown Message")
-    stand = await harness.click(message, "Stand", world.alice)
-    assert stand.record.callback is not None and not [m for m in stand.messages if m.ephemeral]
-    assert not has_field(message.embed, "Odds") and not message.custom_ids()
-    assert (await harness.bot.store.cards.get_hand(hand_id)).finished
+    shoe = await shoe_of(harness.bot.store, world.general)
+    decision = voluntary_decision(Hand.from_dict(record.data), shoe.remaining)
+    assert not decision.exact and decision.hit is not None
+    own = await harness.click(dealt.original, "Odds", world.alice)
+    assert f"Hit about {percent(decision.hit.success)} (TRL about " in own.content
+    assert f"Stand {percent(decision.stand.success)} (TRL " in own.content
+    embed = answered(await odds(harness, world, "cards", {"hand": hand_id}))
+    assert "Hit (about)" in embed["description"] and has_field(embed, "About Hit")
 
 
 async def test_a_killed_bot_leaves_no_chart_worker_behind(

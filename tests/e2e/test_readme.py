@@ -29,7 +29,7 @@ def declared_options(harness: Harness, world: World, path: list[str]) -> dict[st
 
 
 def parse(harness: Harness, world: World, line: str) -> tuple[str, dict[str, Any]]:
-    """``/gm roles add role:@GM`` -> ("gm roles add", {"role": world's GM role}), typed as Discord would."""
+    """``/setup roles add role:@GM`` -> ("setup roles add", {"role": the GM role}), typed as Discord would."""
     assert line.startswith("/"), line
     words = line[1:].split(" ")
     path = [w for w in words if ":" not in w]

@@ -13,7 +13,6 @@ import pytest
 
 from bot.core.blackjack import DIFFICULTY_NAMES, SKILL_NAMES
 from bot.store import RollRecord
-from tests.e2e.compact import shown
 from tests.fake_discord.harness import Answer, Harness, World
 
 
@@ -68,7 +67,8 @@ async def test_rps_odds_and_check_build_the_same_base(harness: Harness, world: W
     check = await slash(harness, world, "rps check", **options)
     rolled = await last_roll(harness, world)
     built = "14 = Stealth 8 + Perception 5 + Moderately hard (+2) + modifier (-1)"
-    assert field(odds.embed, "Inputs") == built == field(await shown(harness, check), "Base")
+    details = await harness.click(check.original, "Details", world.alice)
+    assert field(odds.embed, "Inputs") == built == field(details.original.embeds[0], "Base")
     assert rolled.inputs["base"] == 14 and odds.embed["title"] == f"Odds: {rolled.inputs['what']}"
 
 
@@ -84,16 +84,17 @@ async def test_decision_odds_and_roll_read_the_same_stat(harness: Harness, world
 
 
 async def test_cards_odds_and_task_read_the_same_level_and_bonus(harness: Harness, world: World) -> None:
-    # BJ-8, BJ-9: the skill level and the characteristic's bonus from the same sheet
+    # BJ-8, BJ-9: the skill level and the characteristics' bonuses from the same sheet, or as typed
     await sheet(harness, world, "cards", skills={"Lockpicking": {"rating": 6}}, bonuses={"Dexterity": 3})
-    options = {"difficulty": 2, "skill": "Lockpicking", "characteristic": "Dexterity"}
+    options = {"difficulty": 2, "skill": "Lockpicking", "characteristics": "Dexterity, Strength +1"}
     odds = await slash(harness, world, "odds cards", **options)
     await slash(harness, world, "cards task", mode="involuntary", **options)
     [hand] = await harness.bot.store.cards.open_hands(world.guild.id, world.general.id) or [None]
     rolled = await last_roll(harness, world)
     assert odds.embed["title"] == f"Odds: involuntary hand, {SKILL_NAMES[6]} vs {DIFFICULTY_NAMES[2]}"
     assert hand is None  # an involuntary hand is over as dealt
-    assert rolled.inputs["skill"] == 6 and rolled.inputs["characteristic_bonus"] == 3
+    assert rolled.inputs["skill"] == 6
+    assert rolled.inputs["characteristics"] == [["Dexterity", 3], ["Strength", 1]]
 
 
 @pytest.mark.parametrize(

@@ -101,7 +101,7 @@ async def test_skill_check_with_an_alternate_parent(harness: Harness, world: Wor
     assert "near miss" in shown["Result"]  # RPS-3: SL 0 is a near miss
     assert answer.embed["color"] == WARNING.value
     assert answer.embed["title"] == "Alice - Stealth (Perception): SL 0, near miss"
-    assert assert_compact(answer.original)[1] == "SL 0: just short; the GM may allow another try"
+    assert assert_compact(answer.original)[1] == "SL 0: just short; the GM may grant a second try"
     refused = await check(harness, world, skill="Stealth", parent="Strength")
     assert refused.ephemeral and "cannot use 'Strength'" in refused.content and refused.public() == []
 
@@ -390,6 +390,7 @@ async def test_a_gm_grants_a_second_try_at_the_failed_checks_base(harness: Harne
     assert "near miss" in fields(await details_of(harness, failed))["Result"]
     message = failed.original
     assert grant_id(message) in message.custom_ids()
+    assert message.custom_ids() == [f"details:{grant_id(message).split(':')[-1]}", grant_id(message)]
     player = await harness.click(message, grant_id(message), world.alice)
     assert player.ephemeral and player.content == "Only a GM of this check's channel can grant a second try."
     assert player.original.custom_ids() == [] and player.public() == []
@@ -402,12 +403,13 @@ async def test_a_gm_grants_a_second_try_at_the_failed_checks_base(harness: Harne
     again = await harness.click(offered, "Try again", world.alice)
     shown = fields(await details_of(harness, again))
     assert not again.ephemeral
-    assert again.embed["title"] == "Alice - Stealth (Agility) (second try): SL 12, impressive success"
+    assert again.embed["title"].startswith("Alice - Stealth (Agility) (second try): SL 12")
     assert shown["Base"] == "19 = Stealth 8 + Agility 7 + Moderately hard (+2) + second try (+2)"
     assert shown["Success Level"] == "19 - 7 = 12"
     assert "granted by" in shown["Second try"] and "(SL 0)" in shown["Second try"]
     assert not [c for c in again.original.custom_ids() if c.startswith("rps:grant:")]  # it succeeded
     assert offered.custom_ids() == []  # taken: the button is gone
+    assert assert_compact(again.original)  # a title and at most three lines, and Details
     logged = await harness.bot.store.log.last(world.guild.id, world.general.id, 5)
     assert [r.command for r in logged] == ["rps second try", "rps check"]
     assert logged[0].inputs["retry_of"] == logged[1].id and logged[0].user_id == world.alice.id
@@ -460,10 +462,8 @@ async def test_a_double_click_grants_once_and_rolls_once(harness: Harness, world
     assert scripted.used in (4, 6)
     logged = await harness.bot.store.log.last(world.guild.id, world.general.id, 5)
     assert [r.command for r in logged] == ["rps second try", "rps check"]
-    assert logged[0].dice == [
-        int(d)
-        for d in fields(await details_of(harness, rolled[0]))["Dice (2d10)"].split(" = ")[0].split(" + ")
-    ]
+    shown = fields(await open_details(harness, rolled[0].original, world.alice))
+    assert logged[0].dice == [int(d) for d in shown["Dice (2d10)"].split(" = ")[0].split(" + ")]
 
 
 async def test_no_retry_without_a_gm_and_no_grant_after_a_success(harness: Harness, world: World) -> None:
@@ -496,9 +496,9 @@ async def test_a_private_check_is_granted_by_command_and_tried_privately(
     assert not granted.ephemeral and "their hidden check, with -1" in offered.content
     again = await harness.click(offered, "Try again", world.alice)
     [result] = [m for m in again.ephemeral_messages() if m.embeds]
-    tried = fields(await open_details(harness, result, world.alice))
-    assert tried["Success Level"] == "9 - 3 = 6"
-    assert "(SL -8)" in tried["Second try"]  # the roller saw their own check
+    shown = fields(await open_details(harness, result, world.alice))
+    assert shown["Success Level"] == "9 - 3 = 6"
+    assert "(SL -8)" in shown["Second try"]  # the roller saw their own check
     assert all(not m.embeds for m in again.public())  # the table sees only that a roll was made
 
 
@@ -621,6 +621,65 @@ async def test_sustained_pool_fails_below_minus_goal_and_no_loss_keeps_it(
     assert "0/1" in fields(safe.original.embed)["Progress"] and safe.original.components
 
 
+async def test_a_sustained_status_shows_players_what_the_pool_message_shows(
+    harness: Harness, world: World
+) -> None:  # RPS-8, with hidden checks kept hidden until revealed
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    started = await start_pool(harness, world, goal=12)
+
+    async def status(user: Any) -> dict[str, Any]:
+        answer = await harness.slash(
+            world.guild, world.general, user, "rps sustained status", {"name": "Pick the lock"}
+        )
+        assert answer.ephemeral
+        return answer.embed
+
+    dice(harness, 9, 9)  # SL -3: the pool loses 1
+    await harness.click(started.original, "Roll next check", world.alice)
+    assert "-1/12" in fields(started.original.embed)["Progress"]
+    for user in (world.bob, world.carol, world.alice, world.gm):
+        seen = await status(user)
+        assert fields(seen)["Progress"] == fields(started.original.embed)["Progress"], user.username
+        assert "SL -3" in fields(seen)["Last check"] and "Pool -1 of Goal 12" in seen["description"]
+    dice(harness, 1, 2)  # SL 12, made hidden by the GM: only the GM learns the pool
+    hidden = await harness.slash(
+        world.guild, world.general, world.gm, "rps sustained roll",
+        {"name": "Pick the lock", "visibility": "gm"},
+    )  # fmt: skip
+    for user in (world.bob, world.alice):
+        seen = await status(user)
+        assert "Progress" not in fields(seen) and "11" not in seen["description"], user.username
+    assert "11/12" in fields(await status(world.gm))["Progress"]
+    [gm_copy] = hidden.in_channel(world.gm_screen)
+    await harness.click(gm_copy, "Reveal", world.gm)
+    assert "11/12" in fields(await status(world.bob))["Progress"]  # revealed: the table knows it
+
+
+async def test_each_sustained_check_shows_how_its_base_was_built(harness: Harness, world: World) -> None:
+    # RPS-1, RPS-8: the Base the GM started the action with, part by part, plus a GM modifier (GM-3)
+    await alice_sheet(harness, world)
+    started = await harness.slash(
+        world.guild, world.general, world.gm, "rps sustained start",
+        {"name": "Sneak in", "goal": 20, "minutes": 5, "member": world.alice, "skill": "Stealth",
+         "difficulty": 2},
+    )  # fmt: skip
+    assert fields(started.embed)["Base built"] == "17 = Stealth 8 + Agility 7 + Moderately hard (+2)"
+    await harness.bot.store.modifiers.set(
+        world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -3, 1, world.gm.id
+    )
+    dice(harness, 2, 3, 2, 3)
+    first = await harness.click(started.original, "Roll next check", world.alice)
+    assert fields(await details_of(harness, first))["Base"] == (
+        "14 = Stealth 8 + Agility 7 + Moderately hard (+2) + GM difficulty (-3)"
+    )
+    second = await harness.slash(
+        world.guild, world.general, world.alice, "rps sustained roll", {"name": "Sneak in"}
+    )
+    shown = fields(await details_of(harness, second))
+    assert shown["Base"] == "17 = Stealth 8 + Agility 7 + Moderately hard (+2)"
+    assert shown["Success Level"] == "17 - 5 = 12"
+
+
 async def test_sustained_status_stop_and_names(harness: Harness, world: World) -> None:
     started = await start_pool(harness, world)
     names = await harness.autocomplete(
@@ -639,8 +698,9 @@ async def test_sustained_status_stop_and_names(harness: Harness, world: World) -
     assert "SL 11" in shown["Last check"]
     outsider = await harness.slash(
         world.guild, world.general, world.bob, "rps sustained status", {"name": "Pick the lock"}
-    )
-    assert "Progress" not in fields(outsider.embed)
+    )  # what the pool's public message shows, to anyone
+    assert fields(outsider.embed)["Progress"] == fields(started.original.embed)["Progress"]
+    assert "Pool 11 of Goal 12" in outsider.embed["description"]
     player = await harness.slash(
         world.guild, world.general, world.alice, "rps sustained stop", {"name": "Pick the lock"}
     )
@@ -824,35 +884,3 @@ async def test_a_check_after_an_unrevealed_hidden_one_keeps_the_pool_hidden(
     assert "/40" in fields(await details_of(harness, after))["Pool"] and "Progress" in fields(
         started.original.embed
     )
-
-
-# --------------------------------------------------------------------------------------------------
-# issue 31, item 1: compact by default
-
-
-async def test_item1_every_rps_roll_is_a_title_and_at_most_three_lines(
-    harness: Harness, world: World
-) -> None:
-    await alice_sheet(harness, world)
-    await harness.bot.store.modifiers.set(
-        world.guild.id, world.general.id, "rps", None, "difficulty", -1, 5, world.gm.id
-    )
-    started = await start_pool(harness, world)
-    dice(harness, 4, 5, 1, 1, 2, 3, 3, 3, 6, 6)
-    near_miss = await check(harness, world, base=10)  # 9 - 9 = SL 0, a near miss, with the GM's -1
-    assert assert_compact(near_miss.original) == [
-        "2d10 **4 + 5** = 9; Base 9 - 9 = SL 0",
-        "SL 0: just short; the GM may allow another try",
-        f"GM modifier: difficulty -1 (set by {world.gm.mention})",
-    ]
-    critical = await check(harness, world, skill="Stealth")
-    resisted = await harness.slash(
-        world.guild, world.general, world.alice, "rps resisted",
-        {"member1": world.alice, "party1": "Stealth", "party2": "Guard", "base2": 12},
-    )  # fmt: skip
-    pooled = await harness.click(started.original, "Roll next check", world.alice)
-    for answer in (critical, resisted, pooled):
-        message = answer.public()[-1]
-        lines = assert_compact(message)
-        assert world.gm.mention in lines[-1], lines
-        assert (await open_details(harness, message, world.carol))["fields"]

@@ -83,8 +83,8 @@ async def test_a_second_try_is_granted_and_taken_across_restarts(
     fourth = await SubprocessBot.launch(fake, database)
     try:
         taken = await fourth.click(offered, "Try again", world.alice)
-        shown = _fields(await open_details(fourth, taken.original, world.alice))
-        assert shown["Base"] == "-195 = given Base -200 + second try (+5)"
+        details = await fourth.click(taken.original, "Details", world.alice)
+        assert _fields(details.original.embed)["Base"] == "-195 = given Base -200 + second try (+5)"
     finally:
         await fourth.stop()
     assert all(bot.error_lines() == [] for bot in (first, second, third, fourth))

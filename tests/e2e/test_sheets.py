@@ -21,7 +21,7 @@ async def test_create_show_list_and_use(harness: Harness, world: World) -> None:
     assert "/sheet use" in second.content
     listed = await sheet(harness, world, world.alice, "list")
     text = listed.original.text()
-    assert "▶ **Aria** (System X) active" in text and "• **Bram** (System X)" in text
+    assert "▶ **Aria** (System X, active)" in text and "• Bram (System X)\n" in text
     used = await sheet(harness, world, world.alice, "use", {"name": "bram"})  # names ignore case
     assert "Bram is now your active System X sheet" in used.content
     active = await store.sheets.active(world.guild.id, world.alice.id, "sysx")
@@ -44,9 +44,14 @@ async def test_create_show_list_and_use(harness: Harness, world: World) -> None:
 async def test_set_attribute_skill_bonus_wounds_notes_and_remove(harness: Harness, world: World) -> None:
     store = harness.bot.store
     await sheet(harness, world, world.alice, "create", {"name": "Kell", "system": "rps"})
-    await sheet(
-        harness, world, world.alice, "set-attribute", {"name": "Kell", "attribute": "Strength", "value": 12}
-    )
+    for attribute, value in (("Strength", 12), ("Agility", 9), ("Dex", 8)):
+        await sheet(
+            harness,
+            world,
+            world.alice,
+            "set-attribute",
+            {"name": "Kell", "attribute": attribute, "value": value},
+        )
     answer = await sheet(
         harness,
         world,
@@ -61,7 +66,7 @@ async def test_set_attribute_skill_bonus_wounds_notes_and_remove(harness: Harnes
     assert "Wounds are now 3 / 10" in wounds.content
     await sheet(harness, world, world.alice, "notes", {"name": "Kell", "notes": "Owes the guild 5 gold."})
     stored = await store.sheets.get(world.guild.id, world.alice.id, "Kell")
-    assert stored.attributes == {"Strength": 12}
+    assert stored.attributes == {"Strength": 12, "Agility": 9, "Dex": 8}
     assert stored.skills["Sword"].rating == 7 and stored.skills["Sword"].alternates == ["Agility", "Dex"]
     assert stored.bonuses == {"Hearts": 2} and stored.wounds is not None and stored.wounds.current == 3
     assert stored.notes == "Owes the guild 5 gold."
@@ -172,7 +177,7 @@ async def test_import_refuses_what_is_not_a_sheet_and_stores_nothing(
     assert "not a character sheet" in sentences["binary"]
     assert sentences["bad range"] == "A System X skill runs from 0 to 10, so Sword cannot be 99."
     assert "at most 65,536" in sentences["too big"]
-    assert sentences["another object"] == "Sheet name: field required."
+    assert sentences["another object"] == "The file has no name; a sheet needs at least a name and a system."
     assert await store.sheets.list(world.guild.id, world.bob.id) == []
     assert harness.take_errors() == []
 
@@ -180,11 +185,17 @@ async def test_import_refuses_what_is_not_a_sheet_and_stores_nothing(
 async def test_autocomplete_offers_names_and_entries(harness: Harness, world: World) -> None:
     for name in ("Aria", "Bram", "Carys"):
         await sheet(harness, world, world.alice, "create", {"name": name, "system": "rps"})
-    await sheet(harness, world, world.alice, "set-skill", {"name": "Aria", "skill": "Swordplay", "rating": 5})
-    await sheet(harness, world, world.alice, "set-skill", {"name": "Aria", "skill": "Stealth", "rating": 3})
     await sheet(
         harness, world, world.alice, "set-attribute", {"name": "Aria", "attribute": "Strength", "value": 9}
     )
+    for skill, rating in (("Swordplay", 5), ("Stealth", 3)):
+        await sheet(
+            harness,
+            world,
+            world.alice,
+            "set-skill",
+            {"name": "Aria", "skill": skill, "rating": rating, "parent": "Strength"},
+        )
     names = await harness.autocomplete(
         world.guild, world.general, world.alice, "sheet use", {"name": "ar"}, "name"
     )
@@ -230,7 +241,14 @@ async def test_nobody_reads_another_players_dm_sheets(harness: Harness, world: W
     # Every DM's sheets share guild key 0: from her own DM, Alice must not reach Bob's (by a member option)
     await harness.slash(None, None, world.bob, "sheet create", {"name": "Secret", "system": "rps"})
     await harness.slash(
-        None, None, world.bob, "sheet set-skill", {"name": "Secret", "skill": "Lockpicking", "rating": 9}
+        None, None, world.bob, "sheet set-attribute", {"name": "Secret", "attribute": "Wits", "value": 9}
+    )
+    await harness.slash(
+        None,
+        None,
+        world.bob,
+        "sheet set-skill",
+        {"name": "Secret", "skill": "Lockpicking", "rating": 9, "parent": "Wits"},
     )
     for sub in ("show", "list"):
         refused = await harness.slash(None, None, world.alice, f"sheet {sub}", {"member": world.bob})
@@ -256,3 +274,168 @@ async def test_nobody_reads_another_players_dm_sheets(harness: Harness, world: W
     # Bob himself still sees his own
     own = await harness.slash(None, None, world.bob, "sheet show", {"name": "Secret"})
     assert "Lockpicking" in own.original.text()
+
+
+# Python's and pydantic's words a player must never see in a refusal
+PYTHON_WORDS = ("Error", "dict", "Input should", "pydantic", "Traceback", "int_", "str", "None", "[key]")
+
+
+async def test_item11_set_skill_refuses_a_parent_the_sheet_lacks(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    await sheet(harness, world, world.alice, "create", {"name": "Aria", "system": "sysx"})
+    await sheet(
+        harness, world, world.alice, "set-attribute", {"name": "Aria", "attribute": "Agility", "value": 12}
+    )
+    before = await store.sheets.get(world.guild.id, world.alice.id, "Aria")
+    typo = await sheet(
+        harness,
+        world,
+        world.alice,
+        "set-skill",
+        {"name": "Aria", "skill": "Climb", "rating": 5, "parent": "Agilty"},
+    )
+    assert typo.ephemeral and typo.public() == []
+    assert typo.content == "The sheet Aria has no attribute named 'Agilty'; it has Agility."
+    alternate = await sheet(
+        harness,
+        world,
+        world.alice,
+        "set-skill",
+        {"name": "Aria", "skill": "Climb", "rating": 5, "parent": "agility", "alternates": "Strength"},
+    )
+    assert alternate.content == "The sheet Aria has no attribute named 'Strength'; it has Agility."
+    assert await store.sheets.get(world.guild.id, world.alice.id, "Aria") == before  # nothing stored
+    saved = await sheet(
+        harness,
+        world,
+        world.alice,
+        "set-skill",
+        {"name": "Aria", "skill": "Climb", "rating": 5, "parent": "agility"},
+    )
+    assert saved.content == "Climb is now 5."
+    stored = await store.sheets.get(world.guild.id, world.alice.id, "Aria")
+    assert stored.skills["Climb"].attribute == "Agility"  # as the sheet spells it
+
+
+async def test_item11_a_system_x_skill_without_a_parent_is_refused_when_saved(
+    harness: Harness, world: World
+) -> None:
+    store = harness.bot.store
+    await sheet(harness, world, world.alice, "create", {"name": "Aria", "system": "sysx"})
+    bare = await sheet(
+        harness, world, world.alice, "set-skill", {"name": "Aria", "skill": "Climb", "rating": 5}
+    )
+    assert bare.ephemeral and bare.public() == []
+    assert bare.content == (
+        "System X skills are rolled with the attribute they add, so Climb needs a parent; "
+        "add an attribute with /sheet set-attribute first."
+    )
+    await sheet(
+        harness, world, world.alice, "set-attribute", {"name": "Aria", "attribute": "Agility", "value": 12}
+    )
+    named = await sheet(
+        harness, world, world.alice, "set-skill", {"name": "Aria", "skill": "Climb", "rating": 5}
+    )
+    assert named.content.endswith("so Climb needs a parent; it has Agility.")
+    assert (await store.sheets.get(world.guild.id, world.alice.id, "Aria")).skills == {}
+    # RPS adds a parent too (RPS-1); a Difficulty Number skill may name its characteristics per roll (DN-1)
+    await sheet(harness, world, world.alice, "create", {"name": "Kell", "system": "rps"})
+    rps = await sheet(
+        harness, world, world.alice, "set-skill", {"name": "Kell", "skill": "Sword", "rating": 5}
+    )
+    assert rps.content.startswith("RPS skills are rolled with the attribute they add, so Sword needs")
+    await sheet(harness, world, world.alice, "create", {"name": "Dana", "system": "dn"})
+    dn = await sheet(harness, world, world.alice, "set-skill", {"name": "Dana", "skill": "Swim", "rating": 5})
+    assert dn.content == "Swim is now 5."
+    # once it has a parent, a new rating keeps it; a dash clears the alternates
+    await sheet(
+        harness, world, world.alice, "set-attribute", {"name": "Aria", "attribute": "Wits", "value": 9}
+    )
+    await sheet(
+        harness,
+        world,
+        world.alice,
+        "set-skill",
+        {"name": "Aria", "skill": "Climb", "rating": 5, "parent": "Agility", "alternates": "Wits"},
+    )
+    again = await sheet(
+        harness, world, world.alice, "set-skill", {"name": "Aria", "skill": "climb", "rating": 7}
+    )
+    assert again.content == "climb is now 7."
+    climb = (await store.sheets.get(world.guild.id, world.alice.id, "Aria")).skills["climb"]
+    assert (climb.rating, climb.attribute, climb.alternates) == (7, "Agility", ["Wits"])
+    await sheet(
+        harness,
+        world,
+        world.alice,
+        "set-skill",
+        {"name": "Aria", "skill": "Climb", "rating": 7, "alternates": "-"},
+    )
+    climb = (await store.sheets.get(world.guild.id, world.alice.id, "Aria")).skills["Climb"]
+    assert (climb.attribute, climb.alternates) == ("Agility", [])
+
+
+async def test_item11_sheet_list_marks_the_one_active_sheet(harness: Harness, world: World) -> None:
+    for name in ("Aria", "Bram", "Cass"):
+        await sheet(harness, world, world.alice, "create", {"name": name, "system": "sysx"})
+    await sheet(harness, world, world.alice, "use", {"name": "Bram"})
+    listed = await sheet(harness, world, world.alice, "list")
+    lines = listed.embed["description"].splitlines()
+    assert lines == ["• Aria (System X)", "▶ **Bram** (System X, active)", "• Cass (System X)"]
+    assert listed.embed["description"].count("active") == 1
+    assert "active" in listed.embed["footer"]["text"]
+
+
+async def test_item11_bad_imports_say_what_is_wrong_in_plain_words(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    store = harness.bot.store
+
+    def upload(document: object) -> object:
+        return fake.attachment("sheet.json", json.dumps(document).encode())
+
+    cases = {
+        "Line 4 of the file is not valid JSON at column 3: a comma is missing before it.": fake.attachment(
+            "sheet.json", b'{\n  "name": "Aria",\n  "system": "sysx"\n  "notes": ""\n}'
+        ),
+        "The file is not a character sheet: it holds a list, not one object in { }.": upload([1, 2]),
+        "skills.Climb.rating must be a whole number from 0 to 10.": upload(
+            {"name": "Aria", "system": "sysx", "skills": {"Climb": {"rating": "3"}}}
+        ),
+        "attributes.Strength must be a whole number from 1 to 30.": upload(
+            {"name": "Aria", "system": "dn", "attributes": {"Strength": True}}
+        ),
+        'skills must be an object of skills, like {"Climb": {"rating": 3, "attribute": "Agility"}}.': upload(
+            {"name": "Aria", "system": "sysx", "skills": ["Climb"]}
+        ),
+        "system must be one of sysx, dn, rps, decision, cards.": upload({"name": "Aria", "system": "chess"}),
+        "hp is not part of a character sheet; remove it from the file.": upload(
+            {"name": "Aria", "system": "sysx", "hp": 3}
+        ),
+        "That file is 70,000 bytes; a sheet file is at most 65,536.": fake.attachment(
+            "sheet.json", b" " * 70_000
+        ),
+    }
+    for sentence, file in cases.items():
+        answer = await sheet(harness, world, world.bob, "import", {"file": file})
+        assert answer.ephemeral and answer.public() == []
+        assert answer.content == sentence
+        assert not any(word in answer.content for word in PYTHON_WORDS), answer.content
+    assert await store.sheets.list(world.guild.id, world.bob.id) == []
+
+
+async def test_item11_an_imported_skill_without_its_parent_is_named_at_once(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    document = {
+        "name": "Aria",
+        "system": "sysx",
+        "attributes": {"Agility": 12},
+        "skills": {"Climb": {"rating": 4}},
+    }
+    file = fake.attachment("sheet.json", json.dumps(document).encode())
+    answer = await sheet(harness, world, world.bob, "import", {"file": file})
+    assert answer.content == (
+        "Imported Aria (System X). Before rolling with it: System X skills are rolled with the attribute "
+        "they add, so Climb needs a parent; it has Agility."
+    )

@@ -91,7 +91,7 @@ async def test_an_empty_die_is_refused_and_nothing_changes(harness: Harness, wor
     assert await harness.bot.store.log.last(world.guild.id, world.general.id, 10) == before
     assert harness.bot.rng.faces == []  # nothing was rolled
     restored = await gm_set(harness, world, world.alice, "Water", 12)
-    assert "empty -> **d12**" in restored.embed["description"]
+    assert "empty → **d12**" in restored.embed["description"]
 
 
 async def test_an_unknown_item_asks_the_gm(harness: Harness, world: World) -> None:
@@ -165,7 +165,7 @@ async def test_twenty_concurrent_rolls_step_as_the_log_says(harness: Harness, wo
     log = await harness.bot.store.log.last(world.guild.id, world.general.id, 50)
     supply_log = [r for r in log if r.command == "supply roll"]
     assert sorted(r.dice[0] for r in supply_log) == sorted(face for _, face in shown)
-    stepped_in_log = [r for r in supply_log if "->" in r.result]
+    stepped_in_log = [r for r in supply_log if "→" in r.result]
     assert len(stepped_in_log) == LADDER.index(final)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.ui.visibility import NO_GM_HERE
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.server import FakeDiscord
 
@@ -76,11 +77,11 @@ async def test_gm_roll_without_gm_channel_goes_by_dm_and_says_when_a_dm_fails(
     assert "do not accept DMs" in answer.content
 
 
-async def test_blind_roll_with_nowhere_to_go_says_so(probe: Harness, world: World) -> None:
+async def test_blind_roll_with_nowhere_to_go_is_not_rolled(probe: Harness, world: World) -> None:
     answer = await roll(probe, world, visibility="blind")
-    assert answer.content.startswith("Your roll went to the GM.")
-    assert "No GM channel is set" in answer.content
-    assert answer.public() == []
+    assert answer.ephemeral and answer.content == NO_GM_HERE
+    assert answer.public() == [] and len(answer.messages) == 1
+    assert await probe.bot.store.log.last(world.guild.id, world.general.id, 5) == []
 
 
 async def test_reveal_posts_the_result_once(probe: Harness, world: World, fake: FakeDiscord) -> None:

@@ -1,5 +1,5 @@
 """Issue 7 around the rolls, with the real system cogs: /log, autocomplete and refusals leak nothing; GM
-channel, DM fallbacks and reveal; /gm settings (channel default, blind switched off) and /gm request-roll.
+channel, DM fallbacks and reveal; /setup settings (channel default, blind switched off) and /gm request-roll.
 
 System X checks (`/sysx check sv:12`, SX-5) stand in for "a roll" where the system does not matter.
 """
@@ -9,13 +9,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.ui.visibility import BLIND_ROLLER_TEXT
+from bot.ui.visibility import BLIND_ROLLER_TEXT, NO_GM_HERE
 from cogs.supply import BLIND_SUPPLY
 from tests.e2e.test_rps import ScriptedDice
 from tests.fake_discord.harness import Answer, Harness, World
 from tests.fake_discord.world import FakeMessage, FakeUser
 
-NO_GM = "No GM channel is set and this channel has no GMs to message"
 BLIND_OFF = "Blind rolls are switched off in this server; ask a GM (they can request one)."
 
 
@@ -29,7 +28,13 @@ async def sysx(
 
 
 async def settings(harness: Harness, world: World, **options: Any) -> Answer:
-    answer = await harness.slash(world.guild, world.general, world.manager, "gm settings", options)
+    """/setup settings as the admin; ``gm_channel`` (or ``no_gm_channel``) through /setup gm-channel."""
+    gm_channel, no_gm_channel = options.pop("gm_channel", None), options.pop("no_gm_channel", None)
+    if gm_channel is not None or no_gm_channel:
+        where = {"channel": gm_channel} if gm_channel is not None else {"remove": True}
+        set_gm = await harness.slash(world.guild, world.general, world.manager, "setup gm-channel", where)
+        assert set_gm.ephemeral and ("No GM channel" in set_gm.content or "now go to" in set_gm.content)
+    answer = await harness.slash(world.guild, world.general, world.manager, "setup settings", options)
     assert answer.ephemeral and answer.embed["title"] == "Server settings"
     return answer
 
@@ -174,7 +179,7 @@ async def test_without_a_gm_channel_copies_go_to_the_channel_gms_by_dm(
 ) -> None:
     for member in (world.gm, world.bob):
         added = await harness.slash(
-            world.guild, world.general, world.manager, "gm channel add", {"member": member}
+            world.guild, world.general, world.manager, "setup channel-gm add", {"member": member}
         )
         assert added.ephemeral
     world.bob.blocks_dms = True  # the fake answers 50007
@@ -195,18 +200,20 @@ async def test_without_a_gm_channel_copies_go_to_the_channel_gms_by_dm(
     assert post.embeds == dm.embeds and f"Revealed by {world.gm.mention}" in post.content
 
 
-async def test_with_no_gm_at_all_the_roller_is_told_so(harness: Harness, world: World) -> None:
+async def test_with_no_gm_at_all_the_roll_is_refused_before_any_die(harness: Harness, world: World) -> None:
+    state = harness.bot.rng.getstate()
     for mode in ("gm", "blind"):
         answer = await sysx(harness, world, world.alice, mode)
-        [told] = answer.ephemeral_messages()
-        assert NO_GM in told.content and "/gm settings" in told.content
-        assert [m for m in answer.messages if harness.fake.channels[m.channel_id].is_dm] == []
-        if mode == "blind":
-            assert told.embeds == [] and answer.public() == []
+        assert answer.ephemeral and answer.content == NO_GM_HERE and len(answer.messages) == 1
+        assert "/setup gm-channel" in answer.content and "/gm claim" in answer.content
+    assert harness.bot.rng.getstate() == state  # nothing rolled
+    assert await harness.bot.store.log.last(world.guild.id, world.general.id, 5) == []
 
 
 async def test_the_gm_channel_set_by_gm_settings_wins_over_dms(harness: Harness, world: World) -> None:
-    await harness.slash(world.guild, world.general, world.manager, "gm channel add", {"member": world.gm})
+    await harness.slash(
+        world.guild, world.general, world.manager, "setup channel-gm add", {"member": world.gm}
+    )
     shown = await settings(harness, world, gm_channel=world.gm_screen)
     assert f"<#{world.gm_screen.id}>" in shown.text()
     answer = await sysx(harness, world, world.alice, "gm")
@@ -238,7 +245,7 @@ async def test_a_gm_reveals_gm_and_blind_rolls_once(harness: Harness, world: Wor
         assert visible(record.summary, bob_log) and f"({mode}, revealed)" in bob_log
 
 
-# -- /gm settings and /gm request-roll ------------------------------------------------------------------
+# -- /setup settings and /gm request-roll -----------------------------------------------------------------
 async def test_the_channel_default_applies_when_no_mode_is_given(harness: Harness, world: World) -> None:
     await settings(harness, world, visibility="private")
     answer = await sysx(harness, world, world.alice)

@@ -130,7 +130,7 @@ CASES: tuple[Case, ...] = (
 )
 
 
-NOT_ROLLS = {"gm settings"}  # its visibility option sets the channel's default; it rolls nothing
+NOT_ROLLS = {"setup settings"}  # its visibility option sets the channel's default; it rolls nothing
 
 
 def roll_commands(tree: app_commands.CommandTree[Any]) -> set[str]:
@@ -207,7 +207,7 @@ async def test_each_mode_shows_each_audience_exactly_what_it_may_see(
 ) -> None:
     store = harness.bot.store
     set_gm = await harness.slash(
-        world.guild, world.general, world.manager, "gm settings", {"gm_channel": world.gm_screen}
+        world.guild, world.general, world.manager, "setup gm-channel", {"channel": world.gm_screen}
     )
     assert set_gm.ephemeral
     if case.guild_setup is not None:
@@ -264,7 +264,12 @@ async def test_each_mode_shows_each_audience_exactly_what_it_may_see(
         if mode == "private":
             assert gm_copies == []
             continue
-        [copy] = gm_copies
+        if case.voluntary:  # the copy opened at the deal says a hand is in play; the result comes apart
+            note, copy = gm_copies
+            assert note.embeds == [] and note.components == [] and "result comes when it ends" in note.content
+            assert not any(word in note.content.casefold().split() for word in RESULT_WORDS)
+        else:
+            [copy] = gm_copies
         what = "hand" if case.voluntary else "roll"  # a hand's copy is sent when it ends, maybe by a GM
         header = (
             f"🔒 {'Blind' if mode == 'blind' else 'GM'} {what} by {world.alice.mention} in <#{channel.id}>."

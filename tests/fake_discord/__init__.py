@@ -1,9 +1,26 @@
-"""A fake Discord (REST + gateway on 127.0.0.1) and a harness that runs the real bot against it."""
+"""A fake Discord (REST + gateway on 127.0.0.1) and a harness that runs the real bot against it.
 
-from tests.fake_discord.server import FakeDiscord, InteractionRecord
+As strict as Discord where a bot can get it wrong: every request checked against Discord's OpenAPI
+description (`FakeDiscord.violations`); a callback later than 3 s or a token used after 15 minutes is an
+Unknown interaction (`callback_deadline`, `token_lifetime`, `advance_clock`); any route can answer 429 or
+5xx or be slow (`fail`, `rate_limit`, `delay`); a command Discord hides from a member cannot be invoked
+(`CommandUnavailable`, `set_command_permissions`, `visible_commands`); each guild's events go to its shard
+(`shards`, `wait_for_shards`).
+"""
+
+from tests.fake_discord.server import (
+    CommandUnavailable,
+    Delay,
+    FakeDiscord,
+    Fault,
+    GatewaySession,
+    InteractionRecord,
+)
 from tests.fake_discord.world import FakeChannel, FakeGuild, FakeMember, FakeMessage, FakeRole, FakeUser
 
 __all__ = [
+    "CommandUnavailable",
+    "Delay",
     "FakeChannel",
     "FakeDiscord",
     "FakeGuild",
@@ -11,5 +28,7 @@ __all__ = [
     "FakeMessage",
     "FakeRole",
     "FakeUser",
+    "Fault",
+    "GatewaySession",
     "InteractionRecord",
 ]

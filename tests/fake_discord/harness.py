@@ -7,6 +7,8 @@ answer.embed["title"]; answer.ephemeral; answer.messages; answer.public(); answe
 again = await harness.click(answer.original, "reveal:12", world.gm)
     answer = await harness.autocomplete(guild, channel, world.alice, "sheet use", {"name": "A"}, "name")
 await harness.stop()
+
+slash and autocomplete raise CommandUnavailable for a command Discord hides from that user there.
 """
 
 from __future__ import annotations
@@ -135,6 +137,16 @@ def standard_world(fake: FakeDiscord) -> World:
     return World(guild, general, gm_screen, gm_role, owner, manager, gm, alice, bob, carol, stranger)
 
 
+def unanswered(record: InteractionRecord) -> str:
+    """Why the user saw "The application did not respond"."""
+    if record.late_callback is not None:
+        return (
+            f"the bot answered interaction {record.payload['data']} {record.late_callback:.2f} s after it "
+            "was sent: Discord had dropped it (404 Unknown interaction)"
+        )
+    return f"the bot left interaction {record.payload['data']} unanswered"
+
+
 class ErrorCollector(logging.Handler):
     """Collects every ERROR record (tree.on_error, View.on_error, dynamic items, our error codes)."""
 
@@ -165,10 +177,15 @@ class Harness:
         *,
         locale: str = "en-US",
     ) -> Answer:
-        """Run ``/path`` with ``options`` as ``user`` in ``channel`` (guild None and channel None: a DM)."""
+        """Run ``/path`` with ``options`` as ``user`` in ``channel`` (guild None and channel None: a DM).
+
+        Raises `CommandUnavailable` when Discord would not offer the command to ``user`` there
+        (``default_member_permissions``, ``contexts``): nothing is sent to the bot."""
         channel = self._where(guild, channel, user)
         data = self.fake.build_command_data(guild, path, options or {})
-        record = self.fake.interaction_payload(2, data, user=user, channel=channel, locale=locale)
+        record = self.fake.interaction_payload(
+            2, data, user=user, channel=channel, locale=locale, check_permissions=True
+        )
         return await self._send(record)
 
     async def autocomplete(
@@ -183,7 +200,7 @@ class Harness:
         """Type into option ``focused`` of ``/path``; the answer's ``choices`` are what Discord would list."""
         channel = self._where(guild, channel, user)
         data = self.fake.build_command_data(guild, path, options, focused=focused)
-        record = self.fake.interaction_payload(4, data, user=user, channel=channel)
+        record = self.fake.interaction_payload(4, data, user=user, channel=channel, check_permissions=True)
         return await self._send(record)
 
     async def click(
@@ -224,7 +241,7 @@ class Harness:
         await self.fake.dispatch("INTERACTION_CREATE", record.payload)
         await self._settle(record, seen)
         if record.callback is None:
-            raise AssertionError(f"the bot left interaction {record.payload['data']} unanswered")
+            raise AssertionError(unanswered(record))
         return Answer(record, self.fake.message_log[record.first_message_index :], self.fake)
 
     async def _settle(self, record: InteractionRecord, seen: asyncio.Event) -> None:
@@ -271,8 +288,10 @@ async def start_bot(
     dev_guild_id: int | None = None,
     database: Path | None = None,
     force_sync: bool = False,
+    shard_count: int | None = None,
+    shard_ids: Sequence[int] | None = None,
 ) -> Harness:
-    """Start the real bot class in-process against ``fake`` and wait until it is ready."""
+    """Start the real bot class in-process against ``fake`` and wait until it is ready (every shard)."""
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
         discord_token=TOKEN,
@@ -282,6 +301,8 @@ async def start_bot(
         dev_guild_id=dev_guild_id,
         force_sync=force_sync,
         log_level="DEBUG",
+        shard_count=shard_count,
+        shard_ids=tuple(shard_ids) if shard_ids is not None else None,
     )
     errors = ErrorCollector()
     logging.getLogger().addHandler(errors)
@@ -375,7 +396,7 @@ class SubprocessBot(Harness):
         try:
             await asyncio.wait_for(record.answered.wait(), WAIT)
         except TimeoutError:
-            raise AssertionError(f"the subprocess bot left {record.payload['data']} unanswered") from None
+            raise AssertionError(unanswered(record)) from None
         while True:  # follow-ups may still come: wait until the bot has been quiet for a moment
             seen = len(self.fake.requests)
             await asyncio.sleep(QUIET)

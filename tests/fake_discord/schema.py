@@ -1,9 +1,15 @@
-"""Request bodies checked against Discord's own OpenAPI description, the way real Discord answers 400."""
+"""Requests checked against Discord's own OpenAPI description, the way real Discord answers 400.
+
+Every route: the path must be documented for its method; a JSON body (or a multipart body's
+``payload_json`` part) must match the operation's schema (an interaction callback's, by its type); a route
+that needs a body must get one; documented query parameters must parse as their type.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -103,37 +109,91 @@ class OpenAPIValidator:
             {"$ref": f"{BASE_URI}#/components/schemas/{name}"}, registry=self.registry
         )
 
-    def check(self, method: str, path: str, body: Any) -> list[Violation]:
-        """Every reason real Discord would refuse this request (empty when it is fine)."""
+    @cache  # noqa: B019
+    def _query_parameters(self, template: str, method: str) -> dict[str, tuple[str, Draft202012Validator]]:
+        """Each documented query parameter: the JSON type its text is read as, and its schema's validator."""
+        from jsonschema import Draft202012Validator
+
+        operation = self.document["paths"][template][method.lower()]
+        out = {}
+        for parameter in operation.get("parameters") or []:
+            if parameter.get("in") == "query":
+                schema = parameter.get("schema") or {}
+                kind = str(schema.get("type", "string"))
+                if "$ref" in schema:  # a component (a snowflake): resolved in the document
+                    schema = {"$ref": BASE_URI + schema["$ref"]}
+                validator = Draft202012Validator(schema, registry=self.registry)
+                out[parameter["name"]] = (kind, validator)
+        return out
+
+    def check(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        *,
+        query: Mapping[str, str] | None = None,
+        files: bool = False,
+    ) -> list[Violation]:
+        """Every reason real Discord would refuse this request (empty when it is fine).
+
+        ``body`` is the JSON body, or the ``payload_json`` part of a multipart body (None: no body);
+        ``query`` the query string (documented parameters must parse as their type; others are ignored,
+        as Discord ignores them); ``files``: the request uploaded files (a body may then be left out).
+        """
         from jsonschema.exceptions import best_match
 
         template = self.template_for(path)
         if template is None:
             return [Violation(method, path, "no such route in Discord's API")]
-        if method.lower() not in self.document["paths"][template]:
+        operation = self.document["paths"][template].get(method.lower())
+        if operation is None:
             return [Violation(method, path, f"{method} is not documented for {template}")]
+        problems = self._check_query(method, path, template, query) if query else []
         validator = self._validator(template, method)
         if template == CALLBACK and isinstance(body, dict) and body.get("type") in CALLBACK_SCHEMAS:
             validator = self._component(CALLBACK_SCHEMAS[body["type"]])
         if validator is None:
             if body not in (None, b"", ""):
-                return [Violation(method, path, "this route takes no body")]
-            return []
+                problems.append(Violation(method, path, "this route takes no body"))
+            return problems
         if body is None:
-            return []
+            if operation["requestBody"].get("required") and not files:
+                problems.append(Violation(method, path, "this route needs a JSON body"))
+            return problems
         errors = list(validator.iter_errors(body))
         if not errors:
-            return []
+            return problems
         error = best_match(errors)
         while error.context:  # an anyOf/oneOf: say what is wrong inside the closest branch
             error = best_match(error.context)
         where = "/".join(str(p) for p in error.absolute_path) or "(body)"
         value = repr(error.validator_value)[:120]
-        return [
-            Violation(
-                method, path, f"{where}: fails {error.validator}={value} ({repr(error.instance)[:120]})"
-            )
-        ]
+        problem = f"{where}: fails {error.validator}={value} ({repr(error.instance)[:120]})"
+        return [*problems, Violation(method, path, problem)]
+
+    def _check_query(
+        self, method: str, path: str, template: str, query: Mapping[str, str]
+    ) -> list[Violation]:
+        documented = self._query_parameters(template, method)
+        problems = []
+        for name, text in query.items():
+            if name not in documented:
+                continue
+            kind, validator = documented[name]
+            value = _read_query_value(kind, text)
+            if value is None or not validator.is_valid(value):
+                problems.append(Violation(method, path, f"query {name}={text!r} is not a valid {kind}"))
+        return problems
+
+
+def _read_query_value(kind: str, text: str) -> Any:
+    """A query parameter's text as Discord reads it for its type (None: it cannot be read so)."""
+    if kind == "boolean":
+        return {"true": True, "1": True, "false": False, "0": False}.get(text.lower())
+    if kind == "integer":
+        return int(text) if re.fullmatch(r"-?\d+", text) else None
+    return text
 
 
 def _escape(segment: str) -> str:

@@ -2,28 +2,34 @@
 
 Every request body the bot sends is checked against Discord's OpenAPI description; a violation is recorded
 (and the e2e fixtures fail the test on any). Interactions are built from the commands the bot synced.
+As on Discord, a callback later than 3 s after INTERACTION_CREATE, or a follow-up or an edit through the
+interaction's token later than 15 minutes, is refused with 404 10062 (the clock is injectable).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import discord
 import orjson
 from aiohttp import WSMsgType, web
 
 from tests.fake_discord.schema import Violation, validator
 from tests.fake_discord.world import (
+    ADMINISTRATOR,
     EPHEMERAL,
     EVERYONE_PERMISSIONS,
     LOADING,
     MANAGE_GUILD,
+    USE_APPLICATION_COMMANDS,
     FakeAttachment,
     FakeChannel,
     FakeGuild,
@@ -37,6 +43,9 @@ from tests.fake_discord.world import (
 API = "/api/v10"
 COMMAND_NAME = re.compile(r"^[-_\w]{1,32}$")
 ARRIVED = web.RequestKey("arrived", float)  # time.monotonic() when a REST request reached the fake
+ARRIVED_CLOCK = web.RequestKey("arrived_clock", float)  # the fake's clock (`FakeDiscord.now`) then
+CALLBACK_DEADLINE = 3.0  # seconds Discord waits for the first callback
+TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token takes follow-ups and edits
 
 # Interaction callback types
 PONG, MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL = (
@@ -65,6 +74,14 @@ PONG, MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_R
 ) = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 
 
+# Interaction types
+APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE = 2, 3, 4
+
+
+class CommandUnavailable(AssertionError):
+    """The user cannot invoke this command there (Discord does not even list it): nothing was sent."""
+
+
 class FakeHTTPError(Exception):
     """Answer a request with this status and Discord error body."""
 
@@ -73,19 +90,111 @@ class FakeHTTPError(Exception):
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
 
 
+# Route patterns for `FakeDiscord.fail` and `FakeDiscord.delay`: "METHOD path-regex", searched in the path
+# without /api/v10; "*" matches any method. {id} is any snowflake, {token} an interaction token, {dm} the
+# id of a DM channel (checked when a request arrives, so DMs opened later count).
+CALLBACK_ROUTE = r"POST ^/interactions/{id}/{token}/callback$"
+FOLLOWUP_ROUTE = r"POST ^/webhooks/{id}/{token}$"
+EDIT_ORIGINAL_ROUTE = r"PATCH ^/webhooks/{id}/{token}/messages/@original$"
+CHANNEL_POST_ROUTE = r"POST ^/channels/{id}/messages$"
+DM_POST_ROUTE = r"POST ^/channels/{dm}/messages$"
+DM_OPEN_ROUTE = r"POST ^/users/@me/channels$"
+PLACEHOLDERS = {"{id}": r"\d+", "{token}": r"[^/]+", "{dm}": r"(?P<dm>\d+)"}
+
+STATUS_MESSAGES = {
+    429: "You are being rate limited.",
+    500: "500: Internal Server Error",
+    502: "502: Bad Gateway",
+    503: "503: Service Unavailable",
+    504: "504: Gateway Timeout",
+}
+
+
+def posts_to(channel: FakeChannel) -> str:
+    """The route pattern of messages posted to ``channel`` (to make that channel slow or failing)."""
+    return rf"POST ^/channels/{channel.id}/messages$"
+
+
+def route_pattern(method: str, path_regex: str | None = None) -> tuple[str, re.Pattern[str]]:
+    r"""``("POST", r"^/channels/\d+/messages$")`` or ``("POST ^/channels/{dm}/messages$",)``: a method and a
+    compiled path regex (the placeholders expanded)."""
+    if path_regex is None:
+        method, _, path_regex = method.strip().partition(" ")
+        if method.startswith(("/", "^")):  # no method: any
+            method, path_regex = "*", method + (" " + path_regex if path_regex else "")
+    for name, regex in PLACEHOLDERS.items():
+        path_regex = path_regex.replace(name, regex)
+    return method.upper(), re.compile(path_regex.strip())
+
+
 @dataclass
-class Fault:
-    """An error the fake answers instead of the real thing (for reliability tests)."""
+class RouteRule:
+    """What a fault or a delay applies to: a method, a path, optionally only uploads; ``times`` at most."""
 
     method: str
     path: re.Pattern[str]
-    status: int
-    code: int
-    message: str
     times: int | None  # None = forever
+    hits: int = field(default=0, kw_only=True)
+    uploads: bool | None = field(default=None, kw_only=True)  # True: only multipart requests with files
+
+    def applies(self, method: str, path: str, uploads: bool, channels: dict[int, FakeChannel]) -> bool:
+        if self.method not in ("*", method) or (self.times is not None and self.hits >= self.times):
+            return False
+        if self.uploads is not None and self.uploads != uploads:
+            return False
+        matched = self.path.search(path)
+        if matched is None:
+            return False
+        if "dm" in self.path.groupindex:
+            channel = channels.get(int(matched["dm"]))
+            return channel is not None and channel.is_dm
+        return True
+
+
+@dataclass
+class Fault(RouteRule):
+    """An error the fake answers instead of the real thing (for reliability tests)."""
+
+    status: int = 500
+    code: int = 0
+    message: str = ""
     retry_after: float | None = None
-    hits: int = 0
     after: bool = False  # carry the request out, then answer the error (the response was lost on the way)
+    is_global: bool = False  # a 429 of the global rate limit, not of the route's bucket
+    scope: str = "user"  # X-RateLimit-Scope of a 429: user, global or shared
+    bucket: str = field(default_factory=lambda: secrets.token_hex(16))
+    limit: int = 5  # X-RateLimit-Limit of a 429
+
+
+@dataclass
+class Delay(RouteRule):
+    """Discord being slow on a route: each matching request waits ``seconds`` before it is carried out."""
+
+    seconds: float = 0.0
+
+
+GUILD_EVENTS = frozenset({"GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE"})  # the guild is the data's "id"
+# GUILD_MEMBERS, GUILD_PRESENCES, MESSAGE_CONTENT: Discord closes 4014 unless switched on for the app
+PRIVILEGED_INTENTS = (1 << 1) | (1 << 8) | (1 << 15)
+
+
+@dataclass(eq=False)
+class GatewaySession:
+    """One gateway connection: the shard it identified as, its sequence number, whether READY went out."""
+
+    ws: web.WebSocketResponse
+    shard_id: int = 0
+    shard_count: int = 1
+    intents: int = 0
+    seq: int = 0
+    session_id: str = ""
+    ready: bool = False
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether this shard gets the events of ``guild_id`` (None: DMs, which go to shard 0)."""
+        if guild_id is None:
+            return self.shard_id == 0
+        return (guild_id >> 22) % self.shard_count == self.shard_id
 
 
 @dataclass
@@ -114,6 +223,10 @@ class InteractionRecord:
     callback_at: float | None = None
     # the payload as JSON, when a load generator encoded it ahead of its burst (`encode_ahead`)
     encoded: str | None = None
+    # the fake's clock (`FakeDiscord.now`) when INTERACTION_CREATE was written: the deadlines count from it
+    dispatched_clock: float | None = None
+    # seconds after INTERACTION_CREATE of a callback refused for coming too late (None: none was)
+    late_callback: float | None = None
 
     def encode_ahead(self) -> None:
         """Encode the payload now, so dispatching it spends no CPU on that (benchmarks: the encoding is the
@@ -126,11 +239,29 @@ class InteractionRecord:
 
 
 class FakeDiscord:
-    """The server. ``await fake.start()`` then point the bot at ``fake.api_base``."""
+    """The server. ``await fake.start()`` then point the bot at ``fake.api_base``.
 
-    def __init__(self, *, validate: bool = True) -> None:
-        # False: no schema checks (the local table: jsonschema and the OpenAPI file may be absent)
+    ``clock`` (default ``time.monotonic``) times the interaction deadlines: ``callback_deadline`` seconds
+    for the first callback, ``token_lifetime`` for follow-ups and edits; ``advance_clock`` jumps ahead.
+    ``shards`` is the shard count ``GET /gateway/bot`` recommends (None: as few as the guilds need); each
+    gateway connection gets the events of the guilds of the shard it identified as. ``validate=False``: no
+    schema checks (the local table: jsonschema and the OpenAPI file may be absent).
+    """
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        callback_deadline: float = CALLBACK_DEADLINE,
+        token_lifetime: float = TOKEN_LIFETIME,
+        shards: int | None = None,
+        validate: bool = True,
+    ) -> None:
         self.validate = validate
+        self.clock = clock
+        self.clock_offset = 0.0
+        self.callback_deadline = callback_deadline
+        self.token_lifetime = token_lifetime
         self.app_id = snowflake()
         self.bot_user = FakeUser(self.app_id, "tabletop", bot=True)
         self.users: dict[int, FakeUser] = {}
@@ -141,14 +272,26 @@ class FakeDiscord:
         self.global_commands: list[dict[str, Any]] = []
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self.command_syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
+        # (guild id, command name) -> {role, user, channel or guild (@everyone) id: allowed}
+        self.command_permissions: dict[tuple[int, str], dict[int, bool]] = {}
         self.interactions: dict[str, InteractionRecord] = {}
         self.requests: list[tuple[str, str, Any]] = []
         self.violations: list[Violation] = []
         self.faults: list[Fault] = []
+        self.delays: list[Delay] = []
         self.identify_payloads: list[dict[str, Any]] = []
         self.attachments: dict[int, FakeAttachment] = {}
-        self._sockets: list[web.WebSocketResponse] = []
-        self._seq = 0
+        self.sessions: list[GatewaySession] = []  # open gateway connections, oldest first
+        self._session_ready = asyncio.Event()  # pulsed when a connection received READY
+        self.shards = shards
+        self.guilds_per_shard = 2500  # Discord closes 4011 when a shard would hold more
+        self.privileged_intents = 0  # the privileged intents switched on for the app (Developer Portal)
+        self.session_start_limit = {
+            "total": 1000,
+            "remaining": 1000,
+            "reset_after": 86_400_000,
+            "max_concurrency": 1,
+        }
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.connected = asyncio.Event()
@@ -158,8 +301,7 @@ class FakeDiscord:
     # -- lifecycle --------------------------------------------------------------------------------------
     async def start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_get("/gateway/", self._gateway)
-        app.router.add_get("/gateway", self._gateway)
+        app.router.add_get("/gateway/", self._gateway)  # the trailing slash, as wss://gateway.discord.gg/
         app.router.add_get("/attachments/{id}/{filename}", self._attachment)
         app.router.add_route("*", API + "/{tail:.*}", self._rest)
         self._runner = web.AppRunner(app, access_log=None)
@@ -171,8 +313,8 @@ class FakeDiscord:
         self.port = server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
-        for ws in list(self._sockets):
-            await ws.close()
+        for session in list(self.sessions):
+            await session.ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -184,6 +326,15 @@ class FakeDiscord:
     @property
     def gateway_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/gateway/"
+
+    # -- time -------------------------------------------------------------------------------------------
+    def now(self) -> float:
+        """The fake's clock: ``clock()`` plus whatever ``advance_clock`` added."""
+        return self.clock() + self.clock_offset
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the fake's clock ahead (a test need not wait 15 minutes for a token to expire)."""
+        self.clock_offset += seconds
 
     # -- building the world -----------------------------------------------------------------------------
     def add_user(self, username: str, *, blocks_dms: bool = False) -> FakeUser:
@@ -215,6 +366,13 @@ class FakeDiscord:
         guild.roles[role.id] = role
         return role
 
+    async def create_guild(self, name: str, owner: FakeUser | None = None) -> FakeGuild:
+        """Add a guild while the bot is connected (the bot is invited: GUILD_CREATE on its shard)."""
+        guild = self.add_guild(name, owner)
+        if self._session_for(guild.id) is not None:
+            await self.dispatch("GUILD_CREATE", guild.payload(FakeMember(self.bot_user, guild)))
+        return guild
+
     async def create_role(self, guild: FakeGuild, name: str, *, manage_guild: bool = False) -> FakeRole:
         """Add a role while the bot is connected (Discord tells the bot with GUILD_ROLE_CREATE)."""
         role = self.add_role(guild, name, manage_guild=manage_guild)
@@ -244,85 +402,200 @@ class FakeDiscord:
         self.attachments[att.id] = att
         return att
 
-    # -- faults -----------------------------------------------------------------------------------------
+    # -- faults and delays ------------------------------------------------------------------------------
     def fail(
         self,
         method: str,
-        path_regex: str,
+        path_regex: str | None = None,
         *,
         status: int = 500,
         code: int = 0,
-        message: str = "Internal Server Error",
+        message: str | None = None,
         times: int | None = 1,
         retry_after: float | None = None,
         after: bool = False,
+        is_global: bool = False,
+        scope: str | None = None,
+        bucket: str | None = None,
+        limit: int = 5,
+        uploads: bool | None = None,
     ) -> Fault:
-        """Answer the next ``times`` matching requests (path without /api/v10) with an error.
+        """Answer the next ``times`` matching requests (None: all of them) with an error.
 
+        The route is ``method, path_regex`` or one pattern ``"POST ^/channels/{dm}/messages$"`` (see
+        `route_pattern`; the path is searched without /api/v10). A 429 carries ``retry_after`` in its body
+        and the ``Retry-After`` and ``X-RateLimit-*`` headers Discord sends (``is_global``: the global limit;
+        ``scope``, ``bucket``, ``limit`` as in those headers); a 5xx carries ``code`` and ``message``.
         ``after``: carry each request out first, then answer the error (as when Discord applied it but the
-        answer was lost), so a client that retries sends it twice.
+        answer was lost), so a client that retries sends it twice. ``uploads``: only requests with files.
         """
-        fault = Fault(method.upper(), re.compile(path_regex), status, code, message, times, retry_after)
-        fault.after = after
+        route_method, path = route_pattern(method, path_regex)
+        fault = Fault(
+            route_method,
+            path,
+            times,
+            uploads=uploads,
+            status=status,
+            code=code,
+            message=message if message is not None else STATUS_MESSAGES.get(status, f"{status}: Error"),
+            retry_after=retry_after,
+            after=after,
+            is_global=is_global,
+            scope=scope or ("global" if is_global else "user"),
+            limit=limit,
+        )
+        if bucket is not None:
+            fault.bucket = bucket
         self.faults.append(fault)
         return fault
 
-    def rate_limit(self, method: str, path_regex: str, *, retry_after: float = 0.05, times: int = 1) -> Fault:
-        """Answer 429 with Retry-After the next ``times`` matching requests."""
+    def rate_limit(
+        self,
+        method: str,
+        path_regex: str | None = None,
+        *,
+        retry_after: float = 0.05,
+        times: int | None = 1,
+        is_global: bool = False,
+    ) -> Fault:
+        """Answer 429 with ``retry_after`` the next ``times`` matching requests."""
         return self.fail(
-            method,
-            path_regex,
-            status=429,
-            message="You are being rate limited.",
-            times=times,
-            retry_after=retry_after,
+            method, path_regex, status=429, times=times, retry_after=retry_after, is_global=is_global
         )
 
-    def _fault_for(self, method: str, path: str) -> Fault | None:
-        for fault in self.faults:
-            if (
-                fault.method == method
-                and fault.path.search(path)
-                and (fault.times is None or fault.hits < fault.times)
-            ):
-                fault.hits += 1
-                return fault
+    def delay(
+        self,
+        method: str,
+        path_regex: str | None = None,
+        *,
+        seconds: float,
+        times: int | None = None,
+        uploads: bool | None = None,
+    ) -> Delay:
+        """Make matching requests (all, or the next ``times``) wait ``seconds`` before they are carried out:
+        Discord slow on a route (DMs, posts to another channel, uploads). Routes as for `fail`."""
+        route_method, path = route_pattern(method, path_regex)
+        delay = Delay(route_method, path, times, uploads=uploads, seconds=seconds)
+        self.delays.append(delay)
+        return delay
+
+    def _rule_for(self, rules: list[Any], method: str, path: str, uploads: bool) -> Any:
+        for rule in rules:
+            if rule.applies(method, path, uploads, self.channels):
+                rule.hits += 1
+                return rule
         return None
 
+    def _fault_for(self, method: str, path: str, uploads: bool = False) -> Fault | None:
+        return self._rule_for(self.faults, method, path, uploads)  # type: ignore[no-any-return]
+
     # -- gateway ----------------------------------------------------------------------------------------
+    @property
+    def recommended_shards(self) -> int:
+        """The ``shards`` of ``GET /gateway/bot``: as set, or what Discord requires for the guilds."""
+        return self.shards if self.shards is not None else self.required_shards
+
+    @property
+    def required_shards(self) -> int:
+        """The fewest shards Discord accepts (one per ``guilds_per_shard`` guilds)."""
+        return max(1, math.ceil(len(self.guilds) / self.guilds_per_shard))
+
+    @property
+    def ready_shards(self) -> list[tuple[int, int]]:
+        """``(shard id, shard count)`` of every connection that received READY, in connection order."""
+        return [(s.shard_id, s.shard_count) for s in self.sessions if s.ready]
+
+    async def wait_for_shards(self, count: int, timeout: float = 30.0) -> None:
+        """Wait until ``count`` different shard ids are connected and ready."""
+        async with asyncio.timeout(timeout):
+            while len({shard for shard, _ in self.ready_shards}) < count:
+                self._session_ready.clear()
+                await self._session_ready.wait()
+
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
-        self._sockets.append(ws)
+        version, encoding = request.query.get("v"), request.query.get("encoding", "json")
+        if version != "10":
+            await ws.close(code=4012, message=b"Invalid API version")
+            return ws
+        if encoding != "json":
+            await ws.close(code=4002, message=b"Decode error: the fake speaks JSON only")
+            return ws
+        session = GatewaySession(ws)
+        self.sessions.append(session)
         await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
                     continue
-                frame = json.loads(msg.data)
-                op = frame.get("op")
+                try:
+                    frame = json.loads(msg.data)
+                    op = frame["op"]
+                except (ValueError, KeyError, TypeError):
+                    await ws.close(code=4002, message=b"Decode error")
+                    break
                 if op == 1:
                     await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
                 elif op == 2:
-                    self.identify_payloads.append(frame["d"])
-                    await self._ready(ws)
+                    await self._identify(session, frame.get("d"))
                 elif op == 6:  # RESUME: make it identify afresh
                     await ws.send_json({"op": 9, "d": False, "s": None, "t": None})
+                elif op not in (3, 4, 8):  # presence, voice state and member requests are accepted
+                    await ws.close(code=4001, message=b"Unknown opcode")
+                elif not session.ready:
+                    await ws.close(code=4003, message=b"Not authenticated")
         finally:
-            self._sockets.remove(ws)
-            if not self._sockets:
+            self.sessions.remove(session)
+            if not any(s.ready for s in self.sessions):
                 self.connected.clear()
         return ws
 
-    async def _ready(self, ws: web.WebSocketResponse) -> None:
-        self._seq = 0
+    async def _identify(self, session: GatewaySession, data: Any) -> None:
+        """IDENTIFY as Discord checks it: the shard, the shard count the guilds need, privileged intents."""
+        ws = session.ws
+        if session.ready:
+            await ws.close(code=4005, message=b"Already authenticated")
+            return
+        if not (
+            isinstance(data, dict)
+            and isinstance(data.get("token"), str)
+            and isinstance(data.get("properties"), dict)
+            and isinstance(data.get("intents"), int)
+        ):
+            await ws.close(code=4002, message=b"Decode error: IDENTIFY needs token, properties, intents")
+            return
+        self.identify_payloads.append(data)
+        shard = data.get("shard", [0, 1])
+        if not (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(isinstance(n, int) for n in shard)
+            and 0 <= shard[0] < shard[1]
+        ):
+            await ws.close(code=4010, message=b"Invalid shard")
+            return
+        if shard[1] < self.required_shards:
+            await ws.close(code=4011, message=b"Sharding required")
+            return
+        if data["intents"] & PRIVILEGED_INTENTS & ~self.privileged_intents:
+            await ws.close(code=4014, message=b"Disallowed intent(s)")
+            return
+        self.session_start_limit["remaining"] = max(0, self.session_start_limit["remaining"] - 1)
+        session.shard_id, session.shard_count, session.intents = shard[0], shard[1], data["intents"]
+        await self._ready(session)
+
+    async def _ready(self, session: GatewaySession) -> None:
+        session.seq = 0
+        session.session_id = secrets.token_hex(16)
+        guilds = [g for g in self.guilds.values() if session.owns(g.id)]
         ready = {
             "v": 10,
             "user": self.bot_user.payload(),
-            "guilds": [{"id": str(g.id), "unavailable": True} for g in self.guilds.values()],
-            "session_id": secrets.token_hex(16),
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
+            "session_id": session.session_id,
             "resume_gateway_url": self.gateway_url,
-            "shard": [0, 1],
+            "shard": [session.shard_id, session.shard_count],
             "application": {"id": str(self.app_id), "flags": 0},
             "private_channels": [],
             "relationships": [],
@@ -330,34 +603,52 @@ class FakeDiscord:
             "guild_join_requests": [],
             "presences": [],
         }
-        await self._dispatch_on(ws, "READY", ready)
-        for guild in self.guilds.values():
+        await self._dispatch_on(session, "READY", ready)
+        for guild in guilds:
             bot_member = FakeMember(self.bot_user, guild)
-            await self._dispatch_on(ws, "GUILD_CREATE", guild.payload(bot_member))
+            await self._dispatch_on(session, "GUILD_CREATE", guild.payload(bot_member))
+        session.ready = True
         self.connected.set()
+        self._session_ready.set()
 
     async def _dispatch_on(
         self,
-        ws: web.WebSocketResponse,
+        session: GatewaySession,
         event: str,
         data: dict[str, Any],
         record: InteractionRecord | None = None,
     ) -> None:
-        self._seq += 1
+        session.seq += 1
         if record is not None and record.encoded is not None and data is record.payload:
-            text = f'{{"op":0,"t":"{event}","s":{self._seq},"d":{record.encoded}}}'
+            text = f'{{"op":0,"t":"{event}","s":{session.seq},"d":{record.encoded}}}'
         else:
-            text = _dumps({"op": 0, "t": event, "s": self._seq, "d": data}).decode()
+            text = _dumps({"op": 0, "t": event, "s": session.seq, "d": data}).decode()
         if record is not None:  # stamped after encoding, right before the write (for latency benchmarks)
             record.dispatched_at = time.monotonic()
-        await ws.send_str(text)
+            record.dispatched_clock = self.now()
+        await session.ws.send_str(text)
 
-    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a gateway event to the connected bot."""
-        if not self.connected.is_set():  # (a wait_for's task per event was the load generator's CPU)
-            await asyncio.wait_for(self.connected.wait(), 30)
+    def _session_for(self, guild_id: int | None) -> GatewaySession | None:
+        for session in reversed(self.sessions):  # the newest connection of a shard gets its events
+            if session.ready and session.owns(guild_id):
+                return session
+        return None
+
+    async def dispatch(self, event: str, data: dict[str, Any], *, guild_id: int | None = None) -> None:
+        """Send a gateway event to the bot, on the connection of the shard its guild belongs to
+        (``(guild_id >> 22) % shard_count``; DMs and guild-less events: shard 0). The guild is read from
+        the event (``guild_id``, or ``id`` for GUILD_CREATE/UPDATE/DELETE) unless given."""
+        if guild_id is None:
+            raw = data.get("id") if event in GUILD_EVENTS else data.get("guild_id")
+            guild_id = int(raw) if raw is not None else None
+        session = self._session_for(guild_id)
+        if session is None:  # (a wait_for's task per event was the load generator's CPU: only when needed)
+            async with asyncio.timeout(30):
+                while (session := self._session_for(guild_id)) is None:
+                    self._session_ready.clear()
+                    await self._session_ready.wait()
         record = self.interactions.get(data.get("token", "")) if event == "INTERACTION_CREATE" else None
-        await self._dispatch_on(self._sockets[-1], event, data, record)
+        await self._dispatch_on(session, event, data, record)
 
     # -- REST -------------------------------------------------------------------------------------------
     async def _attachment(self, request: web.Request) -> web.Response:
@@ -368,6 +659,7 @@ class FakeDiscord:
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         arrived = time.monotonic()
+        request[ARRIVED_CLOCK] = self.now()
         path = "/" + request.match_info["tail"]
         method = request.method
         try:
@@ -379,13 +671,19 @@ class FakeDiscord:
         request[ARRIVED] = arrived
         for hook in self.request_hooks:
             await hook(method, path, body)
-        problems = validator().check(method, path, body) if self.validate else []
+        problems = (
+            validator().check(method, path, body, query=request.query, files=bool(files))
+            if self.validate
+            else []
+        )
         problems += self._extra_checks(method, path, body)
         if problems:
             self.violations.extend(problems)
             errors = {"_errors": [{"code": "BASE_TYPE_INVALID", "message": str(p)} for p in problems]}
             return _json({"message": "Invalid Form Body", "code": 50035, "errors": errors}, 400)
-        fault = self._fault_for(method, path)
+        if self.delays and (delay := self._rule_for(self.delays, method, path, bool(files))):
+            await asyncio.sleep(delay.seconds)
+        fault = self._fault_for(method, path, bool(files)) if self.faults else None
         if fault is not None and not fault.after:
             return _fault_response(fault)
         try:
@@ -479,7 +777,8 @@ class FakeDiscord:
         table: list[tuple[str, str, Callable[..., Awaitable[Any]]]] = [
             ("GET", r"/users/@me", self._get_me),
             ("GET", r"/oauth2/applications/@me", self._get_application),
-            ("GET", r"/gateway(?:/bot)?", self._get_gateway),
+            ("GET", r"/gateway", self._get_gateway),
+            ("GET", r"/gateway/bot", self._get_bot_gateway),
             ("PUT", r"/applications/(\d+)/commands", self._put_global_commands),
             ("GET", r"/applications/(\d+)/commands", self._get_global_commands),
             ("PUT", r"/applications/(\d+)/guilds/(\d+)/commands", self._put_guild_commands),
@@ -523,10 +822,13 @@ class FakeDiscord:
         }
 
     async def _get_gateway(self, *_: Any) -> dict[str, Any]:
+        return {"url": self.gateway_url}
+
+    async def _get_bot_gateway(self, *_: Any) -> dict[str, Any]:
         return {
-            "url": self.gateway_url.rstrip("/"),
-            "shards": 1,
-            "session_start_limit": {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1},
+            "url": self.gateway_url,
+            "shards": self.recommended_shards,
+            "session_start_limit": dict(self.session_start_limit),
         }
 
     def _commands_out(self, body: list[dict[str, Any]], guild_id: int | None) -> list[dict[str, Any]]:
@@ -568,6 +870,19 @@ class FakeDiscord:
         record = self.interactions.get(token)
         if record is None:
             raise FakeHTTPError(404, 10062, "Unknown interaction")
+        return record
+
+    def _live_record(self, request: web.Request, token: str) -> InteractionRecord:
+        """The interaction of a webhook route's token, refused as Discord does once the token expired."""
+        record = self._record(token)
+        if record.dispatched_clock is not None:
+            age = request[ARRIVED_CLOCK] - record.dispatched_clock
+            if age > self.token_lifetime:
+                where = re.sub(r"/webhooks/(\d+)/[^/]+", r"/webhooks/\1/...", request.path.removeprefix(API))
+                self.violations.append(
+                    Violation(request.method, where, f"interaction token used {age:.0f} s after it was sent")
+                )
+                raise FakeHTTPError(404, 10062, "Unknown interaction")
         return record
 
     def _new_message(
@@ -615,6 +930,19 @@ class FakeDiscord:
         self, _r: Any, body: Any, files: Any, interaction_id: str, token: str
     ) -> dict[str, Any]:
         record = self._record(token)
+        if record.dispatched_clock is not None:
+            late = _r[ARRIVED_CLOCK] - record.dispatched_clock
+            if late > self.callback_deadline:  # Discord dropped the interaction already
+                record.late_callback = late
+                self.violations.append(
+                    Violation(
+                        "POST",
+                        f"/interactions/{interaction_id}/.../callback",
+                        f"callback {late:.2f} s after INTERACTION_CREATE "
+                        f"(Discord waits {self.callback_deadline:g} s)",
+                    )
+                )
+                raise FakeHTTPError(404, 10062, "Unknown interaction")
         if record.callback_at is None:
             record.callback_at = _r[ARRIVED]
         record.callbacks += 1
@@ -683,7 +1011,7 @@ class FakeDiscord:
         return message
 
     async def _followup(self, _r: Any, body: Any, files: Any, app: str, token: str) -> dict[str, Any]:
-        record = self._record(token)
+        record = self._live_record(_r, token)
         if record.callback is None:
             raise FakeHTTPError(
                 404, 10015, "Unknown Webhook"
@@ -708,12 +1036,12 @@ class FakeDiscord:
     async def _get_webhook_message(
         self, _r: Any, _b: Any, _f: Any, app: str, token: str, mid: str
     ) -> dict[str, Any]:
-        return self._webhook_message(self._record(token), mid).payload()
+        return self._webhook_message(self._live_record(_r, token), mid).payload()
 
     async def _edit_webhook_message(
         self, _r: Any, body: Any, files: Any, app: str, token: str, mid: str
     ) -> Any:
-        message = self._webhook_message(self._record(token), mid)
+        message = self._webhook_message(self._live_record(_r, token), mid)
         self._apply(message, body or {}, files)
         message.flags &= ~LOADING
         message.edits += 1
@@ -722,7 +1050,7 @@ class FakeDiscord:
     async def _delete_webhook_message(
         self, _r: Any, _b: Any, _f: Any, app: str, token: str, mid: str
     ) -> None:
-        message = self._webhook_message(self._record(token), mid)
+        message = self._webhook_message(self._live_record(_r, token), mid)
         message.deleted = True
         message.flags &= ~LOADING
         return None
@@ -791,9 +1119,85 @@ class FakeDiscord:
             for command in pool:
                 if command["name"] == name and command.get("type", 1) == 1:
                     if guild is None and not _usable_in_dms(command):
-                        raise AssertionError(f"/{name} is not available in DMs")
+                        raise CommandUnavailable(f"/{name} is not available in DMs (dm_permission/contexts)")
                     return command
         raise AssertionError(f"the bot did not sync a command /{name}")
+
+    def command_by_id(self, command_id: int | str) -> dict[str, Any] | None:
+        """The synced command with this id, global or of any guild (None: no such command)."""
+        for pool in [self.global_commands, *self.guild_commands.values()]:
+            for command in pool:
+                if command["id"] == str(command_id):
+                    return command
+        return None
+
+    def set_command_permissions(
+        self,
+        guild: FakeGuild,
+        name: str,
+        *,
+        allow: Sequence[FakeRole | FakeUser | FakeMember | FakeChannel | FakeGuild] = (),
+        deny: Sequence[FakeRole | FakeUser | FakeMember | FakeChannel | FakeGuild] = (),
+    ) -> None:
+        """What a server admin sets under Integrations: allow or deny command ``name`` to roles, members and
+        channels (the guild itself stands for @everyone), over its ``default_member_permissions``."""
+        table = self.command_permissions.setdefault((guild.id, name), {})
+        for targets, allowed in ((allow, True), (deny, False)):
+            for target in targets:
+                table[target.id] = allowed
+
+    def why_hidden(self, command: dict[str, Any], user: FakeUser, channel: FakeChannel) -> str | None:
+        """Why Discord hides ``command`` from ``user`` in ``channel`` (None: they see it and can use it).
+
+        In a DM: ``contexts`` / ``dm_permission``. In a guild: ``contexts``, Use Application Commands, the
+        admin's overrides (`set_command_permissions`), then ``default_member_permissions`` against the
+        member's permissions from their roles; the owner and Administrators see every command.
+        """
+        name = command["name"]
+        if channel.guild_id is None:
+            return None if _usable_in_dms(command) else f"/{name} is not available in DMs"
+        guild = self.guilds[channel.guild_id]
+        contexts = command.get("contexts")
+        if contexts is not None and 0 not in contexts:
+            return f"/{name} is not available in servers"
+        member = guild.members.get(user.id)
+        if member is None:
+            return f"{user.username} is not a member of {guild.name}"
+        permissions = member.permissions
+        if permissions & ADMINISTRATOR:
+            return None
+        if not permissions & USE_APPLICATION_COMMANDS:
+            return f"{user.username} lacks Use Application Commands in #{channel.name}"
+        overrides = self.command_permissions.get((guild.id, name), {})
+        if overrides.get(channel.id) is False or overrides.get(guild.id - 1) is False:
+            return f"an admin turned /{name} off in #{channel.name}"
+        roles = [overrides[role.id] for role in member.roles if role.id in overrides]
+        for decided in (
+            overrides.get(user.id),
+            True in roles or (False if roles else None),
+            overrides.get(guild.id),
+        ):
+            if decided is not None:
+                return None if decided else f"an admin turned /{name} off for {user.username}"
+        needed = command.get("default_member_permissions")
+        if needed is None:
+            return None
+        missing = int(needed) & ~permissions if int(needed) else ADMINISTRATOR
+        if not missing:
+            return None
+        names = ", ".join(n for n, on in discord.Permissions(missing) if on)
+        return f"{user.username} lacks {names} (default_member_permissions of /{name})"
+
+    def visible_commands(self, user: FakeUser, channel: FakeChannel) -> list[dict[str, Any]]:
+        """The slash commands ``user`` sees when typing / in ``channel``, as Discord lists them."""
+        guild = self.guilds.get(channel.guild_id) if channel.guild_id else None
+        pools = ([self.guild_commands.get(guild.id, [])] if guild else []) + [self.global_commands]
+        return [
+            command
+            for pool in pools
+            for command in pool
+            if command.get("type", 1) == 1 and self.why_hidden(command, user, channel) is None
+        ]
 
     def build_command_data(
         self,
@@ -879,8 +1283,18 @@ class FakeDiscord:
         channel: FakeChannel,
         message: FakeMessage | None = None,
         locale: str = "en-US",
+        check_permissions: bool = False,
     ) -> InteractionRecord:
-        """A full INTERACTION_CREATE payload, remembered so the bot's answers can be matched to it."""
+        """A full INTERACTION_CREATE payload, remembered so the bot's answers can be matched to it.
+
+        ``check_permissions`` (the harness's slash and autocomplete set it): a command, or its
+        autocomplete, that Discord hides from ``user`` in ``channel`` raises `CommandUnavailable` and
+        nothing is made. Without it the payload is built as asked (a forged or stale call).
+        """
+        if check_permissions and kind in (APPLICATION_COMMAND, AUTOCOMPLETE):
+            command = self.command_by_id(data.get("id", ""))
+            if command is not None and (why := self.why_hidden(command, user, channel)) is not None:
+                raise CommandUnavailable(f"Discord hides /{command['name']} here: {why}")
         guild = self.guilds.get(channel.guild_id) if channel.guild_id else None
         interaction_id = snowflake()
         token = "aW50ZXJhY3Rpb24" + secrets.token_urlsafe(48)
@@ -998,8 +1412,22 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
 def _fault_response(fault: Fault) -> web.Response:
     if fault.status == 429:
         retry = fault.retry_after if fault.retry_after is not None else 0.05
-        body = {"message": fault.message, "retry_after": retry, "global": False}
+        body = {"message": fault.message, "retry_after": retry, "global": fault.is_global}
         # real Discord answers via Google's front end; discord.py takes a 429 without Via for a Cloudflare ban
-        headers = {"Retry-After": str(retry), "X-RateLimit-Scope": "user", "Via": "1.1 google"}
+        headers = {
+            "Retry-After": str(math.ceil(retry)),
+            "Via": "1.1 google",
+            "X-RateLimit-Scope": fault.scope,
+        }
+        if fault.is_global:
+            headers["X-RateLimit-Global"] = "true"
+        else:
+            headers |= {
+                "X-RateLimit-Limit": str(fault.limit),
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset": f"{time.time() + retry:.3f}",
+                "X-RateLimit-Reset-After": f"{retry:.3f}",
+                "X-RateLimit-Bucket": fault.bucket,
+            }
         return _json(body, 429, headers)
     return _json({"message": fault.message, "code": fault.code}, fault.status)

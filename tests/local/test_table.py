@@ -33,6 +33,11 @@ def titled(words: str):  # type: ignore[no-untyped-def]
     return lambda m: any(words in (e.get("title") or "") for e in m["embeds"])
 
 
+def hand_number(number: int):  # type: ignore[no-untyped-def]
+    """A hand's message: its number is in the footer."""
+    return lambda m: any((e.get("footer") or {}).get("text") == f"Hand #{number}" for e in m["embeds"])
+
+
 def answer_to(command: str):  # type: ignore[no-untyped-def]
     return lambda m: (m["used"] or {}).get("command") == command and bool(m["embeds"])
 
@@ -57,9 +62,9 @@ async def test_the_page_shows_the_synced_commands_and_a_command_reaches_the_real
     assert [p["kind"] for p in owner.state["people"]] == ["owner", "gm", "player", "player", "player"]
     assert [c["name"] for c in owner.state["channels"]] == ["table", "gm-screen"]
     names = {c["name"] for c in owner.state["commands"]["guild"]}
-    assert {"sysx", "cards", "odds", "sheet", "gm", "help"} <= names
+    assert {"sysx", "cards", "odds", "sheet", "gm", "setup", "help"} <= names
     # a new table's owner named the GM channel with the bot's own command, as the first thing on a server
-    settings = await owner.message(lambda m: (m["used"] or {}).get("command") == "/gm settings")
+    settings = await owner.message(lambda m: (m["used"] or {}).get("command") == "/setup gm-channel")
     assert settings["ephemeral"] and "#gm-screen" not in text(settings)  # a mention: the page names it
     assert f"<#{owner.channel('gm-screen')}>" in text(settings)
 
@@ -108,14 +113,14 @@ async def test_autocomplete_buttons_and_selects_go_through_the_bot(client: PageC
 
     # the select: a skill adder on a fresh hand
     await client.command(alice, "cards task", {"difficulty": 2, "level": 3})
-    first = await alice.message(titled("hand #1"))
+    first = await alice.message(hand_number(1))
     select = next(c for row in first["components"] for c in row["components"] if c["type"] == 3)
     chosen = select["options"][0]["value"]
     assert await client.click(alice, first, select["custom_id"], [chosen]) == (200, {"ok": True})
     await alice.message(lambda m: m["id"] == first["id"] and m["embeds"] != first["embeds"])
     # the buttons: Hit, then Stand, on the same message, edited in place
     await client.command(alice, "cards task", {"difficulty": 2, "level": 3})
-    hand = await alice.message(titled("hand #2"))
+    hand = await alice.message(hand_number(2))
     assert {"Hit", "Stand"} <= {c.get("label") for row in hand["components"] for c in row["components"]}
     assert await client.click(alice, hand, custom_id(hand, "Hit")) == (200, {"ok": True})
     hit = await alice.message(lambda m: m["id"] == hand["id"] and m["embeds"] != hand["embeds"])
@@ -125,7 +130,7 @@ async def test_autocomplete_buttons_and_selects_go_through_the_bot(client: PageC
     # a stranger's click on someone else's hand is the bot's to refuse, one sentence to them only
     bob = await client.open("bob")
     await client.command(alice, "cards task", {"difficulty": 2, "level": 3})
-    third = await alice.message(titled("hand #3"))
+    third = await alice.message(hand_number(3))
     assert await client.click(bob, third, custom_id(third, "Hit")) == (200, {"ok": True})
     refusal = await bob.message(lambda m: m["ephemeral"] and "Only the player" in m["content"])
     await alice.quiet(0.5)
@@ -178,7 +183,7 @@ async def test_the_table_is_kept_between_runs_and_fresh_starts_over(tmp_path: Pa
             )
             await make_sheet(client, alice)
             await client.command(alice, "cards task", {"difficulty": 2, "level": 3})
-            hand = await alice.message(titled("hand"))
+            hand = await alice.message(titled("cards task"))
             await alice.quiet(0.5)
     finally:
         assert first.stop() == 0
@@ -213,8 +218,8 @@ async def test_the_table_is_kept_between_runs_and_fresh_starts_over(tmp_path: Pa
 async def test_a_gm_copy_sent_by_dm_is_in_the_gms_dm_pane_only(client: PageClient) -> None:
     owner, gm = await client.open("sam"), await client.open("robin")
     alice, bob = await client.open("alice"), await client.open("bob")
-    assert await client.command(owner, "gm settings", {"no_gm_channel": True}) == (200, {"ok": True})
-    assert await client.command(owner, "gm channel add", {"member": gm.state["me"]}) == (200, {"ok": True})
+    assert await client.command(owner, "setup gm-channel", {"remove": True}) == (200, {"ok": True})
+    assert await client.command(gm, "gm claim", {}) == (200, {"ok": True})
     await client.command(alice, "sysx check", {"sv": 12, "visibility": "gm"})
     copy = await gm.message(lambda m: m["channel"] == gm.state["dm"] and bool(m["embeds"]))
     assert "GM roll by" in copy["content"]

@@ -780,8 +780,8 @@ async def _answer_to(table: Table, path: tuple[str, ...], values: dict[str, Any]
         (("sysx", "check"), {"roll_modifier": "3"}, "roll_modifier must be a whole number."),
         (("sysx", "check"), {"roll_modifier": 2.5}, "roll_modifier must be a whole number."),
         (("sysx", "check"), {"roll_modifier": True}, "roll_modifier must be a whole number."),
-        (("gm", "channel", "add"), {"member": None}, "member must be a user."),
-        (("gm", "channel", "add"), {"member": "123"}, "member must be a user."),  # not in resolved
+        (("setup", "channel-gm", "add"), {"member": None}, "member must be a user."),
+        (("setup", "channel-gm", "add"), {"member": "123"}, "member must be a user."),  # not in resolved
     ],
 )
 def test_the_tree_refuses_an_option_breaking_its_declaration(
@@ -793,7 +793,9 @@ def test_the_tree_refuses_an_option_breaking_its_declaration(
 
 def test_a_missing_required_option_is_named(table: Table) -> None:
     bot = table.bot
-    [leaf] = [leaf for leaf in leaves(bot.fake.global_commands) if leaf.path == ("gm", "channel", "add")]
+    [leaf] = [
+        leaf for leaf in leaves(bot.fake.global_commands) if leaf.path == ("setup", "channel-gm", "add")
+    ]
     first = len(bot.fake.message_log)
     problems = table.bot.run(_run_command(table, leaf, "manager", {}, None))
     texts = [m.text() for m in bot.fake.message_log[first:] if m.ephemeral]

@@ -43,8 +43,10 @@ async def busy_session(sub: SubprocessBot, fake: FakeDiscord, world: World) -> N
     for message in hands:
         await sub.click(message, "Hit", world.alice)
         await sub.click(message, "Hit", world.bob)  # a stranger's click: refused
-    fake.rate_limit("POST", r"/callback$", retry_after=0.02, times=2)
+    # the 500 first: discord.py waits 1 s after a first failure but 5 s after a third, and an answer that
+    # late is one Discord has already dropped (the 3-second deadline)
     fake.fail("POST", r"/callback$", status=500, times=1)
+    fake.rate_limit("POST", r"/callback$", retry_after=0.02, times=2)
     await sub.slash(guild, general, world.alice, "help", {"system": "dn"})
     fake.fail("PATCH", r"/messages/@original$", status=401, code=50001, message="Missing Access", times=None)
     await sub.slash(guild, general, world.alice, "help")

@@ -83,3 +83,15 @@ async def test_hidden_finds_unrevealed_rolls_of_a_command_in_the_lookback(store:
     assert [r.id for r in found] == [ids[6]]
     assert [r.id for r in await store.log.hidden(G, C, command="check", lookback=9)] == [ids[6], ids[0]]
     assert await store.log.hidden(G, C, command="other", lookback=9) == []
+
+
+async def test_item14_a_page_further_back_and_the_count(store: Store) -> None:
+    ids = [await store.log.add(_roll(n)) for n in range(7)]
+    await store.log.add(_roll(99, guild=None))  # the same channel id in a DM: another log
+    assert await store.log.count(G, C) == 7 and await store.log.count(None, C) == 1
+    assert await store.log.count(G, C + 1) == 0
+    assert [r.id for r in await store.log.last(G, C, 3, skip=3)] == ids[3:0:-1]
+    assert [r.id for r in await store.log.last(G, C, 3, skip=6)] == ids[:1]
+    assert await store.log.last(G, C, 3, skip=7) == []
+    with pytest.raises(InvalidData, match="0 or more"):
+        await store.log.last(G, C, 3, skip=-1)

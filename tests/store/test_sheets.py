@@ -126,15 +126,15 @@ async def test_sx2_wounds_max_1_to_60_and_current_within_max(store: Store) -> No
 
 
 async def test_edits_replace_names_case_insensitively_and_remove(store: Store) -> None:
-    await store.sheets.create(_sheet("Ann", system="rps", attributes={"Str": 5}))
+    await store.sheets.create(_sheet("Ann", system="rps", attributes={"Str": 5, "Dex": 4}))
     sheet = await store.sheets.set_attribute(G, P, "ann", "STR", 9)
-    assert sheet.attributes == {"STR": 9} and sheet.attribute("str") == ("STR", 9)
+    assert sheet.attributes == {"Dex": 4, "STR": 9} and sheet.attribute("str") == ("STR", 9)
     sheet = await store.sheets.set_skill(
-        G, P, "ann", "Climb", 6, attribute="Str", alternates=["Dex"]
-    )  # RPS-1
-    assert sheet.skill("climb") == ("Climb", Skill(rating=6, attribute="Str", alternates=["Dex"]))
+        G, P, "ann", "Climb", 6, attribute="Str", alternates=["dex"]
+    )  # RPS-1; the parent and alternates are stored as the sheet spells them
+    assert sheet.skill("climb") == ("Climb", Skill(rating=6, attribute="STR", alternates=["Dex"]))
     sheet = await store.sheets.remove(G, P, "ann", "attribute", "str")
-    assert sheet.attributes == {}
+    assert sheet.attributes == {"Dex": 4}
     with pytest.raises(NotFound, match="no skill named 'Jump'"):
         await store.sheets.remove(G, P, "ann", "skill", "Jump")
     assert (await store.sheets.set_notes(G, P, "ann", "scar")).notes == "scar"

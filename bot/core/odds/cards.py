@@ -3,12 +3,15 @@
 The shoe is a multiset of remaining cards (not a fresh deck). What a hand's future depends on is the
 remaining count of each card value (1..10) and, for the optional suit rules, a little about suits:
 
-* BJ-9 (characteristic bonus): whether a card of the characteristic's suit has been played.
+* BJ-9 (characteristic bonus): whether a card of the characteristic's suit has been played. A task may
+  name several characteristics; the *tracked suits* are those whose characteristics' bonuses add up to
+  something other than 0, and "which of them have shown" is a mask (``_Solver``).
 * BJ-6 (a second bonus card when the bonus card's suit matches the card that made 21).
 
 An involuntary hand (BJ-3) makes no choices, so it needs no suit state at all: one forward pass over
-counts by value carries, besides each path's chance, its chance with no card of the characteristic's suit
-played, and the suit-match chances follow from the shoe's make-up by value (``_involuntary_numerators``).
+counts by value carries, besides each path's chance, per set of tracked suits its chance with no card of
+those suits played (inclusion and exclusion then give each set of suits seen), and the suit-match chances
+follow from the shoe's make-up by value (``_involuntary_numerators``).
 
 For a voluntary hand with the characteristic bonus in play, the state is the remaining count of each
 value and the remaining count of each value *in the characteristic's suit* (what the player sees: every
@@ -19,7 +22,10 @@ suit matches exactly the others of its suit. Every chance is exact, with both su
 tests enumerate every order of small shoes). With the suit rule off the characteristic's suit only
 matters until it first shows, so the state shrinks to (counts by value, seen); with the characteristic
 rule inactive the suits of a 21-card and its bonus card match with the shoe's chance by value (exact by
-symmetry).
+symmetry). With several tracked suits the state is (counts by value, mask seen): the masked mode
+(``VoluntaryPlan._hit_masked``), exact with the suit rule off. With the suit rule on too, a match after a
+tracked suit has shown is estimated from the shoe's make-up (the state does not say which cards of that
+suit are gone), and the decision says it is an estimate (``HandDecision.exact``).
 
 Memoisation is on those counts, never on card order. Probabilities are exact integers over a common
 denominator (the falling factorial of the shoe's size times one constant for the suit-match chances),
@@ -36,9 +42,20 @@ need a card is counted as ending where it stands, and Hit is not offered. With a
 or more an involuntary hand can never run out.
 
 A voluntary hand's player knows the face-down card, so Stand and each skill adder have a certain
-result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The policy
+result; Hit is valued with optimal play afterwards: maximise P(success), then expected TRL. The search
 decides on the total, the values of the cards gone and which of them were of the characteristic's suit
 (only whether that suit has shown, when the suit rule is off).
+
+The player also sees the other suits, and with the suit rule they can turn a later move: a 21-card's
+bonus card matches with a chance that depends on which suits the cards drawn before it had. The search
+averages over those suits, so where the best move depends on them its Hit figure would fall short of
+optimal play. Without a tracked suit (``VoluntaryPlan._hit_plain``), each state's search also bounds how
+far those suits can move its Hit (the match counts at the 21s below, per suit, lie within bounds of the
+cards drawn since the root); where Stand or an adder is further from Hit's average than that, the move is
+the same for every suit and the average is exact. Elsewhere the state is tainted, and Hit's figure at the
+root is settled exactly from fresh plans of the cards actually left after each card that leads there
+(``_refine_hit``), within a work budget; past it, or where no such bound is kept (a tracked suit with the
+suit rule), the decision says its Hit figure is an estimate (``HandDecision.exact``).
 
 With both suit rules, once the characteristic's suit has shown its bonus is settled, and the suits matter
 only through BJ-6's match chance at a 21, which is linear in the counts of that suit left (per value). So
@@ -107,6 +124,17 @@ def _factors(v: int, n: int) -> list[int]:
 
 
 _FACTORS: dict[tuple[int, int], list[int]] = {}  # (v, n) -> _factors(v, n)
+_NO_SPREAD = (0.0, 0.0)
+# The work one decision may spend on fresh plans that settle the states whose move depends on suits the
+# averaged search does not know (``VoluntaryPlan._refine_hit``), in states searched: this many times the
+# plan's own, and at least the floor, a fresh plan's set-up counting as SETUP_COST states; past it the
+# odds are marked an estimate.
+REFINE_FACTOR = 3
+REFINE_FLOOR = 3000
+SETUP_COST = 50
+# Float slack of the spread bound: its sums carry relative rounding far below this.
+_SLACK = 1e-9
+_MARGIN = 1 + _SLACK
 _NOT_YET = (-1, -1)  # a memo lookup's default (a stored None means "not decided by Stand or an adder")
 
 
@@ -130,62 +158,82 @@ class _Solver:
         remaining: tuple[Card, ...],
         skill: int,
         difficulty: int,
-        characteristic: str | None,
-        characteristic_bonus: int,
+        characteristics: tuple[rules.Characteristic, ...],
         options: rules.HandOptions,
         start_hard: int = 0,
-        root_seen: bool = False,
+        seen: frozenset[Suit] = frozenset(),
         plan: bool = True,
         extra_scale: int = 1,
     ) -> None:
         """``plan``: build the shoe's tables for a voluntary plan (an involuntary hand needs only the
-        task's: options, suit, TRL tables; ``_Piles`` has its shoe tables)."""
+        task's: options, suits, TRL tables; ``_Piles`` has its shoe tables). ``seen``: the suits of the
+        cards the hand has played (their characteristics' bonuses count already, BJ-9)."""
         # Validate the task as a hand would, and take the TRL table from the rule function (BJ-8).
-        probe = rules.start_involuntary(skill, difficulty, characteristic, characteristic_bonus, options)
+        probe = rules.start_involuntary(skill, difficulty, options=options, characteristics=characteristics)
         self.options = probe.options
-        self.suit: Suit | None = probe.characteristic_suit
-        # track: a card's being of the characteristic's suit changes the TRL (BJ-9)
-        self.track = (
-            probe.options.characteristic_rule and self.suit is not None and probe.characteristic_bonus != 0
-        )
+        # The tracked suits: a card of one changes the TRL (BJ-9), the net bonus of that suit's
+        # characteristics once it shows. A mask has bit i set once a card of tracked[i] has been played.
+        # A suit the hand has shown already is not tracked: its bonus counts whatever comes (``shown``).
+        bonuses = rules.suit_bonuses(probe.characteristics) if probe.options.characteristic_rule else {}
+        shown = sum(bonus for suit, bonus in bonuses.items() if suit in seen)
+        self.tracked: tuple[Suit, ...] = tuple(s for s in Suit if s in bonuses and s not in seen)
+        self.bit_of = {suit: 1 << i for i, suit in enumerate(self.tracked)}
+        self.masks = 1 << len(self.tracked)
+        self.suit: Suit | None = self.tracked[0] if len(self.tracked) == 1 else None
+        self.track = bool(self.tracked)
         self.suit_rule = probe.options.suit_bonus
-        self.exact = self.track and self.suit_rule  # keep counting that suit after it shows (BJ-6)
-        self.root_seen = self.track and root_seen
-        self.trl = {
-            seen: _trl_row(probe.skill, probe.difficulty, probe.characteristic_bonus if seen else 0)
-            for seen in (False, True)
-        }
+        # one tracked suit and the suit rule: keep counting that suit after it shows (BJ-6), exactly
+        self.exact = len(self.tracked) == 1 and self.suit_rule
+        # two or more tracked suits and the suit rule: the match chances are estimated (``VoluntaryPlan``)
+        self.approx = len(self.tracked) > 1 and self.suit_rule
+        self.root_mask = 0
+        # (two rows at least: without a tracked suit, "seen" changes nothing, and helpers may ask it)
+        self.trl = [
+            _trl_row(
+                probe.skill,
+                probe.difficulty,
+                shown + sum(bonuses[s] for s, b in self.bit_of.items() if mask & b),
+            )
+            for mask in range(max(self.masks, 2))
+        ]
         if not plan:
             return
         self.counts0: Counts = _counts_by_value(remaining)
         self.size = len(remaining)
         by_suit = Counter((c.pip_value, c.suit) for c in remaining)
-        suit = self.suit
-        self.char0: Counts = tuple(
-            by_suit[(v, suit)] if suit is not None and self.track else 0 for v in VALUES
-        )
+        # chars0[i]: the cards of tracked[i] left, by value; char0 the first's (the exact mode's suit)
+        self.chars0: list[Counts] = [tuple(by_suit[(v, suit)] for v in VALUES) for suit in self.tracked]
+        self.char0: Counts = self.chars0[0] if self.exact else (0,) * 10
         # Suit-match chances (BJ-6) of a 21-card of value x and a bonus card of value w: over all suits
-        # (no characteristic in play), or over the other suits when both are known not to be of it.
-        suits = [s for s in Suit if s is not self.suit] if self.track else list(Suit)
-        table = self._match_table(by_suit, suits)
-        denominators = [f.denominator for row in table for f in row]
+        # (no characteristic in play), or over the other suits when both are known not to be of it. With
+        # several tracked suits, per mask over the suits not still unseen (an estimate: ``approx``).
+        suits = [s for s in Suit if s not in self.bit_of] if self.track else list(Suit)
+        tables = [self._match_table(by_suit, suits)]
+        if self.approx:
+            tables = [
+                self._match_table(by_suit, [s for s in Suit if s not in self.bit_of or mask & self.bit_of[s]])
+                for mask in range(self.masks)
+            ]
+        denominators = [f.denominator for table in tables for row in table for f in row]
         self.scale = lcm(*denominators) * extra_scale  # extra: what a plan's discards need (VoluntaryPlan)
-        self.match = _scaled(table, self.scale)
+        self.match_masks = [_scaled(table, self.scale) for table in tables]
+        self.match = self.match_masks[0]
         # depth_scale[k] = prod_{i=k}^{deepest-1} max(size - i, 1): the common denominator at depth k.
         deepest = self._deepest(start_hard)
         self.depth_scale = [1] * (deepest + 3)
         for k in range(deepest - 1, -1, -1):
             self.depth_scale[k] = self.depth_scale[k + 1] * max(self.size - k, 1)
-        self.char_prefix = [0] * 11
-        for v in VALUES:
-            self.char_prefix[v] = self.char_prefix[v - 1] + self.char0[v - 1]
-        # runs[seen][w]: (success, TRL, lowest u, highest u) for a second bonus card u after a bonus card w.
-        self.runs: dict[bool, list[Runs]] = {
-            seen: [self._runs(seen, w) if w else [] for w in range(11)] for seen in (False, True)
-        }
-        self.single = {
-            seen: [self._pe(self.trl[seen][BLACKJACK + w]) for w in range(11)] for seen in (False, True)
-        }
+        # char_prefixes[i][v]: the cards of tracked[i] left of values 1..v; char_prefix the exact mode's
+        self.char_prefixes = [[0] * 11 for _ in self.tracked]
+        for prefix, counts in zip(self.char_prefixes, self.chars0, strict=True):
+            for v in VALUES:
+                prefix[v] = prefix[v - 1] + counts[v - 1]
+        self.char_prefix = self.char_prefixes[0] if self.exact else [0] * 11
+        # runs[mask][w]: (success, TRL, lowest u, highest u) for a second bonus card u after a bonus card w.
+        self.runs: list[list[Runs]] = [
+            [self._runs(mask, w) if w else [] for w in range(11)] for mask in range(len(self.trl))
+        ]
+        self.single = [[self._pe(row[BLACKJACK + w]) for w in range(11)] for row in self.trl]
 
     @staticmethod
     def _pe(t: int) -> tuple[int, int]:
@@ -202,10 +250,10 @@ class _Solver:
                 drawn += 1
         return drawn + 3
 
-    def _runs(self, seen: bool, w: int) -> Runs:
+    def _runs(self, mask: int, w: int) -> Runs:
         runs: Runs = []
         for u in VALUES:
-            t = self.trl[seen][BLACKJACK + w + u]  # bonus cards never wrap; an ace counts 1 (BJ-2)
+            t = self.trl[mask][BLACKJACK + w + u]  # bonus cards never wrap; an ace counts 1 (BJ-2)
             if runs and runs[-1][1] == t:
                 runs[-1] = (runs[-1][0], t, runs[-1][2], u)
             else:
@@ -241,6 +289,69 @@ def _suit_rows(by_suit: Counter[tuple[int, Suit]], suits: list[Suit]) -> tuple[l
     return rows, [sum(row) for row in rows]
 
 
+@lru_cache(maxsize=64)
+def _most_gain(row: tuple[int, ...]) -> tuple[int, int]:
+    """The most a second bonus card can move P(success) and the TRL after a 21 and a bonus card (BJ-6),
+    over a TRL row's totals: the spread bound's (``VoluntaryPlan._hit_plain``)."""
+    return (
+        max(
+            abs(int(row[BLACKJACK + w + u] >= 1) - int(row[BLACKJACK + w] >= 1))
+            for w in VALUES
+            for u in VALUES
+        ),
+        max(abs(row[BLACKJACK + w + u] - row[BLACKJACK + w]) for w in VALUES for u in VALUES),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _match_bounds(
+    row_x: tuple[int, ...], row_w: tuple[int, ...], drawn_x: int, drawn_w: int
+) -> tuple[int, int]:
+    """Least and most of sum over suits s of c_xs c_ws (BJ-6: a 21-card of value x and a bonus card of
+    value w of one suit), c = ``row`` less the cards drawn of each value, ``drawn_x`` and ``drawn_w`` of
+    them, every split among the suits allowed; ``row_w`` empty: w = x, and the sum is of c_xs (c_xs - 1).
+
+    With a = the cards drawn per suit, the sum is sum r_x r_w - sum a_w r_x - sum a_x r_w + sum a_x a_w:
+    the two middle sums are least (most) with the cards drawn from the suits where the other value has
+    fewest (most) cards, and the last lies within 0 .. min(drawn_x, drawn_w). For x = w, the sum of the
+    squares is least with each card drawn from the largest pile left and most from the smallest.
+    """
+    if not row_w:
+        largest, smallest = list(row_x), list(row_x)  # the piles left, drawn from the largest/smallest
+        for _ in range(drawn_x):
+            smallest[smallest.index(min(c for c in smallest if c))] -= 1
+            largest[largest.index(max(largest))] -= 1
+        left = sum(row_x) - drawn_x
+        return sum(c * c for c in largest) - left, sum(c * c for c in smallest) - left
+
+    def taken(drawn: int, caps: tuple[int, ...], weights: tuple[int, ...], high: bool) -> int:
+        total = 0
+        for weight, cap in sorted(zip(weights, caps, strict=True), reverse=high):
+            take = min(cap, drawn)
+            total += weight * take
+            drawn -= take
+        return total
+
+    full = sum(a * b for a, b in zip(row_x, row_w, strict=True))
+    least = full - taken(drawn_w, row_w, row_x, True) - taken(drawn_x, row_x, row_w, True)
+    most = full - taken(drawn_w, row_w, row_x, False) - taken(drawn_x, row_x, row_w, False)
+    return max(least, 0), most + min(drawn_x, drawn_w)
+
+
+@lru_cache(maxsize=256)
+def _square_widths(row: tuple[int, ...]) -> tuple[int, ...]:
+    """Per number d of cards of one value drawn from piles of ``row`` (one per suit), how far apart the
+    sum of the squares of the piles left can lie: most when each card comes from the smallest pile left,
+    least when each comes from the largest (taking one from a pile of k lowers the sum by 2k - 1)."""
+    most, least = list(row), list(row)
+    widths = [0]
+    for _ in range(sum(row)):
+        most[most.index(min(c for c in most if c))] -= 1
+        least[least.index(max(least))] -= 1
+        widths.append(sum(c * c for c in most) - sum(c * c for c in least))
+    return tuple(widths)
+
+
 @lru_cache(maxsize=256)
 def _trl_row(skill: int, difficulty: int, bonus: int) -> tuple[int, ...]:
     """BJ-8 from the rule function for every total a hand can reach, bonus cards included (a task's
@@ -262,6 +373,36 @@ def _scaled(table: list[list[Fraction]], scale: int) -> list[list[int]]:
     """``int(f * scale)`` of each chance, for a ``scale`` its denominators divide: without a Fraction
     multiplication each (121 of them a table)."""
     return [[f.numerator * (scale // f.denominator) for f in row] for row in table]
+
+
+def _match_sums(
+    counts: Sequence[int],
+    row: Sequence[int],
+    single: Sequence[tuple[int, int]],
+    seconds: Sequence[tuple[int, int]],
+    second: bool,
+    scale: int,
+) -> tuple[int, int, int, int]:
+    """BJ-6 over bonus cards w (``counts[w]`` of each) that match the 21-card's suit with the chance
+    ``row[w] / scale``: (P, E) of a single bonus card (``single``) and, ``second``, of a second one after a
+    match (``seconds``: sums over the second cards), as ``VoluntaryPlan._bonus_pair`` adds them up."""
+    p1 = e1 = p2 = e2 = 0
+    for w in VALUES:
+        n = counts[w]
+        if not n:
+            continue
+        sp, se = single[w]
+        if second:
+            m = row[w]
+            p1 += n * (scale - m) * sp
+            e1 += n * (scale - m) * se
+            sp, se = seconds[w]
+            p2 += n * m * sp
+            e2 += n * m * se
+        else:
+            p1 += n * scale * sp
+            e1 += n * scale * se
+    return p1, e1, p2, e2
 
 
 def _distribution(numerators: dict[int, int]) -> Distribution[int]:
@@ -293,8 +434,14 @@ def involuntary_odds(
     characteristic_bonus: int = 0,
     options: rules.HandOptions | None = None,
     discards: Iterable[Card] | None = None,
+    *,
+    characteristics: Iterable[tuple[str, int]] = (),
 ) -> InvoluntaryOdds:
     """BJ-3: the TRL distribution of a whole involuntary hand drawn from the shoe's remaining cards.
+
+    The task's characteristics (BJ-9) as ``blackjack.start_involuntary`` takes them: one as
+    ``characteristic`` and its bonus, or several as ``characteristics`` ((name, bonus) pairs, or a hand's
+    ``characteristics``).
 
     ``discards``: the shoe's discard pile, which an empty shoe reshuffles and deals on from (BJ-1, as
     ``Shoe.draw``); taken from ``shoe`` when that is a ``Shoe`` and ``discards`` is not given. Without
@@ -304,7 +451,8 @@ def involuntary_odds(
         discards = shoe.discards if isinstance(shoe, Shoe) else ()
     remaining = _cards(shoe)
     options = options or rules.HandOptions()
-    solver = _Solver(remaining, skill, difficulty, characteristic, characteristic_bonus, options, plan=False)
+    named = rules.task_characteristics(characteristic, characteristic_bonus, characteristics)
+    solver = _Solver(remaining, skill, difficulty, named, options, plan=False)
     piles = _Piles(solver, remaining, _cards(discards))
     trl = _distribution(_involuntary_numerators(solver, piles))
     return InvoluntaryOdds(trl=trl, success=trl.at_least(1), expected_trl=trl.expectation(lambda t: t))
@@ -315,9 +463,10 @@ class _Piles:
     discards, reshuffled when the shoe is empty. Pile 0 is the shoe, pile 1 the discards.
 
     ``left(i)``: the cards left in the pile the card at position i (0-based) comes from; ``depth_scale[k]``
-    the product of ``left(i)`` over the positions from k on (a common denominator), and per pair of piles
-    (21-card's, bonus card's) the suit-match chances by value over every suit and over the suits other
-    than the characteristic's, as integers over ``scale``.
+    the product of ``left(i)`` over the positions from k on (a common denominator). Per set U of tracked
+    suits (a mask, ``_involuntary_numerators``): ``outside[pile][U][v]``, the pile's cards of value v of
+    a suit in U, and per pair of piles (21-card's, bonus card's) ``match[(a, b)][U]``, the suit-match
+    chances by value over the suits not in U, as integers over ``scale``.
     """
 
     def __init__(self, solver: _Solver, remaining: tuple[Card, ...], discards: tuple[Card, ...]) -> None:
@@ -325,24 +474,29 @@ class _Piles:
         self.total = len(remaining) + len(discards)
         by_suit = [Counter((c.pip_value, c.suit) for c in pile) for pile in (remaining, discards)]
         self.counts0: list[Counts] = [_counts_by_value(pile) for pile in (remaining, discards)]
-        suit = solver.suit
-        self.char0: list[Counts] = [
-            tuple(b[(v, suit)] if solver.track and suit is not None else 0 for v in VALUES) for b in by_suit
+        bit_of = solver.bit_of
+        self.outside: list[list[Counts]] = [
+            [
+                tuple(sum(b[(v, suit)] for suit, bit in bit_of.items() if mask & bit) for v in VALUES)
+                for mask in range(solver.masks)
+            ]
+            for b in by_suit
         ]
-        others = [s for s in Suit if s is not suit] if solver.track else list(Suit)
-        fractions: dict[tuple[int, int], tuple[list[list[Fraction]], list[list[Fraction]]]] = {}
+        fractions: dict[tuple[int, int], list[list[list[Fraction]]]] = {}
         # (21-card's pile, bonus card's pile) pairs that can occur
         pairs = [(0, 0), (0, 1), (1, 1)] if remaining and discards else [(1, 1)] if discards else [(0, 0)]
         for a, b in pairs:
-            every = _pile_match_table(by_suit[a], by_suit[b], list(Suit), a == b)
-            other = _pile_match_table(by_suit[a], by_suit[b], others, a == b) if solver.track else every
-            fractions[(a, b)] = (every, other)
+            fractions[(a, b)] = [
+                _pile_match_table(
+                    by_suit[a], by_suit[b], [s for s in Suit if not mask & bit_of.get(s, 0)], a == b
+                )
+                for mask in range(solver.masks)
+            ]
         denominators = [
             f.denominator for t in fractions.values() for table in t for row in table for f in row
         ]
         self.scale = scale = lcm(*denominators) if denominators else 1
-        self.match_all = {k: _scaled(t[0], scale) for k, t in fractions.items()}
-        self.match = {k: _scaled(t[1], scale) for k, t in fractions.items()}
+        self.match = {k: [_scaled(table, scale) for table in t] for k, t in fractions.items()}
         # the most cards a hand can draw: the smallest values first (pile by pile) until past 20, + 2 bonus
         hard = drawn = 0
         for pile in (remaining, discards):
@@ -388,150 +542,172 @@ def _involuntary_numerators(solver: _Solver, piles: _Piles) -> dict[int, int]:
     """TRL -> numerator over ``depth_scale[0] * scale``: one forward pass over counts by value.
 
     An involuntary hand makes no choices, so which values come decides every draw; suits only decide,
-    at the end, whether the characteristic's bonus counts (BJ-9) and whether a bonus card matched (BJ-6).
+    at the end, which characteristics' bonuses count (BJ-9) and whether a bonus card matched (BJ-6).
     Given the values drawn, the cards of each value are a uniform sample of the pile's cards of that value,
-    independent across values (and piles). So each path by value carries two weights: ``all`` (products
-    of the cards left of each value drawn: the path's chance) and ``unseen`` (products of the cards left
-    of each value *not* of the characteristic's suit: the chance of the path with no card of that suit).
-    An outcome counts with the bonus for ``all - unseen`` and without it for ``unseen``. A bonus card
-    matches the 21-card's suit with the piles' chance by value over every suit (``match_all``) on
-    ``all``, and over the other suits (``match``) on ``unseen``, where both cards are known not to be of
-    the characteristic's suit. Both weights are products of counts of the state, so states merge on
-    counts by value (of the pile being drawn; the shoe is all drawn before the discards are).
+    independent across values (and piles). So each path by value carries, per set U of tracked suits (a
+    mask), the weight ``w[U]``: products of the cards left of each value drawn *not* of a suit in U, the
+    chance of the path with no card of those suits (``w[0]`` is the path's chance). The chance that the
+    suits seen are exactly S then follows by inclusion and exclusion over the U between the suits not in S
+    and all of them. A bonus card matches the 21-card's suit with the piles' chance by value over the suits
+    not in U on ``w[U]``, where both cards are known not to be of those suits. Every weight is a product
+    of counts of the state, so states merge on counts by value (of the pile being drawn; the shoe is all
+    drawn before the discards are).
     """
-    track = solver.track
+    masks = solver.masks
     scale = piles.scale
     ds = piles.depth_scale
     size = piles.total
     shoe_size = piles.sizes[0]
     two_bonus = solver.suit_rule
     top = 2 * BLACKJACK + 21
-    all_at = [0] * top  # final total -> numerator, every suit state
-    unseen_at = [0] * top  # final total -> numerator, no card of the characteristic's suit played
-    # level: counts of the pile drawn from -> [all, unseen, hard, ace]; one level, one number of cards drawn
+    # at[U][total]: final total -> numerator, paths with no card of a suit in U
+    at = [[0] * top for _ in range(masks)]
+    # level: counts of the pile drawn from -> [hard, ace, w[0], w[1], ...]; one level, one number of cards
     start = 0 if shoe_size else 1
-    level: dict[Counts, list[int]] = {piles.counts0[start]: [1, 1 if track else 0, 0, 0]}
+    level: dict[Counts, list[int]] = {piles.counts0[start]: [0, 0, *([1] * masks)]}
     if not size:  # nothing to draw: the hand stands at 0 (see the module docstring)
-        all_at[0] = ds[0] * scale
-        unseen_at[0] = all_at[0] if track else 0
+        for row in at:
+            row[0] = ds[0] * scale
         level = {}
     depth = 0
+    subsets = range(masks)
     while level:
         if depth == shoe_size and depth:  # the shoe is empty: deal on from the reshuffled discards (BJ-1)
             (last,) = level.values()  # every card of the shoe drawn: one state
             level = {piles.counts0[1]: last}
-        char0 = piles.char0[piles.pile(depth)]
+        outside = piles.outside[piles.pile(depth)]
+        out1 = outside[-1]  # (one tracked suit, the common case, takes a shorter way below)
         nxt: dict[Counts, list[int]] = {}
-        made: dict[tuple[Counts, int], list[int]] = {}  # (counts, value of the 21-card) -> [all, unseen]
+        made: dict[tuple[Counts, int], list[int]] = {}  # (counts, value of the 21-card) -> weights
         unit = ds[depth + 1] * scale
-        for counts, (wa, wu, hard, ace) in level.items():
+        for counts, state in level.items():
+            hard, ace = state[0], state[1]
             for v in VALUES:
                 n = counts[v - 1]
                 if not n:
                     continue
-                ca = wa * n
-                cu = wu * (n - char0[v - 1])
+                if masks <= 2:
+                    weights = [state[2] * n] if masks == 1 else [state[2] * n, state[3] * (n - out1[v - 1])]
+                else:
+                    weights = [state[2 + u] * (n - outside[u][v - 1]) for u in subsets]
                 new_hard = hard + v
                 new_ace = ace or v == 1
                 total = new_hard + 10 if new_ace and new_hard + 10 <= BLACKJACK else new_hard
                 if total > BLACKJACK:  # BJ-5: wraps and ends
-                    all_at[new_hard - BLACKJACK] += ca * unit
-                    unseen_at[new_hard - BLACKJACK] += cu * unit
+                    for u in subsets:
+                        at[u][new_hard - BLACKJACK] += weights[u] * unit
                     continue
                 child = (*counts[: v - 1], n - 1, *counts[v:])
                 if total == BLACKJACK:  # BJ-6, below
                     key = (child, v)
                     found = made.get(key)
                     if found is None:
-                        made[key] = [ca, cu]
+                        made[key] = weights
                     else:
-                        found[0] += ca
-                        found[1] += cu
+                        for u in subsets:
+                            found[u] += weights[u]
                 elif total >= rules.DEALER_STANDS_ON or depth + 1 == size:  # BJ-3 (or no card left)
-                    all_at[total] += ca * unit
-                    unseen_at[total] += cu * unit
+                    for u in subsets:
+                        at[u][total] += weights[u] * unit
                 else:
-                    state = nxt.get(child)
-                    if state is None:
-                        nxt[child] = [ca, cu, new_hard, int(new_ace)]
+                    found = nxt.get(child)
+                    if found is None:
+                        nxt[child] = [new_hard, int(new_ace), *weights]
                     else:
-                        state[0] += ca
-                        state[1] += cu
+                        for u in subsets:
+                            found[2 + u] += weights[u]
         depth += 1
         if made:
-            _bonus_forward(piles, made, depth, two_bonus, all_at, unseen_at)
+            _bonus_forward(piles, made, depth, two_bonus, at)
         level = nxt
-    trl_seen, trl_unseen = solver.trl[track], solver.trl[False]
+    return _by_suits_seen(solver, at)
+
+
+def _by_suits_seen(solver: _Solver, at: list[list[int]]) -> dict[int, int]:
+    """TRL -> numerator from ``at[U][total]`` (paths with no card of a suit in U): the paths whose tracked
+    suits seen are exactly S are sum over U in S of (-1)^|U| at[U + the suits not in S][total], and
+    their TRL counts the bonuses of S (BJ-9)."""
+    masks = solver.masks
+    full = masks - 1
     out: dict[int, int] = {}
-    for total in range(top):
-        a, u = all_at[total], unseen_at[total]
-        if a - u:
-            out[trl_seen[total]] = out.get(trl_seen[total], 0) + a - u
-        if u:
-            out[trl_unseen[total]] = out.get(trl_unseen[total], 0) + u
+    for seen in range(masks):
+        row = solver.trl[seen]
+        parts = [
+            (u | (full & ~seen), -1 if bin(u).count("1") % 2 else 1) for u in range(masks) if u & ~seen == 0
+        ]
+        for total in range(len(at[0])):
+            weight = sum(sign * at[u][total] for u, sign in parts)
+            if weight:
+                out[row[total]] = out.get(row[total], 0) + weight
     return out
 
 
 def _bonus_forward(
-    piles: _Piles,
-    made: dict[tuple[Counts, int], list[int]],
-    depth: int,
-    two_bonus: bool,
-    all_at: list[int],
-    unseen_at: list[int],
+    piles: _Piles, made: dict[tuple[Counts, int], list[int]], depth: int, two_bonus: bool, at: list[list[int]]
 ) -> None:
     """Add the bonus cards (BJ-6) after the 21s in ``made`` (``depth`` cards drawn, the 21-card last;
     the counts are of the 21-card's pile, after it)."""
     scale, ds = piles.scale, piles.depth_scale
+    subsets = range(len(at))
     left = piles.total - depth
     if left == 0:  # no bonus card can be drawn (see the module docstring)
         unit = ds[depth] * scale
-        for wa, wu in made.values():
-            all_at[BLACKJACK] += wa * unit
-            unseen_at[BLACKJACK] += wu * unit
+        for weights in made.values():
+            for u in subsets:
+                at[u][BLACKJACK] += weights[u] * unit
         return
     second = two_bonus and left > 1
     d1, d2 = ds[depth + 1], ds[depth + 2]
     # The piles of the 21-card, the bonus card and a second bonus card (the shoe may run out between).
     px, pw, pu = piles.pile(depth - 1), piles.pile(depth), piles.pile(depth + 1)
-    char_w, char_u = piles.char0[pw], piles.char0[pu]
-    match_all, match_other = piles.match_all[(px, pw)], piles.match[(px, pw)]
+    out_w, out_u = piles.outside[pw], piles.outside[pu]
+    match = piles.match[(px, pw)]
     # Per counts of the bonus card's pile, the weights of "a bonus card w that matched", over 21-cards.
-    matched: dict[Counts, tuple[list[int], list[int]]] = {}
-    for (counts, x), (wa, wu) in made.items():
+    matched: dict[Counts, list[list[int]]] = {}
+    for (counts, x), weights in made.items():
         if pw != px:  # the 21-card was the shoe's last card: the bonus card comes from the discards
             counts = piles.counts0[pw]
-        row_all, row_other = match_all[x], match_other[x]
+        found = None
         if second:
             found = matched.get(counts)
             if found is None:
-                found = matched[counts] = ([0] * 11, [0] * 11)
-            m_all, m_un = found
-        for w in VALUES:
-            n = counts[w - 1]
-            if not n:
+                found = matched[counts] = [[0] * 11 for _ in subsets]
+        for u in subsets:
+            weight, outside, row = weights[u], out_w[u], at[u]
+            if not weight:
                 continue
-            a = wa * n
-            u = wu * (n - char_w[w - 1])  # the bonus card is not of the suit either
-            if second:
-                ma, mu = row_all[w], row_other[w]
-                all_at[BLACKJACK + w] += a * (scale - ma) * d1
-                unseen_at[BLACKJACK + w] += u * (scale - mu) * d1
-                m_all[w] += a * ma
-                m_un[w] += u * mu
-            else:  # no suit rule, or no card left for a second bonus card
-                all_at[BLACKJACK + w] += a * scale * d1
-                unseen_at[BLACKJACK + w] += u * scale * d1
-    for counts, (m_all, m_un) in matched.items():
-        for w in VALUES:
-            a, u = m_all[w] * d2, m_un[w] * d2
-            if not (a or u):
+            if found is None:  # no suit rule, or no card left for a second bonus card
+                unit = weight * scale * d1
+                for w in VALUES:
+                    n = counts[w - 1] - outside[w - 1]  # the bonus card is not of a suit in U either
+                    if n:
+                        row[BLACKJACK + w] += n * unit
                 continue
-            for v in VALUES:  # the second bonus card: from the cards left after w, or the discards
-                n = counts[v - 1] - (v == w) if pu == pw else piles.counts0[pu][v - 1]
+            row_match, row_found = match[u][x], found[u]
+            for w in VALUES:
+                n = counts[w - 1] - outside[w - 1]
                 if n:
-                    all_at[BLACKJACK + w + v] += a * n
-                    unseen_at[BLACKJACK + w + v] += u * (n - char_u[v - 1])
+                    a = weight * n
+                    m = row_match[w]
+                    row[BLACKJACK + w] += a * (scale - m) * d1
+                    row_found[w] += a * m
+    for counts, per_subset in matched.items():
+        # the second bonus card: from the cards left after w (counted below), or the discards
+        pile = counts if pu == pw else piles.counts0[pu]
+        for u in subsets:
+            row, outside, row_at = per_subset[u], out_u[u], at[u]
+            avail = [0, *(n - o for n, o in zip(pile, outside, strict=True))]
+            for w in VALUES:
+                a = row[w] * d2
+                if not a:
+                    continue
+                if pu == pw:
+                    avail[w] -= 1
+                for v in VALUES:
+                    if avail[v]:
+                        row_at[BLACKJACK + w + v] += a * avail[v]
+                if pu == pw:
+                    avail[w] += 1
 
 
 # --------------------------------------------------------------------------------------------------
@@ -575,6 +751,9 @@ class HandDecision:
     adders: tuple[ActionOdds, ...]
     hit: ActionOdds | None  # None when the shoe is empty
     best: ActionOdds  # max P(success), then max expected TRL; ties go to Stand, then adders, then Hit
+    # False when Hit's odds (and so ``best``) are an estimate, not exact optimal play by a player who sees
+    # every card: the UI marks them (the module docstring says when)
+    exact: bool = True
 
     @property
     def options(self) -> tuple[ActionOdds, ...]:
@@ -588,9 +767,11 @@ class VoluntaryPlan:
     The search keeps the state's counts in two mutable lists (``cnt``: cards left by value, ``chr``: of
     those, cards of the characteristic's suit), changed before a recursive call and restored after it,
     and memoises on integer codes of them: ``ckey`` (counts by value, mixed radix) and ``skey`` (counts of
-    the characteristic's suit by value, the same radices above ``ckey``'s). A state's memo key is
-    ``ckey + skey`` with both suit rules; ``ckey + seen * span`` with only the characteristic rule (the suit
-    then matters only until it shows); ``ckey`` when suits cannot change the TRL.
+    the characteristic's suit by value, the same radices above ``ckey``'s). ``seen`` is a mask of the
+    tracked suits (``_Solver.tracked``) a played card has shown. A state's memo key is ``ckey + skey`` with
+    one tracked suit and both suit rules (the exact mode); ``ckey + seen * span`` otherwise (a tracked suit
+    then matters only until it shows: the masked mode, ``_hit_masked``); ``ckey`` when suits cannot change
+    the TRL.
     """
 
     def __init__(
@@ -605,24 +786,26 @@ class VoluntaryPlan:
         if discards is None:
             discards = shoe.discards if isinstance(shoe, Shoe) else ()
         self.root = hand
+        self.exact_odds = True  # (``_setup`` clears it when the odds are an estimate)
         self._setup(
             hand,
             _cards(shoe),
             _cards(discards),
             sum(c.pip_value for c in hand.cards),
             any(c.rank == 1 for c in hand.cards),
-            hand.characteristic_counts,
+            frozenset(c.suit for c in hand.played),
         )
         self.decision = self._decision(hand)
 
     @classmethod
     def _from_state(
-        cls, task: rules.Hand, pile: tuple[Card, ...], hard: int, ace: bool, seen: bool
+        cls, task: rules.Hand, pile: tuple[Card, ...], hard: int, ace: bool, seen: frozenset[Suit]
     ) -> VoluntaryPlan:
         """A plan from a state, not a hand: the hand of ``task`` at (hard, ace, seen) with ``pile`` to draw
         from (the reshuffled discards, when the shoe ran out; no discards behind them)."""
         plan = cls.__new__(cls)
         plan.root = task
+        plan.exact_odds = True
         plan._setup(task, pile, (), hard, ace, seen)
         return plan
 
@@ -633,9 +816,10 @@ class VoluntaryPlan:
         pile: tuple[Card, ...],
         hard: int,
         ace: bool,
-        seen: bool,
+        seen: frozenset[Suit],
     ) -> None:
         hand = task
+        self.seen_suits = seen  # the suits the hand has shown (the fresh plans of ``_fresh_best`` too)
         self.remaining = remaining
         self.pile = pile
         self.root_hard, self.root_ace = hard, ace
@@ -651,16 +835,40 @@ class VoluntaryPlan:
             remaining,
             hand.skill,
             hand.difficulty,
-            hand.characteristic,
-            hand.characteristic_bonus,
+            hand.characteristics,
             hand.options,
             start_hard=hard,
-            root_seen=seen,
+            seen=seen,
             extra_scale=extra,
         )
         self.adders = hand.allowed_adders
+        # Estimates: several tracked suits with the suit rule (the masked mode cannot follow a match after
+        # a tracked suit shows), and one tracked suit with it (the exact mode follows that suit, but its
+        # search averages over the other suits without the bounds ``_hit_plain`` keeps)
+        if solver.approx or solver.exact:
+            self.exact_odds = False
         self.exact = solver.exact  # both suit rules: the state holds the characteristic's suit by value
         self.track = solver.track
+        self.masked = solver.track and not solver.exact  # the state holds the mask of suits seen
+        self.masks = solver.masks
+        # per mask, the tracked suits still unseen: (bit, cards of that suit by value 0..10) of each
+        self.unseen_prefixes = [
+            [
+                (bit, prefix)
+                for bit, prefix in zip(solver.bit_of.values(), solver.char_prefixes, strict=True)
+                if not mask & bit
+            ]
+            for mask in range(solver.masks)
+        ]
+        self.unseen_tables: dict[int, list[tuple[int, list[tuple[int, int]], int, int]]] = {}
+        self.unseen_suits = [
+            [
+                (bit, [0, *counts])
+                for bit, counts in zip(solver.bit_of.values(), solver.chars0, strict=True)
+                if not mask & bit
+            ]
+            for mask in range(solver.masks)
+        ]
         self.cnt = [0, *solver.counts0]  # by value 1..10, changed and restored during the search
         self.chr = [0, *solver.char0]
         self.char0 = [0, *solver.char0]
@@ -686,31 +894,45 @@ class VoluntaryPlan:
         self.hit_wins: set[int] = set()  # _robust keys where Hit can succeed and Stand and the adders not
         # (hard, ace, seen) -> the best of Stand and the adders (index, success 0/1, TRL), and the most
         # success and the most TRL any of them gives
-        self.fixed_memo: dict[tuple[int, bool, bool], tuple[int, int, int]] = {}
-        self.fixed_max_memo: dict[tuple[int, bool, bool], tuple[int, int]] = {}
-        self.steps_memo: dict[tuple[int, bool, bool], _Steps] = {}
-        # sure[total]: a success whether or not the characteristic's bonus counts (BJ-8, BJ-9)
-        self.sure = [a >= 1 and b >= 1 for a, b in zip(solver.trl[False], solver.trl[True], strict=True)]
-        self.doomed = [a < 1 and b < 1 for a, b in zip(solver.trl[False], solver.trl[True], strict=True)]
-        # _bonus_pair's tables: a bonus card w of the characteristic's suit (never a match for a 21-card
-        # of another suit), and per seen-flag and 21-card x one of another suit that did not match x's
+        self.fixed_memo: dict[tuple[int, bool, int], tuple[int, int, int]] = {}
+        self.fixed_max_memo: dict[tuple[int, bool, int], tuple[int, int]] = {}
+        self.steps_memo: dict[tuple[int, bool, int], _Steps] = {}
+        # sure[total]: a success whichever characteristics' bonuses count (BJ-8, BJ-9)
+        self.sure = [all(row[t] >= 1 for row in solver.trl) for t in range(len(solver.trl[0]))]
+        self.doomed = [all(row[t] < 1 for row in solver.trl) for t in range(len(solver.trl[0]))]
+        # _bonus_pair's tables (the exact mode): a bonus card w of the characteristic's suit (never a match
+        # for a 21-card of another suit), and per seen-flag and 21-card x one of another suit that did not
+        # match x's
         scale = solver.scale
         single = solver.single
-        self.suited_single = [(scale * p, scale * e) for p, e in single[True]]
+        self.suited_single = [(scale * p, scale * e) for p, e in single[-1]]
         self.no_match = {
             seen: [
                 [((scale - row[w]) * p, (scale - row[w]) * e) for w, (p, e) in enumerate(single[seen])]
                 for row in solver.match
             ]
-            for seen in (False, True)
+            for seen in ((0, 1) if self.exact else ())
         }
         self.refill_hit: tuple[int, int] | None = None  # Hit's value once the shoe is empty (BJ-1)
+        # With the suit rule and no tracked suit the search averages over which suits the drawn cards
+        # had; ``certify`` bounds how far those suits can move each state's Hit (``_hit_plain``).
+        self.certify = solver.suit_rule and not solver.track
+        self.spread: dict[int, tuple[float, float]] = {}  # key -> bound on V's move over the suits
+        self.tainted: set[int] = set()  # keys whose value leans on a move the suits may change
+        self.last_spread: tuple[float, float, bool] = (0.0, 0.0, False)  # of the latest _hit_plain
+        self.refill_spread: tuple[float, float, bool] = (0.0, 0.0, False)
+        self.deviation_memo: dict[int, tuple[float, float]] = {}
+        self.budget: list[int] = []  # shared with the fresh plans it builds (``_refine_hit``)
+        # and their results, by the shoe's make-up (suits in any order: none is tracked) and the hand
+        self.fresh: dict[tuple[object, ...], tuple[Fraction, Fraction]] = {}
+        if self.certify:
+            self._certify_setup(remaining)
         # _form packs a (P, E) pair of numerators as P << shift + E: |E| stays below half of 1 << shift
-        most = max(abs(t) for row in solver.trl.values() for t in row) + 1
+        most = max(abs(t) for row in solver.trl for t in row) + 1
         self.shift = (solver.depth_scale[0] * scale * most).bit_length() + 2
         self.mask = (1 << self.shift) - 1
         self.suited_packed = [(p << self.shift) + e for p, e in self.suited_single]
-        self.no_match_packed = [[(p << self.shift) + e for p, e in row] for row in self.no_match[True]]
+        self.no_match_packed = [[(p << self.shift) + e for p, e in row] for row in self.no_match.get(1, [])]
 
     # -- the discards (BJ-1) ----------------------------------------------------------------------------
 
@@ -721,7 +943,7 @@ class VoluntaryPlan:
         pile: tuple[Card, ...],
         hard: int,
         ace: bool,
-        seen: bool,
+        seen: frozenset[Suit],
     ) -> int:
         """Prepare dealing on from the discards; return what the plan's common denominator must hold.
 
@@ -730,32 +952,28 @@ class VoluntaryPlan:
         last card or its second-to-last takes its bonus cards from the discards (``_refill_bonus``).
         """
         probe = _Solver(
-            remaining,
-            task.skill,
-            task.difficulty,
-            task.characteristic,
-            task.characteristic_bonus,
-            task.options,
-            plan=False,
+            remaining, task.skill, task.difficulty, task.characteristics, task.options, seen=seen, plan=False
         )
         self.pile_counts = [0] * 11
-        self.pile_char = [0] * 11
+        # per tracked suit, (its bit, the discards' cards of it by value)
+        self.pile_chars = [(bit, [0] * 11) for bit in probe.bit_of.values()]
         for card in pile:
             self.pile_counts[card.pip_value] += 1
-            if probe.track and card.suit is probe.suit:
-                self.pile_char[card.pip_value] += 1
+            bit = probe.bit_of.get(card.suit)
+            if bit:
+                self.pile_chars[bit.bit_length() - 1][1][card.pip_value] += 1
         # a 21-card from the shoe and a bonus card from the discards share a suit (over the other suits
-        # when both are known not to be the characteristic's)
+        # when both are known not to be of a tracked suit)
         shoe_by_suit = Counter((c.pip_value, c.suit) for c in remaining)
         pile_by_suit = Counter((c.pip_value, c.suit) for c in pile)
-        suits = [s for s in Suit if s is not probe.suit] if probe.track else list(Suit)
+        suits = [s for s in Suit if s not in probe.bit_of]
         self.cross = _pile_match_table(shoe_by_suit, pile_by_suit, suits, False)
         size = len(pile)
         extra = size * max(size - 1, 1) * lcm(*(f.denominator for row in self.cross for f in row))
         all_hard = hard + sum(c.pip_value for c in remaining)
         all_ace = ace or any(c.rank == 1 for c in remaining)
-        all_seen = seen or (probe.track and any(c.suit is probe.suit for c in remaining))
-        self.switch = (all_hard, all_ace, all_seen)
+        all_seen = seen | {c.suit for c in remaining}
+        self.switch = (all_hard, all_ace)  # the state with every card of the shoe drawn
         if _soft(all_hard, all_ace) < BLACKJACK:  # the hand can be in play with the shoe empty
             sub = self.refill_plan = VoluntaryPlan._from_state(task, pile, all_hard, all_ace, all_seen)
             extra = lcm(extra, sub.solver.depth_scale[0] * sub.solver.scale)
@@ -766,8 +984,9 @@ class VoluntaryPlan:
         if self.refill_hit is None:
             sub = self.refill_plan
             assert sub is not None
-            hard, ace, seen = self.switch
-            p, e = sub._hit(sub.ckey0, sub.skey0, hard, ace, seen, sub.solver.size)
+            hard, ace = self.switch
+            p, e = sub._hit(sub.ckey0, sub.skey0, hard, ace, sub.solver.root_mask, sub.solver.size)
+            self.refill_spread = sub.last_spread
             unit = sub.solver.depth_scale[0] * sub.solver.scale
             factor, rest = divmod(self.solver.depth_scale[self.solver.size] * self.solver.scale, unit)
             assert not rest
@@ -775,77 +994,82 @@ class VoluntaryPlan:
         return self.refill_hit
 
     def _refill_bonus(
-        self, made_by: int, made_by_suit: bool, seen: bool, left: int, last_suited: bool
+        self, made_by: int, made_by_bit: int, seen: int, left: int, last_bit: int
     ) -> tuple[Fraction, Fraction]:
         """BJ-6 with the discards: (P, E) after a 21 made by a card of value ``made_by`` with ``left`` (0
         or 1) cards in the shoe. With 0 the bonus cards come from the discards; with 1 the bonus card is
-        the shoe's last (of the suit when ``last_suited``; ``cnt`` holds it) and a second from the discards.
+        the shoe's last (``cnt`` holds it) and a second from the discards. ``made_by_bit`` and
+        ``last_bit``: the tracked suit (its bit) the 21-card and the shoe's last card are known to be of,
+        0 when none (the exact mode, and a tracked suit's first card in the masked mode, tell them).
         """
         solver = self.solver
         trl, suit_rule = solver.trl, solver.suit_rule
-        n_pile, c_pile = self.pile_counts, self.pile_char
+        n_pile, c_piles = self.pile_counts, self.pile_chars
         size = len(self.pile)
 
-        def second(total: int, seen1: bool, skip: int, skip_suited: bool) -> tuple[Fraction, Fraction]:
+        def classes(u: int, skip: int, skip_bit: int) -> list[tuple[int, int]]:
+            """(count, bit) of the discards' cards of value u per tracked suit and the rest (bit 0), less
+            the card ``skip`` already taken from them."""
+            rest = n_pile[u] - (u == skip)
+            out = []
+            for bit, counts in c_piles:
+                c = counts[u] - (u == skip and skip_bit == bit)
+                out.append((c, bit))
+                rest -= c
+            out.append((rest, 0))
+            return out
+
+        def second(total: int, seen1: int, skip: int, skip_bit: int) -> tuple[Fraction, Fraction]:
             """A second bonus card from the discards (less the card ``skip`` already taken from them)."""
             p = e = 0
             for u in VALUES:
-                n = n_pile[u] - (u == skip)
-                c = c_pile[u] - (u == skip and skip_suited)
-                for weight, flag in ((n - c, seen1), (c, True)):
+                for weight, bit in classes(u, skip, skip_bit):
                     if weight:
-                        t = trl[flag][total + u]
+                        t = trl[seen1 | bit][total + u]
                         p += weight * (t >= 1)
                         e += weight * t
             count = size - (skip > 0)
             return Fraction(p, count), Fraction(e, count)
 
-        def single(total: int, seen1: bool) -> tuple[Fraction, Fraction]:
+        def single(total: int, seen1: int) -> tuple[Fraction, Fraction]:
             t = trl[seen1][total]
             return Fraction(int(t >= 1)), Fraction(t)
 
+        def match(bit: int, table: Fraction) -> Fraction:
+            """The chance that the 21-card and a bonus card (of tracked suit ``bit``, or 0) share a suit."""
+            if solver.track and (made_by_bit or bit):
+                return Fraction(int(made_by_bit == bit))
+            return table
+
         if left == 1:
             w = next(v for v in VALUES if self.cnt[v])
-            if not solver.track:
-                match = Fraction(solver.match[made_by][w], solver.scale)
-            elif made_by_suit or last_suited:
-                match = Fraction(int(made_by_suit and last_suited))
-            else:
-                match = Fraction(solver.match[made_by][w], solver.scale)
-            seen1 = seen or last_suited
+            row = solver.match_masks[seen if solver.approx else 0][made_by]
+            chance = match(last_bit, Fraction(row[w], solver.scale))
+            seen1 = seen | last_bit
             p0, e0 = single(BLACKJACK + w, seen1)
-            if not suit_rule or not match:
+            if not suit_rule or not chance:
                 return p0, e0
-            p2, e2 = second(BLACKJACK + w, seen1, 0, False)
-            return p0 + match * (p2 - p0), e0 + match * (e2 - e0)
+            p2, e2 = second(BLACKJACK + w, seen1, 0, 0)
+            return p0 + chance * (p2 - p0), e0 + chance * (e2 - e0)
         p = e = Fraction(0)
         for w in VALUES:
-            n = n_pile[w]
-            if not n:
-                continue
-            c = c_pile[w]
-            for weight, suited in ((n - c, False), (c, True)):
+            for weight, bit in classes(w, 0, 0):
                 if not weight:
                     continue
-                seen1 = seen or suited
-                if not solver.track:
-                    match = self.cross[made_by][w]
-                elif made_by_suit or suited:
-                    match = Fraction(int(made_by_suit and suited))
-                else:
-                    match = self.cross[made_by][w]
+                seen1 = seen | bit
+                chance = match(bit, self.cross[made_by][w])
                 p0, e0 = single(BLACKJACK + w, seen1)
-                if suit_rule and match and size > 1:
-                    p2, e2 = second(BLACKJACK + w, seen1, w, suited)
-                    p0, e0 = p0 + match * (p2 - p0), e0 + match * (e2 - e0)
+                if suit_rule and chance and size > 1:
+                    p2, e2 = second(BLACKJACK + w, seen1, w, bit)
+                    p0, e0 = p0 + chance * (p2 - p0), e0 + chance * (e2 - e0)
                 p += weight * p0
                 e += weight * e0
         return p / size, e / size
 
     def _refill_bonus_numerators(
-        self, made_by: int, made_by_suit: bool, seen: bool, left: int, last_suited: bool
+        self, made_by: int, made_by_bit: int, seen: int, left: int, last_bit: int
     ) -> tuple[int, int]:
-        p, e = self._refill_bonus(made_by, made_by_suit, seen, left, last_suited)
+        p, e = self._refill_bonus(made_by, made_by_bit, seen, left, last_bit)
         unit = self.solver.depth_scale[self.solver.size - left] * self.solver.scale
         p, e = p * unit, e * unit
         assert p.denominator == 1 and e.denominator == 1
@@ -853,23 +1077,25 @@ class VoluntaryPlan:
 
     # -- the state of a hand --------------------------------------------------------------------------
 
-    def _state(self, drawn: Sequence[Card]) -> tuple[list[int], list[int], bool]:
-        """(cards left by value, of them of the characteristic's suit, seen) after ``drawn`` were drawn
-        from this plan's cards."""
+    def _state(self, drawn: Sequence[Card]) -> tuple[list[int], list[int], int]:
+        """(cards left by value, of them of the characteristic's suit (the exact mode), the mask of
+        tracked suits seen) after ``drawn`` were drawn from this plan's cards."""
         solver = self.solver
         counts = [0, *solver.counts0]
         of_suit = [0, *solver.char0]
-        seen = solver.root_seen
+        seen = solver.root_mask
+        bit_of = solver.bit_of
         for card in drawn:
             counts[card.pip_value] -= 1
-            if solver.track and card.suit is solver.suit:
+            bit = bit_of.get(card.suit, 0)
+            seen |= bit
+            if bit and self.exact:
                 of_suit[card.pip_value] -= 1
-                seen = True
         if min(counts) < 0 or min(of_suit) < 0:
             raise RuleError("That hand drew cards this plan's shoe does not hold.")
         return counts, of_suit, seen
 
-    def _enter(self, drawn: Sequence[Card]) -> tuple[int, int, bool, int]:
+    def _enter(self, drawn: Sequence[Card]) -> tuple[int, int, int, int]:
         """Load a state into the search lists: (ckey, skey, seen, cards left)."""
         counts, of_suit, seen = self._state(drawn)
         self.cnt[:] = counts
@@ -879,14 +1105,14 @@ class VoluntaryPlan:
         skey = sum(self.suit_place[v] * of_suit[v] for v in VALUES) if self.exact else 0
         return ckey, skey, seen, sum(counts)
 
-    def _key(self, ckey: int, skey: int, seen: bool) -> int:
+    def _key(self, ckey: int, skey: int, seen: int) -> int:
         if self.exact:
             return ckey + skey
-        return ckey + self.span if self.track and seen else ckey
+        return ckey + self.span * seen
 
     # -- Stand and the adders -------------------------------------------------------------------------
 
-    def _fixed(self, hard: int, ace: bool, extra: int, seen: bool, depth: int) -> tuple[int, int]:
+    def _fixed(self, hard: int, ace: bool, extra: int, seen: int, depth: int) -> tuple[int, int]:
         """(P, E) numerators of ending now with ``extra`` added (0 = Stand), wrapping over 21 (BJ-5, BJ-7)."""
         total = _soft(hard + extra, ace)
         if total > BLACKJACK:
@@ -895,7 +1121,7 @@ class VoluntaryPlan:
         unit = self.solver.depth_scale[depth] * self.solver.scale
         return (unit if t >= 1 else 0, t * unit)
 
-    def _fixed_options(self, hard: int, ace: bool, seen: bool) -> list[tuple[int, int]]:
+    def _fixed_options(self, hard: int, ace: bool, seen: int) -> list[tuple[int, int]]:
         options = []
         for extra in (0, *self.adders):
             total = _soft(hard + extra, ace)
@@ -905,7 +1131,7 @@ class VoluntaryPlan:
             options.append((1 if t >= 1 else 0, t))
         return options
 
-    def _best_fixed(self, hard: int, ace: bool, seen: bool) -> tuple[int, int, int]:
+    def _best_fixed(self, hard: int, ace: bool, seen: int) -> tuple[int, int, int]:
         """The best of Stand and the adders as (index in the choices, success 0/1, TRL); no depth needed."""
         key = (hard, ace, seen)
         found = self.fixed_memo.get(key)
@@ -915,7 +1141,7 @@ class VoluntaryPlan:
             found = self.fixed_memo[key] = (index, *options[index])
         return found
 
-    def _fixed_max(self, hard: int, ace: bool, seen: bool) -> tuple[int, int]:
+    def _fixed_max(self, hard: int, ace: bool, seen: int) -> tuple[int, int]:
         """The most success and, apart, the most TRL that Stand or an adder gives (for ``_bound``)."""
         key = (hard, ace, seen)
         found = self.fixed_max_memo.get(key)
@@ -926,11 +1152,15 @@ class VoluntaryPlan:
 
     # -- the search -----------------------------------------------------------------------------------
 
-    def _hit(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
+    def _hit(self, ckey: int, skey: int, hard: int, ace: bool, seen: int, left: int) -> tuple[int, int]:
         """(P, E) numerators of Hit then optimal play, at the state's depth (``cnt``/``chr`` hold it).
 
         The memo lookups of the children are inlined (``_key``, ``_child``): this loop is the hot path.
         """
+        if self.masked:
+            return self._hit_masked(ckey, hard, ace, seen, left)
+        if self.certify:
+            return self._hit_plain(ckey, hard, ace, left)
         solver = self.solver
         unit = solver.depth_scale[solver.size - left + 1] * solver.scale
         cnt, chr_, place, suit_place = self.cnt, self.chr, self.place, self.suit_place
@@ -968,7 +1198,7 @@ class VoluntaryPlan:
                     cnt[v] = n
                     continue
                 if o:
-                    found = pair_memo.get((ck + offset) * 22 + 2 * v)
+                    found = pair_memo.get((ck + offset) * 176 + 16 * v)
                     if found is None:
                         found = self._bonus_pair(ck, skey, v, False, seen, left - 1)
                     p += o * found[0]
@@ -977,10 +1207,10 @@ class VoluntaryPlan:
                     if exact:
                         sk = skey - suit_place[v]
                         chr_[v] = c - 1
-                        found = pair_memo.get((ck + sk) * 22 + 2 * v + 1)
+                        found = pair_memo.get((ck + sk) * 176 + 16 * v + 1)
                     else:
                         sk = skey
-                        found = pair_memo.get((ck + suited_offset) * 22 + 2 * v + 1)
+                        found = pair_memo.get((ck + suited_offset) * 176 + 16 * v + 1)
                     if found is None:
                         found = self._bonus_pair(ck, sk, v, True, True, left - 1)
                     chr_[v] = c
@@ -1023,14 +1253,248 @@ class VoluntaryPlan:
             cnt[v] = n
         return p, e
 
-    def _steps(self, hard: int, ace: bool, seen: bool) -> _Steps:
+    def _unseen_table(self, seen: int) -> list[tuple[int, list[tuple[int, int]], int, int]]:
+        """The masked mode, per value w: the cards of w of the tracked suits still unseen (all theirs are
+        still in the shoe, ``chars0``): how many, (count, mask after) per suit, and ``scale`` times the
+        sums of the success and the TRL of a single bonus card among them (``_bonus_masked``)."""
+        found = self.unseen_tables.get(seen)
+        if found is None:
+            single, scale = self.solver.single, self.solver.scale
+            found = []
+            for w in range(11):
+                parts = [(counts[w], seen | bit) for bit, counts in self.unseen_suits[seen] if counts[w]]
+                found.append(
+                    (
+                        sum(c for c, _ in parts),
+                        parts,
+                        scale * sum(c * single[mask][w][0] for c, mask in parts),
+                        scale * sum(c * single[mask][w][1] for c, mask in parts),
+                    )
+                )
+            self.unseen_tables[seen] = found
+        return found
+
+    def _certify_setup(self, remaining: tuple[Card, ...]) -> None:
+        """Tables of the spread bound (``_hit_plain``, ``_deviation``): how far apart the suits' counts of
+        each value lie, and the most a second bonus card can move P(success) and the TRL (BJ-6)."""
+        by_suit = Counter((c.pip_value, c.suit) for c in remaining)
+        rows = [tuple(by_suit[(v, suit)] for suit in Suit) for v in range(11)]
+        self.suit_rows = rows
+        self.p_bounds_memo: dict[int, tuple[float, float]] = {}
+        self.suit_gap = [max(row) - min(row) for row in rows]
+        # for ``_hit_plain``'s quick sum over w of ``_deviation``'s widths: gap_x + 1 and the other gaps
+        self.gap1 = [g + 1 for g in self.suit_gap]
+        self.gap2 = [sum(self.suit_gap) - g for g in self.suit_gap]
+        self.counts_root = [0, *self.solver.counts0]
+        self.gain_most = _most_gain(self.solver.trl[0])
+        self.square_widths = [_square_widths(row) for row in rows]
+
+    def _deviation(self, ck: int, x: int, after: int) -> tuple[float, float]:
+        """A 21 made by a card of value x (``cnt`` holds the counts after it, ``after`` cards left): n_x
+        times the most its bonus cards' (P, E) can move from the average over the suits (BJ-6).
+
+        Over the suits s, the 21-card x and the bonus cards w that match it count sum_s c_xs c_ws =: M_xw,
+        and each such card moves the result, with chance 1 / ``after``, by what a second bonus card adds
+        on average to a single one (``_second_pair``); M_xw lies between the bounds ``_match_bounds``
+        gives for the cards of each value drawn since the plan's root.
+        """
+        key = ck * 11 + x
+        found = self.deviation_memo.get(key)
+        if found is None:
+            cnt, root, rows = self.cnt, self.counts_root, self.suit_rows
+            seconds, single = self._second_pair(ck, 0), self.solver.single[0]
+            d_x = root[x] - cnt[x] - 1
+            dev_p = dev_e = 0.0
+            for w in VALUES:
+                if not cnt[w]:
+                    continue
+                least, most = _match_bounds(rows[x], rows[w] if w != x else (), d_x, root[w] - cnt[w])
+                width = most - least
+                if width:
+                    (sum_p, sum_e), (one_p, one_e) = seconds[w], single[w]
+                    dev_p += width * abs(sum_p - one_p * (after - 1))
+                    dev_e += width * abs(sum_e - one_e * (after - 1))
+            found = self.deviation_memo[key] = (dev_p / (after * (after - 1)), dev_e / (after * (after - 1)))
+        return found
+
+    def _p_bounds(self, ckey: int, hard: int, ace: bool, left: int) -> tuple[float, float]:
+        """Bounds of Hit's P(success) then best play, whichever way the suits of the cards drawn since
+        the root lie (``cnt`` holds the state's counts): BJ-6's match counts M_xw (``_deviation``) at
+        their least and most (``_match_bounds``; a second bonus card never lowers P(success) here), and
+        P(success) of each state the most of Stand's, the adders' and Hit's bound. For a state whose
+        move P(success) decides."""
+        found = self.p_bounds_memo.get(ckey)
+        if found is not None:
+            return found
+        solver = self.solver
+        cnt, place, root, rows = self.cnt, self.place, self.counts_root, self.suit_rows
+        steps, wrap_p, _, _, _ = self._steps(hard, ace, 0)
+        low = high = float(sum(map(mul, cnt, wrap_p)))
+        for v, new_hard, new_ace, total in steps:
+            n = cnt[v]
+            if not n:
+                continue
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            if total != BLACKJACK:
+                low_v = high_v = float(self._fixed_max(new_hard, new_ace, 0)[0])
+                if left > 1:
+                    low_h, high_h = self._p_bounds(ck, new_hard, new_ace, left - 1)
+                    low_v, high_v = max(low_v, low_h), max(high_v, high_h)
+                elif self.refill_plan is not None:  # Hit from the discards (BJ-1): not bounded here
+                    high_v = 1.0
+                low += n * low_v
+                high += n * high_v
+            elif left > 2 or not self.refills:  # BJ-6 from the shoe: single bonus cards, then matches
+                after = left - 1
+                single = solver.single[0]
+                if not after:  # no bonus card: the hand stands at 21
+                    low += n * single[0][0]
+                    high += n * single[0][0]
+                    cnt[v] = n
+                    continue
+                seconds = self._second_pair(ck, 0) if after > 1 else []
+                base = fewest = most = 0.0
+                for w in VALUES:
+                    if not cnt[w]:
+                        continue
+                    base += n * cnt[w] * single[w][0]
+                    gain = (seconds[w][0] - single[w][0] * (after - 1)) / (after - 1) if seconds else 0.0
+                    if gain:
+                        other = rows[w] if w != v else ()
+                        pairs = _match_bounds(rows[v], other, root[v] - n, root[w] - cnt[w])
+                        fewest += gain * pairs[0]
+                        most += gain * pairs[1]
+                low += (base + fewest) / after
+                high += (base + most) / after
+            else:  # the discards give the bonus cards: anything from failing to succeeding
+                high += n
+            cnt[v] = n
+        found = self.p_bounds_memo[ckey] = (low / left, high / left)
+        return found
+
+    def _precise_spread(self, ckey: int, hard: int, ace: bool, left: int) -> tuple[float, float]:
+        """``_hit_plain``'s spread with this state's own 21s bounded closely (``_deviation``), for a state
+        whose quick bound left its move in doubt (``cnt`` holds the state's counts)."""
+        cnt, place, spread = self.cnt, self.place, self.spread
+        s_p = s_e = 0.0
+        for v, _, _, total in self._steps(hard, ace, 0)[0]:
+            n = cnt[v]
+            if not n:
+                continue
+            ck = ckey - place[v]
+            if total != BLACKJACK:
+                move = spread[ck]
+                s_p += n * move[0]
+                s_e += n * move[1]
+            elif left > 2:
+                cnt[v] = n - 1
+                dev = self._deviation(ck, v, left - 1)
+                cnt[v] = n
+                s_p += dev[0]
+                s_e += dev[1]
+            elif self.refills:
+                s_p += n * self.gain_most[0]
+                s_e += n * self.gain_most[1]
+        return s_p / left, s_e / left
+
+    def _hit_plain(self, ckey: int, hard: int, ace: bool, left: int) -> tuple[int, int]:
+        """``_hit`` with the suit rule and no tracked suit: the same sums, and beside them in
+        ``last_spread`` the bound on how far the suits of the cards drawn since the root can move them,
+        and whether a child is tainted (``_settle``)."""
+        solver = self.solver
+        unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        cnt, place, memo, pair_memo = self.cnt, self.place, self.memo, self.pair_memo
+        spread, tainted = self.spread, self.tainted
+        steps, wrap_p, wrap_e, _, _ = self._steps(hard, ace, 0)
+        p = sum(map(mul, cnt, wrap_p)) * unit
+        e = sum(map(mul, cnt, wrap_e)) * unit
+        s_p = s_e = 0.0
+        below = False
+        drawn = solver.size - left
+        gap1, gap2, root, square = self.gap1, self.gap2, self.counts_root, self.square_widths
+        widths = 0  # of the 21s' M_xw (``_deviation``), bounded quickly; times the most gain, below
+        for v, new_hard, new_ace, total in steps:
+            n = cnt[v]
+            if not n:
+                continue
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            if total == BLACKJACK:  # BJ-6
+                found = pair_memo.get(ck * 176 + 16 * v)
+                if found is None:
+                    found = self._bonus_pair(ck, 0, v, 0, 0, left - 1)
+                if left > 2:  # a second bonus card can follow: its chance leans on the suits
+                    # (a quick bound of ``_deviation``'s; ``_settle`` asks it when this is not enough)
+                    d_v = root[v] - n
+                    widths += (drawn - d_v) * gap1[v] + d_v * gap2[v] + square[v][d_v]
+                elif self.refills:  # from the discards: a match between 0 and 1
+                    widths += n * max(left - 1, 1)
+            else:
+                found = memo.get(ck)
+                if found is None:
+                    found = self._value(ck, 0, new_hard, new_ace, 0, left - 1)
+                move = spread[ck]
+                if move is not _NO_SPREAD:
+                    s_p += n * move[0]
+                    s_e += n * move[1]
+                if tainted and ck in tainted:
+                    below = True
+            p += n * found[0]
+            e += n * found[1]
+            cnt[v] = n
+        if widths:
+            most_p, most_e = self.gain_most
+            s_p += widths * most_p / max(left - 1, 1)
+            s_e += widths * most_e / max(left - 1, 1)
+        self.last_spread = (s_p / left, s_e / left, below)
+        return p, e
+
+    def _hit_masked(self, ckey: int, hard: int, ace: bool, seen: int, left: int) -> tuple[int, int]:
+        """``_hit`` in the masked mode: the state is (counts by value, mask of tracked suits seen); a card of
+        a tracked suit still unseen adds its bit (BJ-9)."""
+        solver = self.solver
+        unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        cnt, place, span, trl, memo = self.cnt, self.place, self.span, solver.trl, self.memo
+        table = self._unseen_table(seen)
+        p = e = 0
+        for v in VALUES:
+            n = cnt[v]
+            if not n:
+                continue
+            new_hard, new_ace = hard + v, ace or v == 1
+            total = _soft(new_hard, new_ace)
+            unseen, parts, _, _ = table[v]
+            if n > unseen:  # the cards of a suit seen already or not tracked: the mask stays
+                parts = [*parts, (n - unseen, seen)]
+            if total > BLACKJACK:  # BJ-5: wraps and ends
+                for k, mask in parts:
+                    t = trl[mask][new_hard - BLACKJACK]
+                    p += k * unit * (t >= 1)
+                    e += k * unit * t
+                continue
+            ck = ckey - place[v]
+            cnt[v] = n - 1
+            for k, mask in parts:
+                if total == BLACKJACK:  # BJ-6: the 21-card's own suit is known when it shows a tracked one
+                    found = self._bonus_pair(ck, 0, v, mask & ~seen, mask, left - 1)
+                else:
+                    found = memo.get(ck + mask * span) or self._value(
+                        ck, 0, new_hard, new_ace, mask, left - 1
+                    )
+                p += k * found[0]
+                e += k * found[1]
+            cnt[v] = n
+        return p, e
+
+    def _steps(self, hard: int, ace: bool, seen: int) -> _Steps:
         """The next card from (hard, ace): (value, new hard, new ace, total) for each that does not wrap,
         and for those that wrap, per value, the success and the TRL of a card not of the characteristic's
         suit and what one of that suit adds to them (``seen`` is the state's: whether the bonus counts)."""
         key = (hard, ace, seen)
         found = self.steps_memo.get(key)
         if found is None:
-            trl_now, trl_suited = self.solver.trl[seen], self.solver.trl[True]
+            trl_now, trl_suited = self.solver.trl[seen], self.solver.trl[-1]  # (exact mode: trl[1])
             steps: list[tuple[int, int, bool, int]] = []
             wrap_p, wrap_e, suited_p, suited_e = [0] * 11, [0] * 11, [0] * 11, [0] * 11
             for v in VALUES:
@@ -1046,7 +1510,7 @@ class VoluntaryPlan:
             found = self.steps_memo[key] = (steps, wrap_p, wrap_e, suited_p, suited_e)
         return found
 
-    def _value(self, ckey: int, skey: int, hard: int, ace: bool, seen: bool, left: int) -> tuple[int, int]:
+    def _value(self, ckey: int, skey: int, hard: int, ace: bool, seen: int, left: int) -> tuple[int, int]:
         key = self._key(ckey, skey, seen)
         found = self.memo.get(key)
         if found is None and self.exact and seen:
@@ -1061,12 +1525,74 @@ class VoluntaryPlan:
             hit = None
             if left:  # (with both suit rules, _hit has already asked _robust about this state)
                 hit = self._hit(ckey, skey, hard, ace, seen, left)
+                spread = self.last_spread
             elif self.refill_plan is not None:  # BJ-1: the shoe is empty, Hit deals from the discards
                 hit = self._refill_hit_value()
+                spread = self.refill_spread
+            if self.certify:  # (``_settle``, its usual case inlined: this runs for every state)
+                if hit is None:
+                    self.spread[key] = _NO_SPREAD
+                else:
+                    s_p, s_e, below = spread
+                    d_p = found[0] - hit[0]
+                    if s_p:
+                        sure = abs(d_p) > (s_p * _MARGIN + _SLACK) * unit
+                    else:
+                        sure = d_p != 0 or not s_e or abs(found[1] - hit[1]) > (s_e * _MARGIN + _SLACK) * unit
+                    if not sure:
+                        self._settle(key, found, hit, spread, unit, (ckey, hard, ace, left))
+                    elif hit > found:
+                        self.spread[key] = (s_p, s_e)
+                        if below:
+                            self.tainted.add(key)
+                    else:
+                        self.spread[key] = _NO_SPREAD
             if hit is not None and hit > found:  # strictly better: ties stay with Stand or the adder
                 found = hit
             self.memo[key] = found
         return found
+
+    @staticmethod
+    def _sure(d_p: int, d_e: int, s_p: float, s_e: float, unit: int) -> bool:
+        """True when a gap (d_p, d_e) between Stand (or an adder) and Hit's average outlasts a spread
+        (s_p, s_e) of Hit: in P(success), or in expected TRL when the suits cannot move P(success)."""
+        if s_p:
+            return abs(d_p) > (s_p * _MARGIN + _SLACK) * unit
+        return bool(d_p) or not s_e or abs(d_e) > (s_e * _MARGIN + _SLACK) * unit
+
+    def _settle(
+        self,
+        key: int,
+        fixed: tuple[int, int],
+        hit: tuple[int, int],
+        spread: tuple[float, float, bool],
+        unit: int,
+        state: tuple[int, int, bool, int],
+    ) -> None:
+        """Record how far the suits can move this state's value (``spread``) and whether it leans on a
+        move they may change (``tainted``): a state whose best move the suits might turn, or one that
+        hits into such a state (``_value`` does the usual case itself).
+
+        ``spread`` bounds, for every way the suits of the cards drawn since the plan's root may lie, how
+        far Hit then optimal play can be from the search's average (``_hit_plain``). If Stand or the
+        best adder is further from that average than the bound, in P(success) or, when the suits cannot
+        move P(success), in expected TRL, the move is the same whatever the suits and the average is
+        exact; otherwise the state is tainted and a fresh plan of its actual cards settles it.
+        """
+        s_p, s_e, below = spread
+        d_p, d_e = fixed[0] - hit[0], fixed[1] - hit[1]
+        sure = False
+        if state[3]:  # a closer look at this state's own 21s
+            s_p, s_e = self._precise_spread(*state)
+            sure = self._sure(d_p, d_e, s_p, s_e, unit)
+            if not sure and d_p:  # P(success) decides: Hit's own bounds on it may settle the move
+                low, high = self._p_bounds(*state)
+                standing = fixed[0] / unit
+                sure = low > standing + _SLACK if d_p < 0 else high < standing - _SLACK
+        hits = hit > fixed
+        self.spread[key] = (s_p, s_e) if hits or not sure else _NO_SPREAD
+        if not sure or (hits and below):
+            self.tainted.add(key)
 
     def _form(self, ckey: int, hard: int, ace: bool, left: int) -> _Form | None:
         """Both suit rules, the characteristic's suit seen: the state's value as a polynomial in the counts
@@ -1250,7 +1776,7 @@ class VoluntaryPlan:
             e -= mask + 1
         return (packed - e) >> self.shift, e
 
-    def _robust(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int] | None:
+    def _robust(self, ckey: int, hard: int, ace: bool, unseen: int, left: int) -> tuple[int, int] | None:
         """(P, E) of the best of Stand and the adders when it beats Hit for every suit state, else None."""
         key = 2 * ckey + unseen
         if key in self.robust_memo:
@@ -1301,7 +1827,7 @@ class VoluntaryPlan:
                     return True
         return self._bonus_can_succeed(start_hard, start_ace)
 
-    def _can_fail(self, hard: int, ace: bool, unseen: bool) -> bool:
+    def _can_fail(self, hard: int, ace: bool, unseen: int) -> bool:
         """True when Hit's chance of success is below 1 for every suit state with these counts (``cnt``):
         then a sure success by Stand or an adder is strictly better, and no bound is needed.
 
@@ -1369,7 +1895,7 @@ class VoluntaryPlan:
                 return True
         return False
 
-    def _bound(self, ckey: int, hard: int, ace: bool, unseen: bool, left: int) -> tuple[int, int, int, int]:
+    def _bound(self, ckey: int, hard: int, ace: bool, unseen: int, left: int) -> tuple[int, int, int, int]:
         """Upper bounds, over every suit state with these counts, of Hit's (P, E) numerators and of the
         state's value: the most P and the most E any play reaches if every bonus card matched (BJ-6).
 
@@ -1438,7 +1964,7 @@ class VoluntaryPlan:
         self.bound_memo[key] = found
         return found
 
-    def _bonus_bound(self, ckey: int, unseen: bool, left: int) -> tuple[int, int]:
+    def _bonus_bound(self, ckey: int, unseen: int, left: int) -> tuple[int, int]:
         """``_bonus_pair`` with every bonus card matched (an upper bound for ``_bound``)."""
         key = 2 * ckey + unseen
         found = self.bonus_bound_memo.get(key)
@@ -1484,35 +2010,39 @@ class VoluntaryPlan:
         self.bonus_bound_memo[key] = found
         return found
 
-    def _second_pair(self, ckey: int, seen1: bool) -> list[tuple[int, int]]:
+    def _second_pair(self, ckey: int, seen1: int) -> list[tuple[int, int]]:
         """Per bonus card w (of ``cnt``): (cards giving success, sum of their TRLs) for a second bonus card.
 
-        Unseen (the characteristic's suit left is then the shoe's), a second card of that suit makes the
-        characteristic's bonus count (BJ-9).
+        A tracked suit still unseen (its cards left are then the shoe's), a second card of that suit makes
+        its characteristics' bonus count (BJ-9); the bonus card w is of another suit.
         """
-        key = 2 * ckey + seen1
+        key = ckey * self.masks + seen1
         found = self.second_memo.get(key)
         if found is not None:
             return found
         solver = self.solver
-        split = solver.track and not seen1
+        unseen = self.unseen_prefixes[seen1]
         cnt = self.cnt
         prefix = [0] * 11
         for v in VALUES:
             prefix[v] = prefix[v - 1] + cnt[v]
-        cp = solver.char_prefix
+        rest = prefix[:]  # the cards of no unseen tracked suit, values 1..v
+        for _, cp in unseen:
+            for v in VALUES:
+                rest[v] -= cp[v]
         found = [(0, 0)] * 11
         for w in VALUES:
             if not cnt[w]:
                 continue
             sp = se = 0
-            if split:
-                for flag, t, lo, hi in solver.runs[True][w]:
-                    k = cp[hi] - cp[lo - 1]
-                    sp += flag * k
-                    se += t * k
-                for flag, t, lo, hi in solver.runs[False][w]:
-                    k = prefix[hi] - prefix[lo - 1] - (lo <= w <= hi) - cp[hi] + cp[lo - 1]
+            if unseen:
+                for bit, cp in unseen:
+                    for flag, t, lo, hi in solver.runs[seen1 | bit][w]:
+                        k = cp[hi] - cp[lo - 1]
+                        sp += flag * k
+                        se += t * k
+                for flag, t, lo, hi in solver.runs[seen1][w]:
+                    k = rest[hi] - rest[lo - 1] - (lo <= w <= hi)
                     sp += flag * k
                     se += t * k
             else:
@@ -1524,7 +2054,7 @@ class VoluntaryPlan:
         self.second_memo[key] = found
         return found
 
-    def _bonus_both(self, ckey: int, x: int, o: int, c: int, seen: bool, left: int) -> tuple[int, int]:
+    def _bonus_both(self, ckey: int, x: int, o: int, c: int, seen: int, left: int) -> tuple[int, int]:
         """Both suit rules, 2 or more cards left: ``o`` times ``_bonus_pair`` of a 21 made by a card of value
         ``x`` not of the characteristic's suit plus ``c`` times one made by a card of that suit, in one
         pass over the bonus card's value w (``cnt`` excludes the 21-card, ``chr`` still counts it)."""
@@ -1569,13 +2099,14 @@ class VoluntaryPlan:
         return p, e
 
     def _bonus_pair(
-        self, ckey: int, skey: int, made_by: int, made_by_suit: bool, seen: bool, left: int
+        self, ckey: int, skey: int, made_by: int, made_by_suit: int, seen: int, left: int
     ) -> tuple[int, int]:
-        """BJ-6: (P, E) numerators after a 21 made by a card of value ``made_by`` (``cnt`` excludes it).
+        """BJ-6: (P, E) numerators after a 21 made by a card of value ``made_by`` (``cnt`` excludes it);
+        ``made_by_suit``: the bit of the tracked suit the 21-card is known to be of, or 0.
 
         (With both suit rules and two or more cards left, ``_hit`` uses ``_bonus_both`` instead.)
         """
-        key = (self._key(ckey, skey, seen) * 11 + made_by) * 2 + made_by_suit
+        key = (self._key(ckey, skey, seen) * 11 + made_by) * 16 + made_by_suit
         found = self.pair_memo.get(key)
         if found is not None:
             return found
@@ -1591,8 +2122,11 @@ class VoluntaryPlan:
             return found
         if left == 1 and self.refills and solver.suit_rule:  # the shoe's last card, then the discards
             w = next(v for v in VALUES if self.cnt[v])
-            last_suited = self.exact and self.chr[w] == 1
-            found = self._refill_bonus_numerators(made_by, made_by_suit, seen, 1, last_suited)
+            if self.exact:
+                last_bit = int(self.chr[w] == 1)
+            else:  # a tracked suit still unseen has all its cards in the shoe: this last one, if any
+                last_bit = next((bit for bit, counts in self.unseen_suits[seen] if counts[w]), 0)
+            found = self._refill_bonus_numerators(made_by, made_by_suit, seen, 1, last_bit)
             self.pair_memo[key] = found
             return found
         second = solver.suit_rule and left > 1
@@ -1601,17 +2135,21 @@ class VoluntaryPlan:
         cnt = self.cnt
         row = solver.match[made_by]
         p1 = e1 = p2 = e2 = 0
-        if self.track:
-            split = self.exact or not seen
-            chr_ = self.chr if self.exact else self.char0
+        if not self.track:
+            seconds = self._second_pair(ckey, 0) if second else []
+            p1, e1, p2, e2 = _match_sums(cnt, row, single[0], seconds, second, scale)
+        elif not self.exact:
+            p1, e1, p2, e2 = self._bonus_masked(ckey, made_by, made_by_suit, seen, second)
+        else:
+            chr_ = self.chr
             seconds_now = self._second_pair(ckey, seen) if second else single[seen]
-            seconds_suited = self._second_pair(ckey, True) if second else single[True]
-            single_now, single_suited = single[seen], single[True]
+            seconds_suited = self._second_pair(ckey, 1) if second else single[1]
+            single_now, single_suited = single[seen], single[1]
             for w in VALUES:
                 n = cnt[w]
                 if not n:
                     continue
-                c = chr_[w] if split else 0
+                c = chr_[w]
                 o = n - c
                 if not solver.suit_rule:
                     sp, se = single_suited[w]
@@ -1638,61 +2176,209 @@ class VoluntaryPlan:
                     sp, se = seconds_now[w]
                     p2 += o * m * sp
                     e2 += o * m * se
-        else:
-            seconds = self._second_pair(ckey, False) if second else single[False]
-            single_now = single[False]
-            for w in VALUES:
-                n = cnt[w]
-                if not n:
-                    continue
-                if solver.suit_rule:
-                    m = row[w]
-                    sp, se = single_now[w]
-                    p1 += n * (scale - m) * sp
-                    e1 += n * (scale - m) * se
-                    sp, se = seconds[w]
-                    p2 += n * m * sp
-                    e2 += n * m * se
-                else:
-                    sp, se = single_now[w]
-                    p1 += n * scale * sp
-                    e1 += n * scale * se
         d1 = solver.depth_scale[depth + 1]
         d2 = solver.depth_scale[depth + 2] if second else d1
         found = (p1 * d1 + p2 * d2, e1 * d1 + e2 * d2)
         self.pair_memo[key] = found
         return found
 
+    def _bonus_masked(
+        self, ckey: int, made_by: int, made_bit: int, seen: int, second: bool
+    ) -> tuple[int, int, int, int]:
+        """``_bonus_pair``'s sums in the masked mode: (P, E) of a single bonus card, over ``depth + 1``, and
+        of a second one, over ``depth + 2`` (``seen`` counts the 21-card's suit already).
+
+        A bonus card of a tracked suit still unseen cannot match the 21-card (BJ-6) and makes its bonus
+        count (BJ-9). When the 21-card showed tracked suit ``made_bit`` first, every other card of that
+        suit is still in the shoe, so the matches are counted exactly; otherwise a match has the shoe's
+        chance over the suits not still unseen (exact with one tracked suit and the suit rule off, where
+        no match is asked; an estimate with several, ``_Solver.approx``).
+        """
+        solver = self.solver
+        scale, single, cnt = solver.scale, solver.single, self.cnt
+        seconds = self._second_pair(ckey, seen) if second else []
+        single_now = single[seen]
+        row = solver.match_masks[seen if solver.approx else 0][made_by]
+        made = solver.chars0[made_bit.bit_length() - 1] if made_bit else ()
+        table = self._unseen_table(seen)
+        rest = [0] * 11  # the cards of a suit seen already or not tracked
+        p0 = e0 = 0
+        for w in VALUES:
+            n = cnt[w]
+            if n:
+                unseen, _, up, ue = table[w]
+                p0 += up
+                e0 += ue
+                rest[w] = n - unseen
+        if not (made and second):
+            p1, e1, p2, e2 = _match_sums(rest, row, single_now, seconds, second, scale)
+            return p0 + p1, e0 + e1, p2, e2
+        p1, e1, p2, e2 = p0, e0, 0, 0
+        for w in VALUES:
+            if rest[w]:
+                matched = made[w - 1] - (w == made_by)
+                sp, se = seconds[w]
+                p2 += matched * scale * sp
+                e2 += matched * scale * se
+                sp, se = single_now[w]
+                p1 += (rest[w] - matched) * scale * sp
+                e1 += (rest[w] - matched) * scale * se
+        return p1, e1, p2, e2
+
     # -- the answers ----------------------------------------------------------------------------------
 
-    def _choices(self, hand: rules.Hand) -> list[tuple[Action, tuple[int, int]]]:
-        if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
-            raise RuleError("That hand did not grow from this plan's hand.")
-        drawn = hand.cards[len(self.root.cards) :]
-        plan = self
-        if len(drawn) > self.solver.size:  # the shoe ran out and the hand went on from the discards
-            if self.refill_plan is None or Counter(drawn[: self.solver.size]) != Counter(self.remaining):
-                raise RuleError("That hand drew cards this plan's shoe does not hold.")
-            plan, drawn = self.refill_plan, drawn[self.solver.size :]
+    def _choices(self, hand: rules.Hand) -> list[tuple[Action, tuple[Fraction, Fraction]]]:
+        plan, drawn = self._plan_of(hand)
         hard = sum(c.pip_value for c in hand.cards)
         ace = any(c.rank == 1 for c in hand.cards)
         return plan._choices_at(drawn, hard, ace)
 
+    def _plan_of(self, hand: rules.Hand) -> tuple[VoluntaryPlan, tuple[Card, ...]]:
+        """The plan whose shoe a later state of this hand draws from (this one, or the discards' when the
+        shoe ran out, BJ-1) and the cards drawn from it."""
+        if hand.cards[: len(self.root.cards)] != self.root.cards or hand.bonus_cards:
+            raise RuleError("That hand did not grow from this plan's hand.")
+        drawn = hand.cards[len(self.root.cards) :]
+        if len(drawn) > self.solver.size:  # the shoe ran out and the hand went on from the discards
+            if self.refill_plan is None or Counter(drawn[: self.solver.size]) != Counter(self.remaining):
+                raise RuleError("That hand drew cards this plan's shoe does not hold.")
+            return self.refill_plan, drawn[self.solver.size :]
+        return self, drawn
+
     def _choices_at(
         self, drawn: Sequence[Card], hard: int, ace: bool
-    ) -> list[tuple[Action, tuple[int, int]]]:
+    ) -> list[tuple[Action, tuple[Fraction, Fraction]]]:
+        """Every move's (P, E) at the state ``drawn`` after the root; Hit refined when the suits of the
+        cards left could change a later move (``_refine_hit``)."""
         ckey, skey, seen, left = self._enter(drawn)
         depth = self.solver.size - left
-        choices = [(STAND, self._fixed(hard, ace, 0, seen, depth))]
-        choices += [(Action("add", a), self._fixed(hard, ace, a, seen, depth)) for a in self.adders]
+        unit = self.solver.depth_scale[depth] * self.solver.scale
+        options = [(STAND, self._fixed(hard, ace, 0, seen, depth))]
+        options += [(Action("add", a), self._fixed(hard, ace, a, seen, depth)) for a in self.adders]
+        below = False
         if left:
-            choices.append((HIT, self._hit(ckey, skey, hard, ace, seen, left)))
+            options.append((HIT, self._hit(ckey, skey, hard, ace, seen, left)))
+            below = self.certify and self.last_spread[2]
         elif self.refill_plan is not None:  # BJ-1: Hit deals from the reshuffled discards
-            choices.append((HIT, self._refill_hit_value()))
+            options.append((HIT, self._refill_hit_value()))
+            below = self.certify and self.refill_spread[2]
+        choices = [(action, (Fraction(p, unit), Fraction(e, unit))) for action, (p, e) in options]
+        if below and not drawn:  # (at a later state, ``decide`` asks a fresh plan of the cards left)
+            exact = self._refine_hit(drawn, ckey, skey, hard, ace, left, choices[-1][1])
+            if exact is None:
+                self.exact_odds = False
+            else:
+                choices[-1] = (HIT, exact)
         return choices
 
+    def _refine_hit(
+        self,
+        drawn: Sequence[Card],
+        ckey: int,
+        skey: int,
+        hard: int,
+        ace: bool,
+        left: int,
+        hit: tuple[Fraction, Fraction],
+    ) -> tuple[Fraction, Fraction] | None:
+        """Hit's exact (P, E) at a state whose cards are known (``drawn`` after the root), when a child's
+        value leans on a move the suits may change (``tainted``): that child's average is replaced by
+        the average, over the suits of the card that made it, of a fresh plan of the actual cards left
+        (which settles its own tainted states the same way). None when that takes more work than
+        ``budget`` allows: the caller marks the odds an estimate.
+
+        ``cnt`` holds the state's counts (``_enter``), which the fresh plans do not touch.
+        """
+        solver = self.solver
+        if not self.budget:
+            self.budget.append(max(REFINE_FLOOR, REFINE_FACTOR * len(self.memo)))
+        if not left:  # the shoe is empty: Hit is the discards' plan's (BJ-1), which settles its own
+            sub = self.refill_plan
+            assert sub is not None
+            sub.budget, sub.fresh = self.budget, self.fresh
+            refilled = sub._choices_at((), hard, ace)[-1][1]
+            return refilled if sub.exact_odds else None
+        left_cards = Counter(self.remaining)
+        left_cards.subtract(drawn)
+        cards = sorted(left_cards.elements())
+        unit = solver.depth_scale[solver.size - left + 1] * solver.scale
+        tracked = solver.suit if self.exact else None
+        p, e = hit
+        for v in VALUES:
+            n = self.cnt[v]
+            ck = ckey - self.place[v]
+            if not n or _soft(hard + v, ace or v == 1) >= BLACKJACK:
+                continue
+            # the children of value v: one class (every suit alike), or in the exact mode the cards of
+            # the tracked suit apart (``chr``), each its own memo key
+            classes = [(ck, [suit for suit in Suit if suit is not tracked])]
+            if tracked is not None:
+                classes[0] = (ck + skey, classes[0][1])
+                classes.append((ck + skey - self.suit_place[v], [tracked]))
+            for key, suits in classes:
+                if key not in self.tainted:
+                    continue
+                average = self.memo[key]
+                exact_p = exact_e = Fraction(0)
+                count = 0
+                for suit in suits:
+                    card = next((c for c in cards if c.pip_value == v and c.suit is suit), None)
+                    if card is None:
+                        continue
+                    k = sum(1 for c in cards if c.pip_value == v and c.suit is suit)
+                    rest = list(cards)
+                    rest.remove(card)
+                    found = self._fresh_best(tuple(rest), hard + v, ace or v == 1, self.seen_suits | {suit})
+                    if found is None:
+                        return None
+                    exact_p += k * found[0]
+                    exact_e += k * found[1]
+                    count += k
+                p += (exact_p - count * Fraction(average[0], unit)) / left
+                e += (exact_e - count * Fraction(average[1], unit)) / left
+        return p, e
+
+    def _fresh_best(
+        self, cards: tuple[Card, ...], hard: int, ace: bool, seen: frozenset[Suit]
+    ) -> tuple[Fraction, Fraction] | None:
+        """The best (P, E) of the state (hard, ace, suits ``seen``) with exactly ``cards`` left in the shoe
+        (and this plan's discards behind them), from a plan of its own sharing this plan's budget; None
+        when the budget ran out. Results are shared by the shoe's make-up, the suits whose order cannot
+        matter (no bonus of theirs is still to count) in any order."""
+        options = self.root.options
+        bonuses = rules.suit_bonuses(self.root.characteristics) if options.characteristic_rule else {}
+        # a suit's row: its cards left by value, then in the discards (which the order of suits must keep)
+        by_suit = Counter((card.suit, card.pip_value) for card in cards)
+        in_pile = Counter((card.suit, card.pip_value) for card in self.pile)
+        rows = {
+            suit: tuple(by_suit[(suit, v)] for v in VALUES) + tuple(in_pile[(suit, v)] for v in VALUES)
+            for suit in Suit
+        }
+        fixed = tuple((suit, rows[suit]) for suit in Suit if suit in bonuses and suit not in seen)
+        free = sorted(rows[suit] for suit in Suit if suit not in bonuses or suit in seen)
+        key = (hard, ace, fixed, *free)
+        found = self.fresh.get(key)
+        if found is not None:
+            return found
+        if self.budget[0] <= 0:
+            return None
+        plan = VoluntaryPlan.__new__(VoluntaryPlan)
+        plan.root = self.root
+        plan.exact_odds = True
+        plan._setup(self.root, cards, self.pile, hard, ace, seen)
+        plan.budget, plan.fresh = self.budget, self.fresh
+        choices = plan._choices_at((), hard, ace)
+        self.budget[0] -= len(plan.memo) + SETUP_COST
+        if not plan.exact_odds:
+            return None
+        found = self.fresh[key] = choices[self._best(choices)][1]
+        return found
+
     @staticmethod
-    def _best(choices: list[tuple[Action, tuple[int, int]]]) -> int:
+    def _best(
+        choices: Sequence[tuple[Action, tuple[Fraction, Fraction]]]
+        | Sequence[tuple[Action, tuple[int, int]]],
+    ) -> int:
         best = 0
         for i, (_, pe) in enumerate(choices):
             if pe > choices[best][1]:  # lexicographic: P(success) first, then expected TRL
@@ -1702,18 +2388,28 @@ class VoluntaryPlan:
     def _decision(self, hand: rules.Hand) -> HandDecision:
         choices = self._choices(hand)
         best = self._best(choices)
-        left = sum(self.cnt)
-        unit = self.solver.depth_scale[self.solver.size - left] * self.solver.scale
-        odds = [ActionOdds(action, Fraction(p, unit), Fraction(e, unit)) for action, (p, e) in choices]
+        odds = [ActionOdds(action, p, e) for action, (p, e) in choices]
         hit = odds[-1] if odds[-1].action == HIT else None
         adders = tuple(o for o in odds if o.action.kind == "add")
-        return HandDecision(total=hand.total, stand=odds[0], adders=adders, hit=hit, best=odds[best])
+        return HandDecision(
+            total=hand.total, stand=odds[0], adders=adders, hit=hit, best=odds[best], exact=self.exact_odds
+        )
 
     def decide(self, hand: rules.Hand) -> Action:
-        """The optimal move for a later state of this hand (same shoe, more cards drawn)."""
+        """The optimal move for a later state of this hand (same shoe, more cards drawn).
+
+        Where the suits of the cards drawn since the root could turn that move (a tainted state), a fresh
+        plan of the cards actually left decides it.
+        """
         if not hand.can_stand:
             raise IllegalMove("This hand has no decision to make now.")
         choices = self._choices(hand)
+        plan, drawn = self._plan_of(hand)
+        ckey, skey, seen, _ = plan._enter(drawn)
+        if plan.certify and drawn and plan._key(ckey, skey, seen) in plan.tainted:
+            left = Counter(plan.remaining)
+            left.subtract(drawn)
+            return VoluntaryPlan(hand, sorted(left.elements()), plan.pile).decision.best.action
         return choices[self._best(choices)][0]
 
 

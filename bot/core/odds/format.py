@@ -7,7 +7,7 @@ from math import floor
 
 from bot.core.dn import SuccessLevel
 from bot.core.errors import RuleError
-from bot.core.odds.cards import HandDecision, InvoluntaryOdds
+from bot.core.odds.cards import ActionOdds, HandDecision, InvoluntaryOdds
 from bot.core.odds.decision import DecisionOdds, SupplyOdds
 from bot.core.odds.dn import DnOdds
 from bot.core.odds.rps import RpsCheckOdds, SustainedOdds
@@ -19,6 +19,8 @@ __all__ = [
     "decision_summary",
     "dn_summary",
     "hand_decision_summary",
+    "is_estimate",
+    "move_chance",
     "percent",
     "rps_summary",
     "supply_summary",
@@ -95,12 +97,27 @@ def cards_summary(odds: InvoluntaryOdds, actual_trl: int | None = None) -> str:
     return f"{head}; TRL {actual_trl} or better: {percent(odds.at_least(actual_trl))}"
 
 
+def is_estimate(decision: HandDecision, option: ActionOdds) -> bool:
+    """True when ``option``'s figures are an estimate, not exact optimal play (Hit, when the decision is
+    not exact)."""
+    return not decision.exact and option.action.kind == "hit"
+
+
+def move_chance(decision: HandDecision, option: ActionOdds, digits: int = 0) -> str:
+    """ "62%", or "about 62%" where the figure is an estimate."""
+    text = percent(option.success, digits)
+    return f"about {text}" if is_estimate(decision, option) else text
+
+
 def hand_decision_summary(decision: HandDecision) -> str:
-    """ "Hit 62% (E TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"."""
+    """ "Hit 62% (TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"; an estimated Hit
+    reads "Hit about 62% (TRL about 2.4)"."""
     parts = []
     for option in decision.options:
+        about = "about " if is_estimate(decision, option) else ""
         parts.append(
-            f"{option.action.label} {percent(option.success)} (TRL {float(option.expected_trl):.1f})"
+            f"{option.action.label} {move_chance(decision, option)} "
+            f"(TRL {about}{float(option.expected_trl):.1f})"
         )
     return " · ".join(parts) + f" · best: {decision.best.action.label}"
 

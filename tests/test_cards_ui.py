@@ -1,0 +1,94 @@
+"""How a hand reads (bot.ui.cards): compact public lines, Details, and a task's characteristics as typed."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core import blackjack as bj
+from bot.core.cards import Card
+from bot.core.errors import RuleError
+from bot.store import Sheet
+from bot.ui.cards import (
+    Notes,
+    characteristic_choices,
+    hand_details_embed,
+    hand_embed,
+    read_characteristics,
+)
+from bot.ui.reply import UserError
+
+NOTES = Notes(hand_id=7, owner_id=1, owner_name="Bea", skill_label="Lockpicking")
+
+
+def played(hand: bj.Hand, *codes: str) -> bj.Hand:
+    for code in codes:
+        card = Card.parse(code)
+        hand = bj.deal(hand, card) if hand.needs_card else bj.hit(hand, card)
+    return hand
+
+
+def sheet(bonuses: dict[str, int]) -> Sheet:
+    return Sheet.model_validate(
+        {"id": 1, "guild_id": 1, "owner_id": 1, "name": "Rook", "system": "cards", "bonuses": bonuses}
+    )
+
+
+def test_a_result_is_a_title_and_at_most_three_lines_without_rules_or_fumbles() -> None:  # BJ-10, BJ-11
+    hand = bj.stand(played(bj.start_voluntary(4, 3, characteristics=[("Strength", 2)]), "5S", "KH", "2D"))
+    assert hand.fumble_flags  # 2♦ as the third card
+    embed = hand_embed(hand, NOTES)
+    result = bj.resolve(hand)
+    assert (result.trl, result.down) == ((17 + 2) // 5 + 4 - 3, -5)
+    assert embed.title == "Bea - Lockpicking: Average (TRL 4), success"
+    assert embed.description is not None
+    assert embed.description.split("\n") == [
+        "5♠ K♥ 2♦: stood on 17",
+        "Competent (4) vs Average (3) · Strength +2 counts (♠ played)",
+    ]
+    shown = f"{embed.title} {embed.description} {embed.footer.text}"
+    assert "umble" not in shown and "BJ-" not in shown and "Down" not in shown
+    details = {f.name: f.value for f in hand_details_embed(hand, NOTES, gm=True).fields}
+    assert details["Down / Up (BJ-10)"].startswith("-5 / +5: ")
+    assert details["For the GM (BJ-11)"].startswith("Fumble chance: 2♦ as card 3")
+    assert "For the GM (BJ-11)" not in {f.name for f in hand_details_embed(hand, NOTES).fields}
+
+
+def test_in_play_a_characteristic_counts_from_the_cards_shown_only() -> None:  # BJ-4, BJ-9
+    hand = played(bj.start_voluntary(4, 3, characteristics=[("Strength", 2), ("Speed", 1)]), "5S", "KH")
+    embed = hand_embed(hand, NOTES)
+    assert embed.description is not None
+    cards, task, moves = embed.description.split("\n")
+    assert cards == "🂠 K♥: 10 showing + the face-down card" and "5♠" not in embed.description
+    assert task == "Competent (4) vs Average (3) · Strength +2 if a ♠ is played · Speed +1 counts (♥ played)"
+    assert moves.startswith("**Hit** draws a card · **Stand** keeps your total")
+    revealed = hand_embed(hand, NOTES, reveal=True)  # a GM's /cards reveal
+    assert revealed.description is not None and revealed.description.startswith("5♠ K♥: total 15")
+
+
+def test_characteristics_as_typed() -> None:  # BJ-9
+    rook = sheet({"Strength": 2, "Dexterity": -1})
+    assert read_characteristics("strength, Dexterity +3, speed", rook) == [
+        ("Strength", 2),
+        ("Dexterity", 3),
+        ("Speed", 0),
+    ]
+    assert read_characteristics("Will -2, Power: 4, Control=1", None) == [
+        ("Will", -2),
+        ("Power", 4),
+        ("Control", 1),
+    ]
+    assert read_characteristics(None, rook) == [] and read_characteristics(" , ", rook) == []
+    with pytest.raises(UserError, match="twice"):
+        read_characteristics("Speed, speed +1", None)
+    with pytest.raises(UserError, match="-10 to 10"):
+        read_characteristics("Speed +11", None)
+    with pytest.raises(RuleError, match="not a characteristic"):
+        read_characteristics("Luck", None)
+
+
+def test_characteristic_suggestions_complete_the_last_entry() -> None:
+    rook = sheet({"Dexterity": 3})
+    offered = characteristic_choices(rook, "Strength, d")
+    assert offered[0] == ("Strength, Dexterity (♦, your bonus +3)", "Strength, Dexterity")
+    assert all(value.startswith("Strength, ") and value != "Strength, Strength" for _, value in offered)
+    assert ("Speed (♥)", "Speed") in characteristic_choices(None, "spe")

@@ -121,17 +121,17 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         return (sheet.name if sheet is not None else shown_name(member.display_name)), sheet
 
     # ------------------------------------------------------------------------------------------------
-    @app_commands.command(name="roll", description="Roll 2d6 + stat + modifiers against a target (DD-1).")
+    @app_commands.command(name="roll", description="Roll 2d6 + stat + modifiers against a target.")
     @app_commands.describe(
         stat_name="A stat from your active decision sheet",
         stat="A raw stat instead of a sheet stat (-20..20)",
-        target="A named target number (DD-4)",
+        target="A named target number",
         target_number="A raw target number 2..30 instead of a named one",
         modifier="Any other modifier (-50..50)",
-        bonus="A bonus; if it comes out negative it counts 0 (DD-3)",
-        penalty="A penalty (negative); if it comes out positive it counts 0 (DD-3)",
-        advantage="Roll 3d6 (DD-2)",
-        disadvantage="Roll 1d6; with advantage they cancel to 2d6 (DD-2)",
+        bonus="A bonus; if it comes out negative it counts 0",
+        penalty="A penalty (negative); if it comes out positive it counts 0",
+        advantage="Roll 3d6",
+        disadvantage="Roll 1d6; with advantage they cancel to 2d6",
         visibility="Who sees the result (default: the channel's default)",
     )
     @app_commands.choices(target=TARGET_CHOICES)
@@ -234,7 +234,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         return stat_choices(sheet, current)
 
     # ------------------------------------------------------------------------------------------------
-    @app_commands.command(name="contested", description="2 to 6 parties roll; the highest total wins (DD-5).")
+    @app_commands.command(name="contested", description="2 to 6 parties roll; the highest total wins.")
     @app_commands.describe(
         stat="The stat every member party uses from their active decision sheet (none: stat 0)",
         advantage="Parties rolling 3d6: slot numbers or names, comma separated (e.g. 1,3)",
@@ -368,7 +368,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         return choices[:25]
 
     # ------------------------------------------------------------------------------------------------
-    @app_commands.command(name="percent", description="Roll d100 against a chance in percent (DD-8).")
+    @app_commands.command(name="percent", description="Roll d100 against a chance in percent.")
     @app_commands.describe(
         chance="The chance of success in percent (0..100)",
         visibility="Who sees the result (default: the channel's default)",

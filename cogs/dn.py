@@ -102,12 +102,12 @@ class DifficultyNumber(
         )
 
     # -- /dn check -----------------------------------------------------------------------------------
-    @app_commands.command(name="check", description="Skill check: skill level + natural ability + DF (DN-1).")
+    @app_commands.command(name="check", description="Skill check: skill level + natural ability + DF.")
     @app_commands.describe(
         skill="A skill from your active Difficulty Number sheet.",
         characteristics="Characteristics whose average is the natural ability, by commas "
         "(default: the skill's own).",
-        df="Difficulty Factor, -10 (hard) to +5 (easy); default 0 (DN-3).",
+        df="Difficulty Factor, -10 (hard) to +5 (easy); default 0.",
         visibility=VISIBILITY_HELP,
     )
     async def check_command(
@@ -158,14 +158,12 @@ class DifficultyNumber(
         return _choices(list_choices(list(sheet.attributes) if sheet else [], current))
 
     # -- /dn raw -------------------------------------------------------------------------------------
-    @app_commands.command(
-        name="raw", description="A DN from numbers: given, or characteristic x complexity (DN-2)."
-    )
+    @app_commands.command(name="raw", description="A DN from numbers: given, or characteristic x complexity.")
     @app_commands.describe(
         dn="The Difficulty Number itself (it already includes its DF).",
         characteristic="Or a characteristic (1-30) for a use without a skill.",
         complexity="Complexity factor for the characteristic (default x1).",
-        df="Difficulty Factor with a characteristic, -10 to +5 (DN-3).",
+        df="Difficulty Factor with a characteristic, -10 to +5.",
         visibility=VISIBILITY_HELP,
     )
     @app_commands.choices(

@@ -290,9 +290,9 @@ class ServerSetup(commands.Cog):
         default_permissions=discord.Permissions(manage_guild=True),
     )
     channel_gm = app_commands.Group(
-        name="channel-gm", description="Members made GM of this channel (GM-1).", parent=setup_group
+        name="channel-gm", description="Members made GM of this channel.", parent=setup_group
     )
-    roles = app_commands.Group(name="roles", description="The server's GM roles (GM-1).", parent=setup_group)
+    roles = app_commands.Group(name="roles", description="The server's GM roles.", parent=setup_group)
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
@@ -386,11 +386,11 @@ class ServerSetup(commands.Cog):
     )
     @app_commands.describe(
         margins="Show System X margins signed (+3) or as letters (S3).",
-        adder_scheme="Which skill adder values cards allow (BJ-7).",
-        suit_bonus="Cards: a second bonus card on a matching suit (BJ-6).",
-        characteristic_rule="Cards: characteristic suits give their bonus (BJ-9).",
-        fumble_flags="Cards: flag fumble chances for the GM (BJ-11).",
-        decks="Decks in each channel's shoe (BJ-1).",
+        adder_scheme="Which skill adder values cards allow.",
+        suit_bonus="Cards: a second bonus card on a matching suit.",
+        characteristic_rule="Cards: characteristic suits give their bonus.",
+        fumble_flags="Cards: flag fumble chances for the GM.",
+        decks="Decks in each channel's shoe.",
         chart="A custom System X roll chart (CSV like data/systemx_roll_chart.csv).",
         default_chart="True: go back to the default roll chart.",
         visibility="This channel's default visibility for rolls.",

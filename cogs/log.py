@@ -1,4 +1,4 @@
-"""`/log`: the channel's last rolls; a hidden roll's result only for GMs (issue 7), or a file of the log.
+"""`/log`: the channel's last rolls; a hidden roll's result only for GMs, or a file of the log.
 
 Always ephemeral, because what a reader may see depends on who they are: GMs see every roll; everyone
 else sees a private, gm or blind roll nobody revealed only as "hidden roll" (except the roller of a
@@ -30,7 +30,7 @@ EXPORT_SLICE = 2_000  # rows per job of the worker building an export
 
 
 def may_see(record: RollRecord, viewer_id: int, viewer_is_gm: bool) -> bool:
-    """Issue 7: GMs see everything; others see public or revealed rolls, and their own private or gm rolls.
+    """GMs see everything; others see public or revealed rolls, and their own private or gm rolls.
 
     (A gm roll's roller got the result ephemerally when rolling; a blind roll's roller never sees it.)
     """

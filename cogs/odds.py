@@ -1,4 +1,4 @@
-"""`/odds`: exact chances before a roll, one subcommand per system, as a table and a chart (issue 5).
+"""`/odds`: exact chances before a roll, one subcommand per system, as a table and a chart.
 
 Options mirror the roll commands (sheet-aware: a skill from your active sheet, or raw numbers).
 Decisions:
@@ -162,9 +162,7 @@ class Odds(
         await reply(interaction, embed=answer.embed, files=[chart_file(png)], ephemeral=not public)
 
     # -- /odds sysx --------------------------------------------------------------------------------
-    @app_commands.command(
-        name="sysx", description="System X: a check's margins; opposed or combined (SX-2..SX-9)."
-    )
+    @app_commands.command(name="sysx", description="System X: a check's margins; opposed or combined.")
     @app_commands.describe(
         skill="A skill from your active System X sheet.",
         sv="Or a raw Skill Value.",
@@ -215,7 +213,7 @@ class Odds(
             if part
         )
         inputs = f"{source.breakdown}" + (f"; {mods}" if mods else "")
-        footer = "Rules: SX-2..SX-7 · " + ("the guild's own roll chart" if custom else "the bot's roll chart")
+        footer = "" + ("the guild's own roll chart" if custom else "the bot's roll chart")
         if opposed:
             if against_skill is not None and against is None:
                 raise UserError("against_skill needs the member in against.")
@@ -300,9 +298,7 @@ class Odds(
         return _choices(sx_ui.skill_choices(sheet, current))
 
     # -- /odds dn ----------------------------------------------------------------------------------
-    @app_commands.command(
-        name="dn", description="Difficulty Number: each success level's chance (DN-1..DN-5)."
-    )
+    @app_commands.command(name="dn", description="Difficulty Number: each success level's chance.")
     @app_commands.describe(
         skill="A skill from your active Difficulty Number sheet.",
         characteristics="Characteristics averaged for natural ability, by commas (default: the skill's own).",
@@ -350,7 +346,6 @@ class Odds(
             headline=f"{percent(odds.success)} to succeed at DN {total}",
             rows_text=table(rows, head="level"),
             fields=[("DN", what), ("Critical failure", percent(odds.critical_failure, 1))],
-            footer="Rules: DN-1..DN-5",
         )
         await self._answer(interaction, OddsAnswer(embed, "dn_chart", (odds,)), public=public)
 
@@ -362,17 +357,15 @@ class Odds(
         return _choices(dn_ui.skill_choices(sheet, current))
 
     # -- /odds rps ---------------------------------------------------------------------------------
-    @app_commands.command(
-        name="rps", description="RPS: the Success Level's chances; resisted actions (RPS-2..RPS-7)."
-    )
+    @app_commands.command(name="rps", description="RPS: the Success Level's chances; resisted actions.")
     @app_commands.describe(
         skill="A skill from your active RPS sheet.",
         parent="The skill's parent attribute, or one of its alternates.",
         attribute="Or an attribute of your sheet (Base = 2 x attribute).",
         base="Or a raw Base.",
-        difficulty="The task's difficulty (RPS-1).",
+        difficulty="The task's difficulty.",
         modifier="Any other modifier to the Base.",
-        resisted="Resisted: the other parties' Bases, separated by commas (RPS-7).",
+        resisted="Resisted: the other parties' Bases, separated by commas.",
         public=PUBLIC_HELP,
     )
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
@@ -408,7 +401,6 @@ class Odds(
                 headline=f"{percent(odds.win[0])} for you to win (ties re-roll, RPS-7)",
                 rows_text=table(rows, head="party", cumulative=""),
                 fields=[("You", inputs), ("Summary", win_line(names, odds))],
-                footer="Rules: RPS-1..RPS-7",
             )
             title = {"title": "Resisted: who wins"}
             await self._answer(
@@ -428,7 +420,6 @@ class Odds(
                     f"critical {percent(check.critical_success, 1)} · fumble {percent(check.fumble, 1)}",
                 ),
             ],
-            footer="Rules: RPS-1..RPS-5",
         )
         await self._answer(interaction, OddsAnswer(embed, "rps_chart", (check,)), public=public)
 
@@ -447,20 +438,18 @@ class Odds(
         return _matching(list(sheet.attributes) if sheet else [], current)
 
     # -- /odds decision ----------------------------------------------------------------------------
-    @app_commands.command(
-        name="decision", description="Decision dice: totals against a target; contests (DD-1..DD-5)."
-    )
+    @app_commands.command(name="decision", description="Decision dice: totals against a target; contests.")
     @app_commands.describe(
         stat_name="A stat from your active decision sheet.",
         stat="Or a raw stat (-20..20).",
-        target="A named target number (DD-4).",
+        target="A named target number.",
         target_number="Or a raw target number 2..30.",
         modifier="Any other modifier (-50..50).",
-        bonus="A bonus; negative counts 0 (DD-3).",
-        penalty="A penalty; positive counts 0 (DD-3).",
-        advantage="Roll 3d6 (DD-2).",
-        disadvantage="Roll 1d6 (DD-2).",
-        contested="Contested: the other parties' modifiers (2d6 each), separated by commas (DD-5).",
+        bonus="A bonus; negative counts 0.",
+        penalty="A penalty; positive counts 0.",
+        advantage="Roll 3d6.",
+        disadvantage="Roll 1d6.",
+        contested="Contested: the other parties' modifiers (2d6 each), separated by commas.",
         public=PUBLIC_HELP,
     )
     @app_commands.choices(target=TARGETS)
@@ -502,7 +491,6 @@ class Odds(
                     [Row(n, p) for n, p in zip(names, odds.win, strict=True)], head="party", cumulative=""
                 ),
                 fields=[("You", inputs), ("Summary", win_line(names, odds))],
-                footer="Rules: DD-1..DD-5",
             )
             title = {"title": "Contest: who wins"}
             await self._answer(
@@ -520,7 +508,6 @@ class Odds(
             headline=f"{percent(odds_roll.success)} to reach {odds_roll.target}",
             rows_text=table(distribution_rows(odds_roll.distribution), head="total", cumulative="or more"),
             fields=[("Inputs", inputs)],
-            footer="Rules: DD-1..DD-4",
         )
         await self._answer(interaction, OddsAnswer(embed, "decision_chart", (odds_roll,)), public=public)
 
@@ -533,7 +520,7 @@ class Odds(
         return _matching(names, current)
 
     # -- /odds supply ------------------------------------------------------------------------------
-    @app_commands.command(name="supply", description="Supply die: rolls left until the item is empty (DD-7).")
+    @app_commands.command(name="supply", description="Supply die: rolls left until the item is empty.")
     @app_commands.describe(item="One of your character's supplies.", public=PUBLIC_HELP)
     @app_commands.guild_only()
     async def supply(
@@ -556,7 +543,7 @@ class Odds(
                 ("Next roll", f"{percent(step_chance(die))} to step down"),
                 ("Expected rolls on each die", sizes),
             ],
-            footer="Rules: DD-7 · 'lasts' = P(the item lasts at least that many rolls)",
+            footer="'lasts' = P(the item lasts at least that many rolls)",
         )
         await self._answer(interaction, OddsAnswer(embed, "supply_chart", (odds,)), public=public)
 
@@ -579,8 +566,8 @@ class Odds(
         name="cards", description="Cards: a task from this channel's shoe, or your hand in play."
     )
     @app_commands.describe(
-        difficulty="The task's difficulty (BJ-8), for an involuntary hand's odds.",
-        level="Your skill level (BJ-8); or pick a skill from your sheet.",
+        difficulty="The task's difficulty, for an involuntary hand's odds.",
+        level="Your skill level; or pick a skill from your sheet.",
         skill="A skill from your active cards sheet.",
         characteristics=CHARACTERISTICS_HELP,
         hand="Or a voluntary hand in play (its number): each move's chance (owner or GM; only you see it).",
@@ -638,7 +625,7 @@ class Odds(
             headline=f"{line} (this channel's shoe: {len(shoe.remaining)} cards left)",
             rows_text=table(distribution_rows(odds.trl, lambda t: f"TRL {t}"), head="TRL"),
             fields=[("Expected TRL", f"{float(odds.expected_trl):.2f}")],
-            footer="Rules: BJ-2..BJ-10 · drawn from the cards left in this channel's shoe",
+            footer="drawn from the cards left in this channel's shoe",
         )
         await self._answer(interaction, OddsAnswer(embed, "trl_chart", (odds,)), public=public)
 
@@ -689,7 +676,7 @@ class Odds(
             headline=f"best: {best.action.label} ({move_chance(decision, best)} to succeed)",
             rows_text=table(rows, head="move", cumulative=""),
             fields=fields,
-            footer="Rules: BJ-4, BJ-7 · Hit assumes the best play afterwards · only you see this",
+            footer="Hit assumes the best play afterwards · only you see this",
         )
         await self._answer(interaction, OddsAnswer(embed, "hand_decision_chart", (decision,)), public=False)
 
@@ -712,9 +699,7 @@ class Odds(
         return _matching(list(sheet.skills) if sheet else [], current)
 
     # -- /odds pool --------------------------------------------------------------------------------
-    @app_commands.command(
-        name="pool", description="A sustained action as it stands: checks and time left (RPS-8)."
-    )
+    @app_commands.command(name="pool", description="A sustained action as it stands: checks and time left.")
     @app_commands.describe(name="The sustained action (owner or GM).", public=PUBLIC_HELP)
     @app_commands.guild_only()
     async def pool(self, interaction: discord.Interaction[Any], name: NameText, public: bool = False) -> None:
@@ -762,7 +747,7 @@ class Odds(
                 ),
                 *pool_fields(odds, stored.time_unit),
             ],
-            footer="Rules: RPS-8 · 'chance' = completes within that many checks, 'fail' = fails within them",
+            footer="'chance' = completes within that many checks, 'fail' = fails within them",
         )
         await self._answer(interaction, OddsAnswer(embed, "check_count_chart", (counts,)), public=public)
 

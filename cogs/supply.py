@@ -8,7 +8,7 @@ store's atomic ``apply_roll_logged`` with the die it rolled (the step and the ro
 transaction); when someone else's roll changed the die first (Conflict) the bot re-reads it and rolls
 the current die once more, else asks the player to roll again.
 Supply rolls take no GM modifiers (GM-3 lists none for them). The commands are guild-only: supplies are
-set by a guild's GMs. A supply roll is never blind (issue 7): the die's new size is visible to its owner.
+set by a guild's GMs. A supply roll is never blind: the die's new size is visible to its owner.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from bot.ui.visibility import resolve_mode
 
 SYSTEM = "decision"
 Visibility = Literal["public", "private", "gm", "blind"]
-# Issue 7: a blind roll's result must not be inferable by the roller, but a supply die's size is what
+# A blind roll's result must not be inferable by the roller, but a supply die's size is what
 # /supply show, the item autocomplete and the next roll all show; so supply rolls are never blind.
 BLIND_SUPPLY = (
     "A supply roll cannot be blind: your die's size shows in /supply show and on your next roll; "
@@ -58,9 +58,7 @@ def empty_sentence(character: str, item: str) -> str:
 
 
 @app_commands.guild_only()
-class Supply(
-    commands.GroupCog, group_name="supply", group_description="Supply dice: d12 down to empty (DD-7)."
-):
+class Supply(commands.GroupCog, group_name="supply", group_description="Supply dice: d12 down to empty."):
     """Supply dice: roll one, show them, and (GM) set or restore them."""
 
     def __init__(self, bot: Any) -> None:
@@ -83,9 +81,7 @@ class Supply(
         return supply
 
     # ------------------------------------------------------------------------------------------------
-    @app_commands.command(
-        name="roll", description="Roll an item's supply die; 3 or lower steps it down (DD-7)."
-    )
+    @app_commands.command(name="roll", description="Roll an item's supply die; 3 or lower steps it down.")
     @app_commands.describe(
         item="One of your character's supplies",
         visibility="Who sees the result (default: the channel's default)",
@@ -174,7 +170,7 @@ class Supply(
         )
 
     # ------------------------------------------------------------------------------------------------
-    @app_commands.command(name="set", description="GM: set or restore a character's supply die (DD-7).")
+    @app_commands.command(name="set", description="GM: set or restore a character's supply die.")
     @app_commands.describe(
         member="Whose character (their active decision sheet, else their name)",
         item="The item, e.g. rations or torches",

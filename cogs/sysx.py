@@ -127,9 +127,7 @@ class SystemX(
         return S0, "default"
 
     # -- /sysx check ---------------------------------------------------------------------------------
-    @app_commands.command(
-        name="check", description="One skill check: d20 against your Skill Value (SX-1..SX-7)."
-    )
+    @app_commands.command(name="check", description="One skill check: d20 against your Skill Value.")
     @app_commands.describe(
         skill="A skill from your active System X sheet (its attribute + rating make the SV).",
         sv="Or a raw Skill Value.",
@@ -230,7 +228,7 @@ class SystemX(
         return _choices(skill_choices(await self._sheet(interaction, interaction.user.id), current))
 
     # -- /sysx opposed -------------------------------------------------------------------------------
-    @app_commands.command(name="opposed", description="Actor against target, one d20 each (SX-8).")
+    @app_commands.command(name="opposed", description="Actor against target, one d20 each.")
     @app_commands.describe(
         actor="Who acts, a member (their active System X sheet gives the SV).",
         target="Who opposes, a member (their active System X sheet gives the SV).",
@@ -357,7 +355,7 @@ class SystemX(
         return await self._member_skills(interaction, "target", current)
 
     # -- /sysx combined ------------------------------------------------------------------------------
-    @app_commands.command(name="combined", description="Up to 6 actors on one task, folded in pairs (SX-9).")
+    @app_commands.command(name="combined", description="Up to 6 actors on one task, folded in pairs.")
     @app_commands.describe(
         member1="First actor, a member (give skill1 from their sheet, or sv1).",
         member2="Second actor.",
@@ -495,9 +493,7 @@ class SystemX(
         return await self._member_skills(interaction, "member" + str(focused)[-1], current)
 
     # -- /sysx synergy -------------------------------------------------------------------------------
-    @app_commands.command(
-        name="synergy", description="Checks in order, each adding the previous margin (SX-10)."
-    )
+    @app_commands.command(name="synergy", description="Checks in order, each adding the previous margin.")
     @app_commands.describe(
         skills="2 to 10 skills from your sheet in order, separated by commas (a number is a raw SV).",
         required="Required margin for the last check (default S0).",
@@ -569,9 +565,7 @@ class SystemX(
         return _choices(list_choices(list(sheet.skills) if sheet else [], current))
 
     # -- /sysx flat ----------------------------------------------------------------------------------
-    @app_commands.command(
-        name="flat", description="A flat chance: the event happens when d20 < value (SX-11)."
-    )
+    @app_commands.command(name="flat", description="A flat chance: the event happens when d20 < value.")
     @app_commands.describe(
         value="The event happens when the d20 is strictly under this (1-21).", visibility=VISIBILITY_HELP
     )
@@ -603,9 +597,7 @@ class SystemX(
         )
 
     # -- /sysx wounds (GM) ---------------------------------------------------------------------------
-    @app_commands.command(
-        name="wounds", description="GM: set a member's current (and maximum) wounds (SX-2)."
-    )
+    @app_commands.command(name="wounds", description="GM: set a member's current (and maximum) wounds.")
     @app_commands.describe(
         member="Whose active System X sheet.",
         current="Current wounds (0 up to the maximum).",
@@ -654,7 +646,7 @@ def _flat_options(interaction: discord.Interaction[Any]) -> list[dict[str, Any]]
 
 
 def load_chart(path: Path = CHART_FILE) -> RollChart:
-    """The frozen roll chart (SX-5), read once when the cog loads."""
+    """The frozen roll chart, read once when the cog loads."""
     return parse_chart(path.read_text(encoding="utf-8"))
 
 

@@ -858,7 +858,7 @@ class HandSummary(NamedTuple):
     """Everything a hand's message shows; the face-down card is None in ``cards`` unless revealed.
 
     A named tuple, not a frozen dataclass: one is built for every click's message, and a frozen
-    dataclass sets its 19 fields one `object.__setattr__` at a time (2.1 µs against 0.5).
+    dataclass sets its 19 fields one `object.__setattr__` at a time.
     """
 
     mode: HandMode

@@ -81,7 +81,7 @@ class Card:
 
     def __reduce__(self) -> tuple[Callable[[str], Card], tuple[str]]:
         """Pickled as its code and read back as the shared Card (the odds workers get a shoe's every card):
-        a hand and a 52-card shoe 1.8 KB and 35 µs to pickle as dataclasses, 1.0 KB and 21.5 µs as codes."""
+        a code is smaller and quicker to pickle than the dataclass's fields."""
         return _card_of, (self._code,)
 
     @property
@@ -136,8 +136,7 @@ class Card:
 
 def _card_of(code: str) -> Card:
     """``Card.parse`` for pickle (`Card.__reduce__`): a module function is one reference that pickle
-    remembers, where the bound ``Card.parse`` is written out again for every card (40 cards: 0.8 KB and
-    28 µs against 0.5 KB and 13 µs)."""
+    remembers, where the bound ``Card.parse`` is written out again for every card."""
     return Card.parse(code)
 
 

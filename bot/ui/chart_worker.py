@@ -24,7 +24,7 @@ def render_chart(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> by
     give_back = _trim()
     if give_back is not None:
         # A chart's pixel buffers (MBs) are freed by now, but the C allocator keeps the memory for reuse:
-        # hand it back to the system (0.3 ms against a chart's ~70; bench/memory.py: ~3 MB less).
+        # hand it back to the system, so a worker that drew one chart does not keep its peak for ever.
         give_back(0)
     return png
 

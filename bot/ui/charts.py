@@ -1,4 +1,4 @@
-"""Charts of exact odds as PNG bytes, readable on Discord's dark theme (issue 5).
+"""Charts of exact odds as PNG bytes, readable on Discord's dark theme.
 
 Every function builds its own ``matplotlib.figure.Figure`` on an Agg canvas and never touches pyplot's
 global state, so charts may be rendered off the event loop. Rendering holds the GIL for stretches of tens

@@ -1,4 +1,4 @@
-"""GM tools rendered: pending modifiers, guild settings, and GM requests for a blind roll (issue 7).
+"""GM tools rendered: pending modifiers, guild settings, and GM requests for a blind roll.
 
 A blind-roll request lives in the store's key-value table (no schema change):
 ``roll_request:<id>`` holds the open request (guild, channel, player, system, GM, note) until the named

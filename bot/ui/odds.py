@@ -1,4 +1,4 @@
-"""Odds on Discord (issue 5): the "chance it had" line of every roll result, and the /odds answers.
+"""Odds on Discord: the "chance it had" line of every roll result, and the /odds answers.
 
 Roll results: a system cog computes the line with the exact inputs its roll used (after GM modifiers,
 wounds, the guild's chart) and adds it with `add_odds` to the result embed *before* `publish`, so the

@@ -485,7 +485,7 @@ def pool_progress_fields(pool: Pool, change: int, *, veiled: bool = False) -> li
     ]  # fmt: skip
 
 
-# -- what a hidden check of a pool leaves visible (issue 7) -----------------------------------------------
+# -- what a hidden check of a pool leaves visible ---------------------------------------------------------
 MAX_POOL_LOOKBACK = 500  # the store's most: how far back a pool's hidden checks are looked for
 
 

@@ -1,4 +1,4 @@
-"""`/cards`: blackjack-style task resolution (BJ-1..BJ-11) from each channel's shoe, with hand buttons.
+"""`/cards`: blackjack-style task resolution from each channel's shoe, with hand buttons.
 
 Decisions (where the rules are silent):
 - A GM modifier of kind ``difficulty`` (0..7) replaces the task difficulty the player asked for (GM-3); when

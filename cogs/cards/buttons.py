@@ -1,4 +1,4 @@
-"""The buttons and the select on a hand's message: Hit, Stand, Peek, Odds, Details and Add skill (BJ-4..BJ-7).
+"""The buttons and the select on a hand's message: Hit, Stand, Peek, Odds, Details and Add skill.
 
 A custom_id carries the hand's id and the action only (``bj:12:hit``). Every click finds the hand in the
 store again (`bot.ui.hands.open_hand`), so the buttons work after a restart. Moves, Peek and Odds are for
@@ -99,7 +99,7 @@ class HandButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"bj:(?P<hand_id>{ID_PATTERN}):(?P<action>hit|stand|peek|odds|details)",
 ):
-    """Hit draws a card (and the bonus cards a 21 earns, BJ-6), Stand ends the hand (BJ-4); Peek shows the
+    """Hit draws a card (and the bonus cards a 21 earns, BJ-6), Stand ends the hand; Peek shows the
     face-down card and Odds the chance of each move, to the owner or a GM only; Details the breakdown."""
 
     def __init__(self, hand_id: int, action: str) -> None:
@@ -146,7 +146,7 @@ class AddSkillSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=rf"bj:(?P<hand_id>{ID_PATTERN}):add",
 ):
-    """Add one value of the skill's adder set; the hand ends (BJ-7)."""
+    """Add one value of the skill's adder set; the hand ends."""
 
     def __init__(self, hand_id: int, options: list[discord.SelectOption] | None = None) -> None:
         super().__init__(
@@ -225,7 +225,7 @@ async def show(interaction: discord.Interaction[Any], moved: Moved) -> None:
 
 
 async def peek(interaction: discord.Interaction[Any], record: HandRecord) -> None:
-    """The face-down card and the running total (BJ-4), to the owner or a GM only."""
+    """The face-down card and the running total, to the owner or a GM only."""
     await reply(interaction, peek_text(Hand.from_dict(record.data)), ephemeral=True)
 
 

@@ -127,11 +127,11 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
 
     @app_commands.command(name="task", description="Resolve a task with cards from this channel's shoe.")
     @app_commands.describe(
-        difficulty="The task's difficulty (BJ-8).",
-        level="Your skill level (BJ-8); or pick a skill from your sheet.",
+        difficulty="The task's difficulty.",
+        level="Your skill level; or pick a skill from your sheet.",
         skill="A skill from your active cards sheet.",
         characteristics=CHARACTERISTICS_HELP,
-        mode="Voluntary: you play Hit/Stand/Add skill (BJ-4). Involuntary: the dealer's rule (BJ-3).",
+        mode="Voluntary: you play Hit/Stand/Add skill. Involuntary: the dealer's rule.",
         visibility="Who sees the result (default: the channel's).",
     )
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES, level=SKILL_CHOICES)
@@ -290,7 +290,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         hands = await self.store.cards.open_hands(guild_id, channel_id)
         await reply(interaction, embed=shoe_embed(shoe, sum(len(h.cards) for h in hands), len(hands)))
 
-    @app_commands.command(name="shuffle", description="GM: reshuffle every card not in an open hand (BJ-1).")
+    @app_commands.command(name="shuffle", description="GM: reshuffle every card not in an open hand.")
     @app_commands.describe(decks="Decks in the new shoe (default: the server's setting).")
     @gm_only()
     async def shuffle(

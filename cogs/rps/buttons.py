@@ -1,4 +1,4 @@
-"""The `/rps` buttons: a sustained action's "Roll next check" (RPS-8), and a failed check's second try
+"""The `/rps` buttons: a sustained action's "Roll next check", and a failed check's second try
 (RPS-9): the GM's "Grant a second try" with its modifier select, and the player's "Try again".
 
 A custom_id carries ids only (``rpspool:7:roll``, ``rps:grant:12``); a click finds its pool or check in
@@ -200,7 +200,7 @@ class GrantModifierSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=rf"rps:grantmod:(?P<log_id>{ID_PATTERN})",
 ):
-    """The second try's modifier, -5..+5 (RPS-9); choosing one grants the try and posts its button."""
+    """The second try's modifier, -5..+5; choosing one grants the try and posts its button."""
 
     def __init__(self, log_id: int) -> None:
         low, high = rps.SECOND_TRY_MIN, rps.SECOND_TRY_MAX

@@ -1,4 +1,4 @@
-"""The `/rps` commands: checks, resisted actions, second tries and sustained actions (RPS-1..RPS-10)."""
+"""The `/rps` commands: checks, resisted actions, second tries and sustained actions."""
 
 from __future__ import annotations
 
@@ -128,9 +128,9 @@ class Rps(
         parent="One of the skill's alternate parent attributes (default: its own parent)",
         attribute="An attribute from your active RPS sheet (Base = 2 x attribute)",
         base="A raw Base instead of the sheet",
-        difficulty="A named difficulty from the GM guide (RPS-1)",
+        difficulty="A named difficulty from the GM guide",
         modifier="Any other modifier to the Base",
-        forgo="Take an assumed success, SL 1, without rolling (Base above 15, or a GM) (RPS-6)",
+        forgo="Take an assumed success, SL 1, without rolling (Base above 15, or a GM)",
         visibility="Who sees the result (default: the channel's setting)",
     )
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
@@ -221,7 +221,7 @@ class Rps(
 
     # -- /rps resisted ----------------------------------------------------------------------------------
     @app_commands.command(
-        name="resisted", description="A resisted action of 2 to 6 parties: highest SL wins (RPS-7)."
+        name="resisted", description="A resisted action of 2 to 6 parties: highest SL wins."
     )
     @app_commands.describe(
         party1='An NPC\'s name, or for member1 a skill ("Stealth", "Stealth (Perception)") or attribute',
@@ -380,7 +380,7 @@ class Rps(
 
     # -- /rps sustained ---------------------------------------------------------------------------------
     @sustained.command(
-        name="start", description="GM: start a sustained action with a Goal and a Success Pool (RPS-8)."
+        name="start", description="GM: start a sustained action with a Goal and a Success Pool."
     )
     @app_commands.describe(
         name="What the action is called in this channel",
@@ -391,7 +391,7 @@ class Rps(
         skill="A skill from the member's active RPS sheet",
         parent="One of the skill's alternate parent attributes",
         attribute="An attribute from the member's active RPS sheet (2 x attribute)",
-        difficulty="A named difficulty (RPS-1)",
+        difficulty="A named difficulty",
         modifier="Any other modifier to the Base",
         no_loss="A failed check takes nothing from the pool (instead of 1)",
     )
@@ -485,7 +485,7 @@ class Rps(
         stopped = await self.store.pools.stop(pool.id)
         if stopped.state != "stopped":  # a check ended it after our read: its own message says how
             raise UserError(f"The sustained action {stopped.name!r} has already {stopped.state}.")
-        # the public message keeps hiding what an unrevealed hidden check did to the pool (issue 7)
+        # the public message keeps hiding what an unrevealed hidden check did to the pool
         hidden = bool(await hidden_pool_checks(self.store, stopped))
         await refresh_pool_message(interaction.client, stopped, hidden=hidden)
         await reply(

@@ -1,4 +1,4 @@
-"""Exact odds for every rule system (issue 5): distributions as Fractions, never simulation.
+"""Exact odds for every rule system: distributions as Fractions, never simulation.
 
 Modules, one function per question (see each module's docstring):
     ``distribution``  ``Distribution`` (ordered outcomes with exact probabilities; at_least, where, ...)

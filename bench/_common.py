@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.fake_discord import server as fake_server  # noqa: E402
-from tests.fake_discord.harness import World, standard_world  # noqa: E402
-from tests.fake_discord.server import FakeDiscord, InteractionRecord  # noqa: E402
+from bot.local.fake import server as fake_server  # noqa: E402
+from bot.local.fake.harness import World, standard_world  # noqa: E402
+from bot.local.fake.server import FakeDiscord, InteractionRecord  # noqa: E402
 
 TOKEN = "MTEx.bench-token.not-a-real-one-5e4d3c2b1a"
 WAIT = 60.0

@@ -51,8 +51,8 @@ from _common import (
     schema_checks,
 )
 
-from tests.fake_discord.harness import World
-from tests.fake_discord.server import MESSAGE, UPDATE_MESSAGE, FakeDiscord, InteractionRecord
+from bot.local.fake.harness import World
+from bot.local.fake.server import MESSAGE, UPDATE_MESSAGE, FakeDiscord, InteractionRecord
 
 MEDIAN_RATIO, THROUGHPUT_SHARE, P99_MS = 1.25, 0.8, 25.0
 Prepare = Callable[[FakeDiscord, World, BotProcess, int], Awaitable[Callable[[int], InteractionRecord]]]

@@ -54,8 +54,8 @@ from latency import (
     store_sheet,
 )
 
-from tests.fake_discord.harness import World
-from tests.fake_discord.server import MESSAGE, FakeDiscord, FakeMessage, InteractionRecord
+from bot.local.fake.harness import World
+from bot.local.fake.server import MESSAGE, FakeDiscord, FakeMessage, InteractionRecord
 
 TARGET_MS = 50.0
 INTERVAL_MS = 5  # bench/_lag_probe.py's INTERVAL

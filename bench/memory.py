@@ -24,8 +24,8 @@ from pathlib import Path
 
 from _common import WAIT, cached_database, launch, machine, open_fake, rerun
 
-from tests.fake_discord.harness import World
-from tests.fake_discord.server import FakeDiscord
+from bot.local.fake.harness import World
+from bot.local.fake.server import FakeDiscord
 
 TARGET_MB = 150.0
 SETTLE_S = 3.0  # past discord.py's guild_ready_timeout (2 s after the last GUILD_CREATE)

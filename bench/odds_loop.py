@@ -23,8 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fake_discord.harness import Harness, standard_world, start_bot
-from tests.fake_discord.server import FakeDiscord
+from bot.local.fake.harness import Harness, standard_world, start_bot
+from bot.local.fake.server import FakeDiscord
 
 RERUN = "/work/main/.venv/bin/python bench/odds_loop.py [--rounds N]"
 TICK = 0.005

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from _common import cached_database, launch, machine, open_fake, rerun
 
-from tests.fake_discord.harness import World
-from tests.fake_discord.server import MESSAGE, FakeDiscord
+from bot.local.fake.harness import World
+from bot.local.fake.server import MESSAGE, FakeDiscord
 
 TARGET_S = 2.0
 

@@ -17,9 +17,8 @@ import discord
 import pytest
 
 from bot.client import point_at
-from tests.e2e.conftest import fake, world
-from tests.fake_discord.harness import World, standard_world
-from tests.fake_discord.server import (
+from bot.local.fake.harness import World, standard_world
+from bot.local.fake.server import (
     API,
     CHANNEL_POST_ROUTE,
     DM_POST_ROUTE,
@@ -28,7 +27,8 @@ from tests.fake_discord.server import (
     InteractionRecord,
     posts_to,
 )
-from tests.fake_discord.world import ADMINISTRATOR, MANAGE_GUILD, USE_APPLICATION_COMMANDS, FakeMessage
+from bot.local.fake.world import ADMINISTRATOR, MANAGE_GUILD, USE_APPLICATION_COMMANDS, FakeMessage
+from tests.e2e.conftest import fake, world
 
 __all__ = ["fake", "world"]  # fixtures shared with the e2e suite
 

@@ -1,8 +1,8 @@
-"""The Discord stand-in the local table runs on: the fake Discord of the tests, imported here and nowhere
-else in `bot.local`, so moving it into the package changes these lines only."""
+"""The Discord stand-in the local table runs on: the same fake Discord the tests and benchmarks use,
+imported here and nowhere else in the local table."""
 
-from tests.fake_discord.server import FakeDiscord, InteractionRecord
-from tests.fake_discord.world import (
+from bot.local.fake.server import FakeDiscord, InteractionRecord
+from bot.local.fake.world import (
     EPHEMERAL,
     EVERYONE_PERMISSIONS,
     LOADING,

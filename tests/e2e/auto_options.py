@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.fake_discord.harness import World
-from tests.fake_discord.server import (
+from bot.local.fake.harness import World
+from bot.local.fake.server import (
     ATTACHMENT,
     BOOLEAN,
     CHANNEL,

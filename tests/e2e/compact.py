@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.fake_discord.harness import Answer, Harness
-from tests.fake_discord.world import FakeMessage, FakeUser
+from bot.local.fake.harness import Answer, Harness
+from bot.local.fake.world import FakeMessage, FakeUser
 
 RULE_ID = re.compile(r"\b(SX|DN|RPS|DD|BJ|GM)-\d+\b")
 

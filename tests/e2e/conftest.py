@@ -17,9 +17,9 @@ import discord
 import pytest
 
 from bot.client import COGS
+from bot.local.fake.harness import Harness, World, standard_world, start_bot
+from bot.local.fake.server import FakeDiscord
 from tests.e2e.probe_cog import PROBE
-from tests.fake_discord.harness import Harness, World, standard_world, start_bot
-from tests.fake_discord.server import FakeDiscord
 
 pytestmark = pytest.mark.slow
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import FakeDiscord
 
 
 async def test_bot_logs_in_with_minimal_intents_and_syncs_commands(

@@ -31,11 +31,11 @@ from bot.core.blackjack import (
 from bot.core.cards import Card, Shoe, full_deck
 from bot.core.odds import cards_summary
 from bot.core.odds.cards import involuntary_odds
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord
+from bot.local.fake.world import FakeChannel, FakeMessage, FakeUser
 from bot.store import Conflict, Store
 from bot.ui.hands import BUSY
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord
-from tests.fake_discord.world import FakeChannel, FakeMessage, FakeUser
 
 # -- helpers -------------------------------------------------------------------------------------------
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.core.blackjack import Hand
+from bot.local.fake.harness import SubprocessBot, World
+from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord
 from bot.store import Store
-from tests.fake_discord.harness import SubprocessBot, World
-from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord
 
 
 async def test_a_voluntary_hand_survives_a_restart(fake: FakeDiscord, world: World, tmp_path: Path) -> None:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import FakeDiscord, posts_to
 from bot.ui.visibility import BLIND_ROLLER_TEXT
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord, posts_to
 
 DEADLINE = 3.0
 SLOW: dict[str, Callable[..., Any]] = {

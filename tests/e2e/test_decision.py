@@ -11,8 +11,8 @@ from typing import Any
 
 from bot.core import decision
 from bot.core.dice import Dice
+from bot.local.fake.harness import Answer, Harness, World
 from tests.e2e.compact import assert_compact, open_details, shown
-from tests.fake_discord.harness import Answer, Harness, World
 
 GREEN, RED = 0x57F287, 0xED4245
 

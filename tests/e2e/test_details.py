@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.local.fake.harness import Harness, SubprocessBot, World
+from bot.local.fake.server import FakeDiscord
 from bot.ui.details import NOT_FOR_YOU
 from tests.e2e.compact import assert_compact, open_details
-from tests.fake_discord.harness import Harness, SubprocessBot, World
-from tests.fake_discord.server import FakeDiscord
 
 
 def field(embed: dict, name: str) -> str:

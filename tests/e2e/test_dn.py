@@ -10,10 +10,10 @@ from typing import Any
 
 from bot.core import dn
 from bot.core.dice import Dice
+from bot.local.fake.harness import Answer, Harness, World
 from bot.ui.dn import LEVEL_GLOSS
 from bot.ui.embeds import VERDICT_COLOURS
 from tests.e2e.compact import assert_compact, open_details
-from tests.fake_discord.harness import Answer, Harness, World
 
 SEED = 1234
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from tests.fake_discord.harness import Harness, World
-from tests.fake_discord.server import DEFERRED_MESSAGE, CommandUnavailable, FakeDiscord
+from bot.local.fake.harness import Harness, World
+from bot.local.fake.server import DEFERRED_MESSAGE, CommandUnavailable, FakeDiscord
 
 
 async def test_unexpected_error_shows_a_code_and_logs_it(probe: Harness, world: World) -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.local.fake.harness import Harness, World
+from bot.local.fake.server import CommandUnavailable, FakeDiscord, posts_to
 from tests.e2e.conftest import running_bot
-from tests.fake_discord.harness import Harness, World
-from tests.fake_discord.server import CommandUnavailable, FakeDiscord, posts_to
 
 
 async def test_an_answer_after_the_deadline_is_reported_as_dropped(

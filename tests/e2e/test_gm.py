@@ -10,11 +10,11 @@ import pytest
 from discord import app_commands
 
 from bot.core.systemx import RollChart
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import CommandUnavailable, FakeDiscord
 from bot.ui.gm import blind_key, consume_blind_request
 from bot.ui.permissions import NOT_GM, NOT_MANAGER
 from bot.ui.visibility import choose_mode
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import CommandUnavailable, FakeDiscord
 
 
 async def gm(

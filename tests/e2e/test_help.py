@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from bot.local.fake.harness import Answer, Harness, World
 from cogs.help import SYSTEMS
-from tests.fake_discord.harness import Answer, Harness, World
 
 RULE_ID = re.compile(r"\b(?:SX|DN|RPS|DD|BJ|GM)-\d+\b")
 FILES = ("RULES", "README", ".md", ".json", "seeds/", "data/")

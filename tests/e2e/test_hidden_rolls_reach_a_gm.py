@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import FakeDiscord, posts_to
+from bot.local.fake.world import FakeUser
 from bot.ui.permissions import NOT_GM
 from bot.ui.visibility import BLIND_ROLLER_TEXT, NO_GM_HERE
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord, posts_to
-from tests.fake_discord.world import FakeUser
 
 
 async def sysx(harness: Harness, world: World, user: FakeUser, visibility: str, **extra: Any) -> Answer:

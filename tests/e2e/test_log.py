@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
+from bot.local.fake.harness import Answer, Harness, World
 from bot.store import RollRecord
-from tests.fake_discord.harness import Answer, Harness, World
 
 # per row: visibility, roller (World attribute), what only allowed readers may see
 ROWS = [

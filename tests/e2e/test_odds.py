@@ -25,12 +25,12 @@ from bot.core.odds.dn import dn_odds
 from bot.core.odds.rps import check_odds as rps_check_odds
 from bot.core.odds.rps import resisted_odds, sustained_odds
 from bot.core.odds.systemx import check_odds, combined_distribution, opposed_distribution
+from bot.local.fake.harness import Answer, Harness, SubprocessBot, World
+from bot.local.fake.server import FakeDiscord
+from bot.local.fake.world import FakeMessage
 from bot.ui.odds import hand_decision_line
 from tests.e2e.compact import compact_lines, open_details, shown
 from tests.e2e.test_cards import hand_id_of, shoe_of, stack_shoe
-from tests.fake_discord.harness import Answer, Harness, SubprocessBot, World
-from tests.fake_discord.server import FakeDiscord
-from tests.fake_discord.world import FakeMessage
 
 SEED = 1234
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.local.fake.harness import Harness, World
+from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord
+from bot.local.fake.world import FakeMessage
 from bot.store import RollRecord
 from bot.ui.pages import STRANGER
 from tests.e2e.conftest import running_bot
-from tests.fake_discord.harness import Harness, World
-from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord
-from tests.fake_discord.world import FakeMessage
 
 
 async def add_rolls(harness: Harness, world: World, n: int, words: str = "") -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from discord import app_commands
 
-from tests.fake_discord.harness import Harness, World
+from bot.local.fake.harness import Harness, World
 from tests.paths import ROOT
 
 # Discord's option types (the fake's synced command payloads carry them)

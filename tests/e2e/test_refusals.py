@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from bot.local.fake.harness import Answer, Harness, World
 from bot.ui.embeds import BIDI_CONTROLS
 from bot.ui.reply import CHANGED
-from tests.fake_discord.harness import Answer, Harness, World
 
 PYTHON_WORDS = ("<User", "<Member", "id=", "global_name=", "is not a valid", "Error", "None")
 

@@ -9,10 +9,10 @@ import asyncio
 import re
 from typing import Any
 
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import FakeDiscord
 from bot.store import RollRecord
 from bot.ui.embeds import NEUTRAL
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord
 
 FIRST = "2d6 (**6**, 2) + 3 = `11`"  # 2d6+3 with DICE_SEED 1234
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from bot.core.blackjack import DIFFICULTY_NAMES, SKILL_NAMES
+from bot.local.fake.harness import Answer, Harness, World
 from bot.store import RollRecord
-from tests.fake_discord.harness import Answer, Harness, World
 
 
 def field(embed: dict[str, Any], name: str) -> str:

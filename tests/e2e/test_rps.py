@@ -14,13 +14,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from bot.core import rps
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import FakeDiscord
+from bot.local.fake.world import FakeMessage
 from bot.store import Sheet
 from bot.ui.embeds import VERDICT_COLOURS, WARNING
 from tests.e2e.compact import assert_compact, open_details
 from tests.e2e.compact import shown as details_of
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord
-from tests.fake_discord.world import FakeMessage
 
 
 class ScriptedDice(random.Random):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.local.fake.harness import SubprocessBot, World
+from bot.local.fake.server import FakeDiscord
 from bot.store import Store
 from tests.e2e.compact import open_details
-from tests.fake_discord.harness import SubprocessBot, World
-from tests.fake_discord.server import FakeDiscord
 
 
 def _fields(embed: dict[str, str | list[dict[str, str]]]) -> dict[str, str]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from bot.local.fake.harness import SubprocessBot, World
+from bot.local.fake.server import FakeDiscord
+from bot.local.fake.world import FakeGuild
 from tests.e2e.conftest import running_bot
-from tests.fake_discord.harness import SubprocessBot, World
-from tests.fake_discord.server import FakeDiscord
-from tests.fake_discord.world import FakeGuild
 
 
 def shard_of(guild: FakeGuild, count: int) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import FakeDiscord
 
 
 async def sheet(harness: Harness, world: World, user, sub: str, options: dict | None = None) -> Answer:

@@ -15,9 +15,9 @@ import pytest
 
 from bot.client import COGS, point_at
 from bot.invite import invite_url
+from bot.local.fake.harness import World
+from bot.local.fake.server import FakeDiscord
 from tests.e2e.conftest import running_bot
-from tests.fake_discord.harness import World
-from tests.fake_discord.server import FakeDiscord
 from tests.paths import ROOT
 
 TOKEN = "MTIz.subprocess-secret-token.zyxwvutsrqponm"
@@ -198,7 +198,7 @@ async def test_the_subprocess_bot_restarts_on_the_same_database(
     fake: FakeDiscord, world: World, tmp_path: Path
 ) -> None:
     """The restart harness other tests build on: stop cleanly, start again, answer again (then a crash)."""
-    from tests.fake_discord.harness import SubprocessBot
+    from bot.local.fake.harness import SubprocessBot
 
     database = tmp_path / "bot.db"
     first = await SubprocessBot.launch(fake, database)

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from bot.core.decision import SupplyDie
+from bot.local.fake.harness import Answer, Harness, SubprocessBot, World
+from bot.local.fake.server import FakeDiscord
 from bot.store import Store
 from tests.e2e.compact import assert_compact, compact_lines, open_details
 from tests.e2e.test_decision import Scripted, field, upcoming
-from tests.fake_discord.harness import Answer, Harness, SubprocessBot, World
-from tests.fake_discord.server import FakeDiscord
 
 LADDER = [12, 10, 8, 6, 4, 0]
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from bot.core import systemx as sx
 from bot.core.dice import Dice
+from bot.local.fake.harness import Answer, Harness, World
 from bot.ui.embeds import VERDICT_COLOURS
 from tests.e2e.compact import assert_compact, open_details
-from tests.fake_discord.harness import Answer, Harness, World
 
 CHART = sx.RollChart.model()  # the frozen data file equals the model (tests/test_systemx.py proves it)
 SEED = 1234

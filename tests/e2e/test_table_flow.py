@@ -8,9 +8,9 @@ from typing import Any
 
 from bot.core import systemx as sx
 from bot.core.dice import Dice
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import FakeDiscord
 from tests.e2e.compact import shown
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord
 
 CHART = sx.RollChart.model()
 SEED = 1234  # the harness's DICE_SEED

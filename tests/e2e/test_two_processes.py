@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.local.fake.harness import WAIT, Answer, SubprocessBot, World
+from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord, GatewaySession, InteractionRecord
+from bot.local.fake.world import FakeChannel, FakeGuild, FakeUser
 from bot.store import Store
 from tests.e2e.test_cards import conserved, field_names, hand_id_of, stack_shoe
-from tests.fake_discord.harness import WAIT, Answer, SubprocessBot, World
-from tests.fake_discord.server import UPDATE_MESSAGE, FakeDiscord, GatewaySession, InteractionRecord
-from tests.fake_discord.world import FakeChannel, FakeGuild, FakeUser
 from tests.postgres import new_schema, require_postgres
 
 pytestmark = pytest.mark.slow

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_discord.harness import Harness, World
+from bot.local.fake.harness import Harness, World
 
 TYPED_LISTS: list[tuple[str, dict[str, Any]]] = [
     ("sysx synergy", {"skills": "², 12"}),

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import FakeDiscord
 from bot.ui.visibility import NO_GM_HERE
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord
 
 SECRETS = ("S3", "d20: 17", "Margin", "Probe check: success")
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.world import FakeMessage, FakeUser
 from bot.ui.visibility import BLIND_ROLLER_TEXT, NO_GM_HERE
 from cogs.supply import BLIND_SUPPLY
 from tests.e2e.test_rps import ScriptedDice
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.world import FakeMessage, FakeUser
 
 BLIND_OFF = "Blind rolls are switched off in this server; ask a GM (they can request one)."
 

@@ -31,12 +31,12 @@ from typing import Any
 import pytest
 from discord import app_commands
 
+from bot.local.fake.harness import Answer, Harness, World
+from bot.local.fake.server import FakeDiscord
+from bot.local.fake.world import FakeChannel, FakeMessage
 from bot.ui.visibility import BLIND_ROLLER_TEXT, MODES
 from cogs.supply import BLIND_SUPPLY
 from tests.e2e.auto_options import minimal_options
-from tests.fake_discord.harness import Answer, Harness, World
-from tests.fake_discord.server import FakeDiscord
-from tests.fake_discord.world import FakeChannel, FakeMessage
 
 SEED = 1234
 NOTICE = re.compile(

@@ -21,9 +21,9 @@ import discord
 import pytest
 
 from bot.client import COGS
+from bot.local.fake.harness import Answer, Harness, World, standard_world, start_bot
+from bot.local.fake.server import FakeDiscord, InteractionRecord
 from tests.e2e.conftest import check_clean, fake, harness, probe, running_bot, world
-from tests.fake_discord.harness import Answer, Harness, World, standard_world, start_bot
-from tests.fake_discord.server import FakeDiscord, InteractionRecord
 
 __all__ = [
     "BotThread",

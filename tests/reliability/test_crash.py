@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.local.fake.harness import Harness, SubprocessBot, World
+from bot.local.fake.server import FakeDiscord, InteractionRecord
 from bot.store import RollRecord, Store
 from bot.store.db import Tx
-from tests.fake_discord.harness import Harness, SubprocessBot, World
-from tests.fake_discord.server import FakeDiscord, InteractionRecord
 from tests.reliability.conftest import dump, rows
 from tests.reliability.test_races import supply_chain_problems
 

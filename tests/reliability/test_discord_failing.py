@@ -12,8 +12,8 @@ from pathlib import Path
 import discord
 import pytest
 
-from tests.fake_discord.harness import Harness, World
-from tests.fake_discord.server import FakeDiscord
+from bot.local.fake.harness import Harness, World
+from bot.local.fake.server import FakeDiscord
 from tests.reliability.conftest import dump, send_raw
 
 pytestmark = pytest.mark.slow

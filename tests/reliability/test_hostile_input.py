@@ -24,9 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.client import COGS
-from tests.e2e.probe_cog import PROBE
-from tests.fake_discord.harness import World, standard_world
-from tests.fake_discord.server import (
+from bot.local.fake.harness import World, standard_world
+from bot.local.fake.server import (
     ATTACHMENT,
     AUTOCOMPLETE_RESULT,
     BOOLEAN,
@@ -41,7 +40,8 @@ from tests.fake_discord.server import (
     USER,
     FakeDiscord,
 )
-from tests.fake_discord.world import FakeChannel, FakeGuild, FakeMessage, FakeUser, snowflake
+from bot.local.fake.world import FakeChannel, FakeGuild, FakeMessage, FakeUser, snowflake
+from tests.e2e.probe_cog import PROBE
 from tests.reliability.conftest import BotThread, dump, only_ephemeral_or_nothing, send_raw
 
 pytestmark = pytest.mark.slow

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from bot.core.decision import SupplyDie
+from bot.local.fake.harness import Answer, SubprocessBot, World
+from bot.local.fake.server import FakeDiscord
 from bot.store import Store
-from tests.fake_discord.harness import Answer, SubprocessBot, World
-from tests.fake_discord.server import FakeDiscord
 from tests.reliability.conftest import rows
 
 pytestmark = pytest.mark.slow

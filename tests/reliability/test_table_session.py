@@ -41,11 +41,11 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from bot.core.blackjack import DIFFICULTY_NAMES, SKILL_NAMES
 from bot.core.decision import SupplyDie
+from bot.local.fake.harness import Answer, World, standard_world
+from bot.local.fake.server import DEFERRED_UPDATE, UPDATE_MESSAGE, FakeDiscord
+from bot.local.fake.world import FakeChannel, FakeMessage, FakeUser
 from bot.store import Store
 from tests.e2e.conftest import check_clean
-from tests.fake_discord.harness import Answer, World, standard_world
-from tests.fake_discord.server import DEFERRED_UPDATE, UPDATE_MESSAGE, FakeDiscord
-from tests.fake_discord.world import FakeChannel, FakeMessage, FakeUser
 from tests.reliability.conftest import BotThread, rows
 
 pytestmark = pytest.mark.slow

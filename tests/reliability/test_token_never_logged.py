@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_discord.harness import TOKEN, SubprocessBot, World
-from tests.fake_discord.server import FakeDiscord, InteractionRecord
+from bot.local.fake.harness import TOKEN, SubprocessBot, World
+from bot.local.fake.server import FakeDiscord, InteractionRecord
 
 pytestmark = pytest.mark.slow
 

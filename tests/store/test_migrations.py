@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.local.fake.harness import TOKEN
+from bot.local.fake.server import FakeDiscord
 from bot.store import DatabaseTooNew, RollRecord, Sheet, Store, latest_version
 from bot.store import db as dbmod
 from bot.store import postgres as pgmod
@@ -19,8 +21,6 @@ from bot.store.db import Migration, Tx, migrations, split_statements
 from bot.store.errors import MigrationFailed
 from bot.store.store import default_path
 from tests.e2e.conftest import fake
-from tests.fake_discord.harness import TOKEN
-from tests.fake_discord.server import FakeDiscord
 from tests.paths import ROOT
 
 _ = fake  # the fake Discord fixture, for the bot started here

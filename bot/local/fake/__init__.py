@@ -8,7 +8,7 @@ Unknown interaction (`callback_deadline`, `token_lifetime`, `advance_clock`); an
 (`shards`, `wait_for_shards`).
 """
 
-from tests.fake_discord.server import (
+from bot.local.fake.server import (
     CommandUnavailable,
     Delay,
     FakeDiscord,
@@ -16,7 +16,7 @@ from tests.fake_discord.server import (
     GatewaySession,
     InteractionRecord,
 )
-from tests.fake_discord.world import FakeChannel, FakeGuild, FakeMember, FakeMessage, FakeRole, FakeUser
+from bot.local.fake.world import FakeChannel, FakeGuild, FakeMember, FakeMessage, FakeRole, FakeUser
 
 __all__ = [
     "CommandUnavailable",

@@ -25,9 +25,9 @@ from typing import Any
 import discord
 
 from bot.client import COGS, TabletopBot
+from bot.local.fake.server import FakeDiscord, InteractionRecord
+from bot.local.fake.world import FakeChannel, FakeGuild, FakeMessage, FakeRole, FakeUser
 from bot.settings import Settings
-from tests.fake_discord.server import FakeDiscord, InteractionRecord
-from tests.fake_discord.world import FakeChannel, FakeGuild, FakeMessage, FakeRole, FakeUser
 
 TOKEN = "MTEx.fake-token.for-tests-only-9f8e7d6c5b4a"
 HANDLER_TASKS = re.compile(r"^(CommandTree-invoker|discord-ui-|discord\.py: on_)")
@@ -343,7 +343,7 @@ class SubprocessBot(Harness):
         import os
         import sys
 
-        from tests.paths import ROOT
+        root = Path(__file__).resolve().parents[3]
 
         clean = {
             k: v
@@ -351,7 +351,7 @@ class SubprocessBot(Harness):
             if not k.startswith(("DISCORD_", "DEV_GUILD", "DICE_", "DATABASE_"))
         }
         clean |= {
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": str(root),
             "DISCORD_TOKEN": TOKEN,
             "DISCORD_API_BASE": fake.api_base,
             "DATABASE_PATH": str(database),

@@ -22,8 +22,8 @@ import discord
 import orjson
 from aiohttp import WSMsgType, web
 
-from tests.fake_discord.schema import Violation, validator
-from tests.fake_discord.world import (
+from bot.local.fake.schema import Violation, validator
+from bot.local.fake.world import (
     ADMINISTRATOR,
     EPHEMERAL,
     EVERYONE_PERMISSIONS,

@@ -115,7 +115,8 @@ def test_odds_draws_its_chart(page: TablePage) -> None:
     page.play_as("bob")
     page.command("odds sysx", {"sv": 12})
     chart = page.last("used /odds sysx").locator(".e-image img")
-    expect(chart).to_be_visible()
+    # the first chart starts the chart worker process, which a busy machine can take seconds to do
+    expect(chart).to_be_visible(timeout=30_000)
     chart.evaluate("img => img.decode()")
     assert chart.evaluate("img => img.naturalWidth") > 300
 

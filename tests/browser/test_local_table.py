@@ -165,7 +165,7 @@ def test_screenshot_of_a_scene(page: TablePage, request: pytest.FixtureRequest, 
         page.last("used /sysx check").locator(".embed"),
         hand.get_by_role("button", name="Hit", exact=True),
     ):
-        expect(thing).to_be_in_viewport(ratio=1)
+        expect(thing).to_be_in_viewport(ratio=1, timeout=30_000)
     update = bool(request.config.getoption("--update-screenshot", default=False))
     target = SCREENSHOT if update else tmp_path / "local-table.png"
     target.parent.mkdir(parents=True, exist_ok=True)

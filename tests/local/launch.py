@@ -32,7 +32,8 @@ class RunningTable:
         """SIGTERM, as Ctrl+C or a service manager would; the exit status."""
         if self.process.poll() is None:
             self.process.terminate()
-        return self.process.wait(timeout=30)
+        # generous: on a loaded machine the bot, its worker processes and the stand-in all stop in turn
+        return self.process.wait(timeout=60)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

@@ -296,7 +296,7 @@ function toBottom() {
 
 function renderMessages() {
   const box = $("messages");
-  const stay = atBottom() || !box.dataset.channel || box.dataset.channel !== app.channel;
+  const stay = atBottomBeforeLoad || !box.dataset.channel || box.dataset.channel !== app.channel;
   box.dataset.channel = app.channel;
   const list = inChannel();
   const nodes = [welcome()];
@@ -306,7 +306,7 @@ function renderMessages() {
 }
 
 function upsert(m) {
-  const stay = atBottom();
+  const stay = atBottomBeforeLoad;
   const list = inChannel();
   const index = list.findIndex((x) => x.id === m.id);
   const old = document.querySelector(`.msg[data-id="${m.id}"]`);
@@ -424,7 +424,8 @@ function fileUrl(url, m) {
 }
 
 function image(url, alt) {
-  const img = el("img", { src: url, alt: alt || "", loading: "lazy", onclick: () => window.open(url, "_blank") });
+  // not lazy: an image that loads late grows the list after it was scrolled to the bottom
+  const img = el("img", { src: url, alt: alt || "", onclick: () => window.open(url, "_blank") });
   img.addEventListener("load", () => {
     if (img.closest("#messages") && atBottomBeforeLoad) toBottom();
   });

@@ -160,6 +160,11 @@ def test_screenshot_of_a_scene(page: TablePage, request: pytest.FixtureRequest, 
     page.play_as("alice")
     page.command("cards task", {"difficulty": 2, "level": 3})
     hand = page.last("used /cards task")
+    expect(hand.get_by_role("button", name="Hit", exact=True)).to_be_visible()
+    # as a reader would: the list at its newest message, whatever arrived while a chart was loading
+    page.page.evaluate(
+        "() => { const box = document.getElementById('messages'); box.scrollTop = box.scrollHeight; }"
+    )
     for thing in (
         page.last("used /odds sysx").locator(".e-image img"),
         page.last("used /sysx check").locator(".embed"),

@@ -175,6 +175,7 @@ async def _run(settings: Settings, token: str) -> None:
         loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(bot.close()))
     async with bot:
         await bot.start(token)
+    await bot.close()  # a close SIGTERM started is finished before asyncio.run cancels what is left
 
 
 if __name__ == "__main__":

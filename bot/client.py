@@ -7,6 +7,7 @@ give this process; only the process that runs shard 0 syncs the commands.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import hashlib
 import json
@@ -116,6 +117,7 @@ class TabletopBot(commands.AutoShardedBot):
         # `freeze_start_up` is for a process that runs this one bot (python -m bot): in a process that
         # starts many (the tests), what a frozen bot leaves behind would never be collected.
         self.freeze_gc = freeze_gc
+        self._closing: asyncio.Future[None] | None = None
         if settings.discord_api_base:
             point_at(settings.discord_api_base)
 
@@ -200,6 +202,13 @@ class TabletopBot(commands.AutoShardedBot):
         return hashlib.sha256(text.encode()).hexdigest()
 
     async def close(self) -> None:
+        """Close once: a second call (SIGTERM's, then `async with`'s) waits for the first to finish, so the
+        database is closed before the loop is."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close_once())
+        await asyncio.shield(self._closing)
+
+    async def _close_once(self) -> None:
         try:
             if self.user is None and not self.shards:
                 # never logged in (the docs build the tree only): discord.py's AutoShardedClient.close

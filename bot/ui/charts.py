@@ -168,8 +168,8 @@ def render(figure: Figure) -> bytes:
         figure.savefig(buffer, format="png", facecolor=BACKGROUND)
     finally:
         # A figure is a web of reference cycles, and its canvas keeps the renderer's pixel buffer: only the
-        # cycle collector would free them, and the chart worker grew by ~25 MB of dead figures before it
-        # ran (bench/memory.py, round after round). Taken apart here, what is left is small.
+        # cycle collector would free them, and the chart worker grew round after round with dead figures
+        # (bench/memory.py). Taken apart here, what is left is small.
         canvas = figure.canvas
         figure.clear()
         canvas.__dict__.pop("renderer", None)

@@ -19,7 +19,7 @@ import discord
 
 from bot.store import NotFound, RollRecord, Store
 from bot.ui.permissions import gm_of_roll
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, refuse, release_when_handled, reply
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, refuse, reply
 
 DETAILS_KEY = "details"  # the key of a roll's inputs that holds its details
 DETAILS_BUDGET = 10_000  # characters of JSON: the log row's inputs hold at most 16,000 in all
@@ -68,13 +68,9 @@ async def may_see(interaction: discord.Interaction[Any], store: Store, record: R
 
 
 def details_view(log_id: int, view: discord.ui.View | None = None) -> discord.ui.View:
-    """``view`` (or a new one) with the Details button of roll ``log_id``.
-
-    Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
-    """
+    """``view`` (or a new one) with the Details button of roll ``log_id``."""
     if view is None:
         view = discord.ui.View(timeout=None)
-        release_when_handled(view)
     view.add_item(DetailsButton(log_id))
     return view
 

@@ -23,7 +23,6 @@ from bot.ui.reply import (
     ID_PATTERN,
     ErrorReportingItem,
     refuse,
-    release_when_handled,
     reply,
 )
 
@@ -234,13 +233,9 @@ class RequestRollButton(
 
 
 def request_view(request_id: int) -> discord.ui.View:
-    """The request message's persistent view with its **Roll (blind)** button.
-
-    Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
-    """
+    """The request message's persistent view with its **Roll (blind)** button."""
     view = discord.ui.View(timeout=None)
     view.add_item(RequestRollButton(request_id))
-    release_when_handled(view)
     return view
 
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import discord
 
 from bot.ui.embeds import NO_MENTIONS, add_footer_line
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, TableView, refuse, release_when_handled
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, TableView, refuse
 
 T = TypeVar("T")
 MAX_ARGS = 3
@@ -77,7 +77,6 @@ def present(
     view = TableView(timeout=None)
     view.add_item(PageButton(kind, asker, page.number - 1, args, "Previous", page.number == 1))
     view.add_item(PageButton(kind, asker, page.number + 1, args, "Next", page.number == page.pages))
-    release_when_handled(view)
     return page.embed, view
 
 

@@ -10,7 +10,6 @@ answers the person it refuses.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -82,7 +81,7 @@ async def reply(
     After `defer`, the first reply fills the deferred message when its visibility matches; when it does
     not, the deferred message is removed so a public deferral never shows a private answer. Returns the
     message sent (None only when Discord did not say which message a response was). ``files`` are
-    closed afterwards, sent or not (`_close_upload`).
+    closed afterwards, sent or not.
     """
     try:
         kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
@@ -113,20 +112,7 @@ async def reply(
         return await interaction.followup.send(ephemeral=ephemeral, files=list(files), wait=True, **kwargs)
     finally:
         for file in files:
-            _close_upload(file)
-
-
-def _close_upload(file: discord.File) -> None:
-    """Close an upload that has been sent (or failed to be).
-
-    discord.py's ``File`` swaps its buffer's ``close`` for a no-op while it sends, and its ``close()`` puts
-    the buffer's own bound ``close`` back in the buffer's ``__dict__``: the buffer then refers to itself,
-    and with it its bytes (a chart: tens of KB), which only the cycle collector frees. With discord.py's
-    swapped-in ``close`` taken out, the buffer's own closes it (a file discord.py opened from a path too)
-    and frees its bytes at once.
-    """
-    getattr(file.fp, "__dict__", {}).pop("close", None)
-    file.fp.close()
+            file.close()
 
 
 async def refuse(interaction: discord.Interaction[Any], sentence: str) -> None:
@@ -264,24 +250,6 @@ def _describe(interaction: discord.Interaction[Any]) -> str:
     return f"component {custom_id}" if custom_id else f"interaction type {interaction.type.name}"
 
 
-def release_when_handled(*views: discord.ui.View) -> None:
-    """When the task handling the current interaction ends, empty ``views`` (the clicked message's, the ones
-    sent), so a view and its items, which point at each other, are freed by reference counting at once
-    rather than left for a full garbage collection. Only fully dynamic views may be passed (discord.py
-    keeps no reference to them: their later presses are matched by custom_id)."""
-    try:
-        task = asyncio.current_task()
-    except RuntimeError:  # no event loop running (a view built outside the bot): nothing to wait for
-        return
-    if task is not None and views:
-        task.add_done_callback(lambda _: _release(views))
-
-
-def _release(views: Sequence[discord.ui.View]) -> None:
-    for view in views:
-        view.clear_items()
-
-
 class TableView(discord.ui.View):
     """Base view: any error in an item's callback is answered with `report_error`."""
 
@@ -313,9 +281,6 @@ class ErrorReportingItem:
     """
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        view = self.view  # type: ignore[attr-defined]  # the DynamicItem's: rebuilt from the clicked message
-        if isinstance(view, discord.ui.View):
-            release_when_handled(view)
         try:
             return await self.allowed(interaction)
         except Exception as error:

@@ -31,7 +31,6 @@ from bot.ui.reply import (
     UserError,
     defer,
     refuse,
-    release_when_handled,
     reply,
 )
 
@@ -368,7 +367,6 @@ def with_items(view: discord.ui.View | None, items: Sequence[discord.ui.Item[Any
         return view
     if view is None:
         view = TableView(timeout=None)
-        release_when_handled(view)
     for item in items:
         view.add_item(item)
     return view
@@ -377,14 +375,11 @@ def with_items(view: discord.ui.View | None, items: Sequence[discord.ui.Item[Any
 def reveal_view(log_id: int, *items: discord.ui.Item[Any], details: bool = False) -> discord.ui.View:
     """A view holding the Reveal button for the roll ``log_id`` (persistent: survives restarts), then
     ``items``, and its Details button when the roll was logged with details.
-
-    Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
     """
     view = discord.ui.View(timeout=None)
     view.add_item(RevealButton(log_id))
     for item in items:
         view.add_item(item)
-    release_when_handled(view)
     return details_view(log_id, view) if details else view
 
 

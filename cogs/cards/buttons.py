@@ -47,7 +47,7 @@ from bot.ui.hands import (
     stand_move,
 )
 from bot.ui.permissions import NOT_GM, is_gm, owner_or_gm
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, defer, refuse, release_when_handled, reply
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, defer, refuse, reply
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +72,6 @@ def hand_view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
     """In play: Hit, Stand, Peek, Odds, Details and, when the skill allows one, Add skill. Finished:
     Details, and Odds on a voluntary hand that kept its last move. A blind hand shows its owner neither
     Odds nor Details; finished, it has no buttons (None).
-
-    Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
     """
     private = shows_odds(record)
     if hand.is_over:
@@ -90,7 +88,6 @@ def hand_view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
         view.add_item(HandButton(record.id, action))
     if not hand.is_over and hand.can_add_skill:
         view.add_item(AddSkillSelect(record.id, adder_options(hand.allowed_adders)))
-    release_when_handled(view)
     return view
 
 

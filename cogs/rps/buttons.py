@@ -26,7 +26,6 @@ from bot.ui.reply import (
     TableView,
     UserError,
     refuse,
-    release_when_handled,
     reply,
 )
 from bot.ui.rps import ended_sentence, pool_embed
@@ -45,15 +44,11 @@ MODIFIER_VALUE = re.compile(r"[+-]?[0-5]")
 
 
 def pool_view(pool: Pool) -> discord.ui.View | None:
-    """The pool message's button while the action runs; None (no buttons) once it ended.
-
-    Built to be sent by the handler running now, and emptied when it ends (`release_when_handled`).
-    """
+    """The pool message's button while the action runs; None (no buttons) once it ended."""
     if not pool.running:
         return None
     view = TableView(timeout=None)
     view.add_item(PoolRollButton(pool.id))
-    release_when_handled(view)
     return view
 
 
@@ -131,7 +126,6 @@ def try_view(log_id: int) -> discord.ui.View:
     """The Try again button of a second try granted on the failed check ``log_id``."""
     view = TableView(timeout=None)
     view.add_item(TryAgainButton(log_id))
-    release_when_handled(view)
     return view
 
 
@@ -184,7 +178,6 @@ class GrantButton(
             raise UserError(ALREADY_GRANTED)
         view = TableView(timeout=None)
         view.add_item(GrantModifierSelect(self.log_id))
-        release_when_handled(view)
         inputs = self.record.inputs
         await reply(
             interaction,

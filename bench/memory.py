@@ -44,7 +44,8 @@ def worker_load(round_: int) -> tuple[tuple[str, dict[str, int]], ...]:
 
 async def odds_through_the_workers(fake: FakeDiscord, world: World, round_: int) -> None:
     """`worker_load` at once: the odds workers compute, the chart worker loads matplotlib and draws; and a
-    voluntary hand is dealt and stood on, so the odds worker works out its last move's odds."""
+    voluntary hand is dealt and stood on, and its Odds asked for, so the odds worker works out its last
+    move's odds."""
     deal = fake.build_command_data(world.guild, "cards task", {"difficulty": 2, "level": 3})
     dealt = fake.interaction_payload(2, deal, user=world.alice, channel=world.general)
     await fake.dispatch("INTERACTION_CREATE", dealt.payload)
@@ -61,12 +62,17 @@ async def odds_through_the_workers(fake: FakeDiscord, world: World, round_: int)
     click = {"custom_id": stand, "component_type": 2}
     stood = fake.interaction_payload(3, click, user=world.alice, channel=world.general, message=hand)
     await fake.dispatch("INTERACTION_CREATE", stood.payload)
+    await asyncio.wait_for(stood.answered.wait(), WAIT)
+    # the last move's odds are worked out when asked for: the finished hand's Odds button
+    odds = stand.replace(":stand", ":odds")
+    asked = {"custom_id": odds, "component_type": 2}
+    records.append(fake.interaction_payload(3, asked, user=world.alice, channel=world.general, message=hand))
+    await fake.dispatch("INTERACTION_CREATE", records[-1].payload)
     for _ in range(int(WAIT / 0.05)):  # deferred first; each answer edits its loading message in
-        odds_line = any(f["name"] == "Odds" for f in hand.embed.get("fields", []))
-        if odds_line and all(r.original is not None and not r.original.loading for r in records):
+        if all(r.original is not None and not r.original.loading for r in records):
             return
         await asyncio.sleep(0.05)
-    raise RuntimeError("an /odds answer or the hand's odds line did not come")
+    raise RuntimeError("an /odds answer or the odds of the hand's last move did not come")
 
 
 async def resident(

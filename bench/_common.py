@@ -224,14 +224,16 @@ async def launch(
     profile: Path | None = None,
     source: Path = ROOT,
     database_url: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> BotProcess:
     """Start ``kind`` ("tabletop": python -m bot; "probed": the same with bench/_lag_probe.py's loop-lag
     monitor, writing to `lag_file`; "bare": bench/bare_bot.py; "plain": bench/plain_bot.py); wait until it
     connected.
 
-    ``source``: where the tabletop bot's code comes from (default: this checkout).
+    ``source``: where the tabletop bot's code comes from (default: this checkout). ``env``: more of the
+    bot's settings (SHARD_COUNT, SHARD_IDS).
     """
-    env = bot_env(fake, database, log_level=log_level, source=source, database_url=database_url)
+    env = bot_env(fake, database, log_level=log_level, source=source, database_url=database_url) | (env or {})
     if kind == "probed":
         env["LOOP_LAG_FILE"] = str(lag_file(database))
         # -c, not a script path: the bot's worker processes would import a script as their main module

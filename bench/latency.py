@@ -18,11 +18,18 @@ CPU/answer" is the bot's CPU time per answer, its worker processes included; "wo
 Targets, at every C (1 and 16 by default), for `/rps check`, `/decision roll` and `/sysx check` against
 the plain bot's `/check` and for Hit against its button: median within 1.25x of the plain bot's,
 throughput at least 80% of the plain bot's, p99 under 25 ms (at the largest C), no errors. `/help` is
-reported beside both floors, without a target. Run from the repository root:
+reported beside both floors, without a target.
+
+With ``--backends sqlite,postgres`` the real bot runs once per backend in the same run, each its own
+session beside the same two floors, every backend's bursts interleaved with theirs; each backend is judged
+on its own row. On PostgreSQL each bot gets a fresh schema on ``--database-url``'s server, with
+``synchronous_commit=off`` unless the address says otherwise (SQLite's ``synchronous=NORMAL`` makes the
+same promise: nothing acknowledged is lost when the bot crashes). Run from the repository root:
 
     python bench/latency.py                       # every target, C=1 and C=16, against both floors
     python bench/latency.py --target rps -n 2000 -c 16
-    python bench/latency.py --database-url postgresql://postgres@127.0.0.1:5432/test   # the bot on PostgreSQL
+    python bench/latency.py --backends sqlite,postgres   # the bot on SQLite and on PostgreSQL
+    python bench/latency.py --database-url postgresql://postgres@127.0.0.1:5432/test   # on PostgreSQL only
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import plain_bot
 from _common import (
@@ -53,6 +61,7 @@ from _common import (
 
 from bot.local.fake.harness import World
 from bot.local.fake.server import MESSAGE, UPDATE_MESSAGE, FakeDiscord, InteractionRecord
+from bot.store.db import safe_url
 
 MEDIAN_RATIO, THROUGHPUT_SHARE, P99_MS = 1.25, 0.8, 25.0
 Prepare = Callable[[FakeDiscord, World, BotProcess, int], Awaitable[Callable[[int], InteractionRecord]]]
@@ -139,7 +148,7 @@ def with_sheet(system: str, attributes: dict[str, int], then: Prepare) -> Prepar
     return prepare
 
 
-DATABASE_URL: str | None = None  # --database-url: the PostgreSQL server the real bot runs on
+DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/test"  # the development server (tests' default)
 HANDS_PER_CHANNEL = 8  # each channel has its own 1-deck shoe; open hands keep their cards out of it
 
 
@@ -322,6 +331,8 @@ class Session:
     settled: Settled | None = None
     made: int = 0
     drop: Callable[[], Awaitable[None]] | None = None  # drops the session's PostgreSQL schema
+    backend: str = "sqlite"
+    store_line: str | None = None  # read from the bot's log once it stopped (see `store_line`)
 
     @classmethod
     async def open(
@@ -334,14 +345,16 @@ class Session:
         profile: Path | None = None,
         source: Path = ROOT,
         settled: Settled | None = None,
+        server: str | None = None,
     ) -> Session:
+        """``server``: the PostgreSQL server the real bot runs on (None: an SQLite file)."""
         fake, world = await open_fake()
         folder = tempfile.TemporaryDirectory(prefix=f"latency-{kind}-")
         url, drop = None, None
-        if DATABASE_URL and kind in ("tabletop", "probed"):  # the floors keep their own databases
+        if server and kind in ("tabletop", "probed"):  # the floors keep their own databases
             from tests.postgres import new_schema
 
-            url, drop = await new_schema(DATABASE_URL)  # a fresh schema: a new bot syncs its commands
+            url, drop = await new_schema(server)  # a fresh schema: a new bot syncs its commands
         bot = await launch(
             kind, fake, Path(folder.name) / "bot.db", profile=profile, source=source, database_url=url
         )
@@ -354,7 +367,8 @@ class Session:
             if drop is not None:
                 await drop()
             raise
-        return cls(label, fake, bot, make, check, folder, settled, drop=drop)
+        backend = "postgres" if url else "sqlite"
+        return cls(label, fake, bot, make, check, folder, settled, drop=drop, backend=backend)
 
     @classmethod
     async def floor(cls, floor: Floor, count: int) -> Session:
@@ -372,11 +386,21 @@ class Session:
         """Stop the bot and the fake; the ERROR lines of the bot's log."""
         await self.bot.stop()
         errors = self.bot.error_lines()
+        self.store_line = store_line(self.bot)
         await self.fake.stop()
         self.folder.cleanup()
         if self.drop is not None:
             await self.drop()
         return errors
+
+
+def store_line(bot: BotProcess) -> str | None:
+    """What the bot's PostgreSQL store logged when it closed: units committed, attempts run again."""
+    count = re.findall(r"(\d+) units of work committed, (\d+) attempts run again", bot.log())
+    if not count:
+        return None
+    units, retries = (sum(int(c[i]) for c in count) for i in (0, 1))
+    return f"{units} write units committed, {retries} attempts run again after a serialization failure"
 
 
 def pooled(runs: list[Run], label: str) -> Run:
@@ -397,41 +421,59 @@ def pooled(runs: list[Run], label: str) -> Run:
 
 @dataclass
 class Level:
-    """One concurrency of one target: the real bot and both floors, each pooled over the rounds."""
+    """One concurrency of one target on one backend: the real bot and both floors, each pooled over the
+    rounds (the floors' runs are shared by every backend's levels)."""
 
     concurrency: int
     bare: Run
     plain: Run
     real: Run
     rounds: list[tuple[float, float]]  # per round: real/plain median, real/plain throughput
+    backend: str = "sqlite"
+    top: bool = True  # the largest C, where p99 is judged
+    store: str | None = None  # the PostgreSQL store's own count of units and retries (at the largest C)
+
+
+Backend = tuple[str, str | None]  # ("sqlite", None) or ("postgres", the server's address)
 
 
 async def compare(
-    target: Target, n: int, concurrencies: list[int], warmup: int, rounds: int, profile: Path | None = None
+    target: Target,
+    n: int,
+    concurrencies: list[int],
+    warmup: int,
+    rounds: int,
+    profile: Path | None = None,
+    backends: list[Backend] | None = None,
 ) -> list[Level]:
-    """The bare floor, the plain floor and the real bot side by side, bursts interleaved round by round
-    (noise hits them alike)."""
+    """The bare floor, the plain floor and the real bot (once per backend) side by side, bursts interleaved
+    round by round (noise hits them alike). The levels: per backend, per concurrency."""
+    backends = backends or [("sqlite", None)]
     count = warmup + n * len(concurrencies) * rounds
     sessions: list[Session] = []
     try:  # a session that fails to open (a bot that cannot deal its hands) stops the ones already open
         sessions.append(await Session.floor(BARE, count))
         sessions.append(await Session.floor(target.plain, count))
-        sessions.append(
-            await Session.open(
-                "tabletop",
-                f"tabletop {target.name}",
-                target.prepare,
-                target.check,
-                count,
-                profile,
-                settled=target.settled,
+        for name, server in backends:
+            label = f"tabletop {target.name}" + (f" {name}" if len(backends) > 1 else "")
+            sessions.append(
+                await Session.open(
+                    "tabletop",
+                    label,
+                    target.prepare,
+                    target.check,
+                    count,
+                    profile.with_suffix(f".{name}.prof") if profile and len(backends) > 1 else profile,
+                    settled=target.settled,
+                    server=server,
+                )
             )
-        )
     except BaseException:
         for session in sessions:
             await session.close()
         raise
-    per_round: list[list[tuple[float, float]]] = [[] for _ in concurrencies]
+    reals = sessions[2:]
+    per_round = [[[] for _ in concurrencies] for _ in reals]  # per backend, per C: (median, throughput)
     runs: list[dict[int, list[Run]]] = [{c: [] for c in concurrencies} for _ in sessions]
     errors: list[list[str]] = []
     try:
@@ -441,8 +483,10 @@ async def compare(
             for index, c in enumerate(concurrencies):
                 for session, kept in zip(sessions, runs, strict=True):
                     kept[c].append(await session.burst(n, c, session.label))
-                p, r = runs[1][c][-1], runs[2][c][-1]
-                per_round[index].append((_ratio(r.median, p.median), _ratio(r.throughput, p.throughput)))
+                p = runs[1][c][-1]
+                for spread, kept in zip(per_round, runs[2:], strict=True):
+                    r = kept[c][-1]
+                    spread[index].append((_ratio(r.median, p.median), _ratio(r.throughput, p.throughput)))
     finally:
         for session in sessions:
             errors.append(await session.close())
@@ -451,10 +495,11 @@ async def compare(
         pooled_runs = [pooled(kept[c], f"{session.label} C={c}") for c in concurrencies]
         pooled_runs[-1].errors += [f"bot log: {line}" for line in logged]
         out.append(pooled_runs)
-    bare, plain, real = out
+    bare, plain = out[:2]
     return [
-        Level(c, b, p, r, spread)
-        for c, b, p, r, spread in zip(concurrencies, bare, plain, real, per_round, strict=True)
+        Level(c, b, p, r, spread, session.backend, i == len(concurrencies) - 1, session.store_line)
+        for session, real, spreads in zip(reals, out[2:], per_round, strict=True)
+        for i, (c, b, p, r, spread) in enumerate(zip(concurrencies, bare, plain, real, spreads, strict=True))
     ]
 
 
@@ -481,42 +526,53 @@ def verdicts(level: Level, top: bool) -> list[tuple[str, str, bool, str]]:
 
 
 def detail(target: Target, levels: list[Level]) -> None:
-    """Each bot's row per concurrency, the ratios to both floors, the errors and the verdicts."""
+    """Each bot's row per concurrency (the floors once, then the real bot on each backend), the ratios to
+    both floors, the errors and the verdicts."""
     print(f"\n{target.name}: {target.what}")
     print(HEADER)
-    for level in levels:
-        real = level.real
-        for run in (level.bare, level.plain, real):
-            print(run.row())
-        for floor in (level.bare, level.plain):
-            name = floor.label.rsplit(" C=", 1)[0]
-            cpu = _ratio(real.cpu_per_answer, floor.cpu_per_answer)
-            loop = _ratio(real.cpu_per_answer - real.worker_cpu_per_answer, floor.cpu_per_answer)
-            print(
-                f"{'  tabletop / ' + name:<34} {_ratio(real.median, floor.median):7.2f}x {'':>35} "
-                f"{_ratio(real.throughput, floor.throughput):9.0%}   CPU/answer {cpu:.2f}x "
-                f"(without workers {loop:.2f}x)"
-            )
-        spread = ", ".join(f"{m:.2f}x/{t:.0%}" for m, t in level.rounds)
-        print(f"{'  rounds, tabletop / plain':<34} {spread}")
+    for c in dict.fromkeys(level.concurrency for level in levels):
+        at = [level for level in levels if level.concurrency == c]
+        print(at[0].bare.row())
+        print(at[0].plain.row())
+        for level in at:
+            real = level.real
+            print(real.row())
+            for floor in (level.bare, level.plain):
+                name = floor.label.rsplit(" C=", 1)[0]
+                cpu = _ratio(real.cpu_per_answer, floor.cpu_per_answer)
+                loop = _ratio(real.cpu_per_answer - real.worker_cpu_per_answer, floor.cpu_per_answer)
+                print(
+                    f"{'  tabletop / ' + name:<34} {_ratio(real.median, floor.median):7.2f}x {'':>35} "
+                    f"{_ratio(real.throughput, floor.throughput):9.0%}   CPU/answer {cpu:.2f}x "
+                    f"(without workers {loop:.2f}x)"
+                )
+            spread = ", ".join(f"{m:.2f}x/{t:.0%}" for m, t in level.rounds)
+            print(f"{'  rounds, tabletop / plain':<34} {spread}")
+    shown: set[int] = set()
     for level in levels:
         for run in (level.bare, level.plain, level.real):
-            for error in run.errors[:5]:
-                print(f"  error ({run.label}): {error}")
+            if id(run) not in shown:
+                shown.add(id(run))
+                for error in run.errors[:5]:
+                    print(f"  error ({run.label}): {error}")
+        if level.top and level.store:
+            print(f"  {level.backend} store: {level.store}")
     if not target.judged:
         print("  reported only: no target")
         return
+    several = len({level.backend for level in levels}) > 1
     for level in levels:
-        print(f"targets at C={level.concurrency}:")
-        for _, what, ok, value in verdicts(level, level is levels[-1]):
+        print(f"targets at C={level.concurrency}" + (f" on {level.backend}:" if several else ":"))
+        for _, what, ok, value in verdicts(level, level.top):
             print(f"  {'PASS' if ok else 'FAIL'}  {what}: {value}")
 
 
 def summary(results: list[tuple[Target, list[Level]]]) -> list[str]:
-    """One line per target and concurrency: the bot's figures beside both floors', pass/fail per target."""
+    """One line per target, backend and concurrency: the bot's figures beside both floors', pass/fail per
+    target."""
     head = (
-        f"{'target':<12} {'C':>3} {'p50 ms':>7} {'p99 ms':>7} {'ans/s':>6} | {'bare p50':>8} {'ans/s':>6} "
-        f"{'p50':>6} {'thr':>5} | {'plain p50':>9} {'ans/s':>6} {'p50':>6} {'thr':>5} | "
+        f"{'target':<12} {'backend':<8} {'C':>3} {'p50 ms':>7} {'p99 ms':>7} {'ans/s':>6} | {'bare p50':>8} "
+        f"{'ans/s':>6} {'p50':>6} {'thr':>5} | {'plain p50':>9} {'ans/s':>6} {'p50':>6} {'thr':>5} | "
         f"p50<={MEDIAN_RATIO}x thr>={THROUGHPUT_SHARE:.0%} p99<{P99_MS:.0f}ms errors"
     )
     lines = [head]
@@ -524,14 +580,15 @@ def summary(results: list[tuple[Target, list[Level]]]) -> list[str]:
         for level in levels:
             real, bare, plain = level.real, level.bare, level.plain
             line = (
-                f"{target.name:<12} {level.concurrency:>3} {real.median:7.2f} {real.quantile(0.99):7.2f} "
-                f"{real.throughput:6.0f} | {bare.median:8.2f} {bare.throughput:6.0f} "
+                f"{target.name:<12} {level.backend:<8} {level.concurrency:>3} {real.median:7.2f} "
+                f"{real.quantile(0.99):7.2f} {real.throughput:6.0f} | "
+                f"{bare.median:8.2f} {bare.throughput:6.0f} "
                 f"{_ratio(real.median, bare.median):5.2f}x {_ratio(real.throughput, bare.throughput):5.0%} | "
                 f"{plain.median:9.2f} {plain.throughput:6.0f} {_ratio(real.median, plain.median):5.2f}x "
                 f"{_ratio(real.throughput, plain.throughput):5.0%} | "
             )
             if target.judged:
-                marks = {key: ok for key, _, ok, _ in verdicts(level, level is levels[-1])}
+                marks = {key: ok for key, _, ok, _ in verdicts(level, level.top)}
                 line += " ".join(
                     f"{('PASS' if marks[key] else 'FAIL') if key in marks else '-':<{width}}"
                     for key, width in (("p50", 9), ("thr", 7), ("p99", 8), ("errors", 6))
@@ -542,11 +599,29 @@ def summary(results: list[tuple[Target, list[Level]]]) -> list[str]:
     return lines
 
 
+def with_setting(url: str, name: str, value: str) -> str:
+    """``url`` with the server setting ``name=value`` added, unless the address already sets it."""
+    if any(key == name for key, _ in parse_qsl(urlsplit(url).query)):
+        return url
+    return f"{url}{'&' if '?' in url else '?'}{name}={value}"
+
+
+def chosen_backends(args: argparse.Namespace) -> list[Backend]:
+    """``--backends`` with the server each runs on (``--database-url`` alone: PostgreSQL only, as before)."""
+    names = args.backends.split(",") if args.backends else ["postgres" if args.database_url else "sqlite"]
+    unknown = set(names) - {"sqlite", "postgres"}
+    if unknown:
+        raise SystemExit(f"unknown backend(s): {', '.join(sorted(unknown))} (sqlite, postgres)")
+    server = args.database_url or DEFAULT_SERVER
+    if args.synchronous_commit != "server":
+        server = with_setting(server, "synchronous_commit", args.synchronous_commit)
+    return [(name, server if name == "postgres" else None) for name in names]
+
+
 async def main(args: argparse.Namespace) -> int:
-    global DATABASE_URL
-    DATABASE_URL = args.database_url
     schema_checks(args.validate)
     concurrencies = [int(c) for c in args.concurrency.split(",")]
+    backends = chosen_backends(args)
     names = (
         [args.target]
         if args.target
@@ -561,6 +636,9 @@ async def main(args: argparse.Namespace) -> int:
         "(a finished hand's Odds line) took after its last answer: CPU is read after them, the next burst "
         "starts after them, answers/s is over the answers only"
     )
+    for name, server in backends:
+        if server is not None:
+            print(f"{name}: a fresh schema per bot on {safe_url(server)}")
     failed = False
     results: list[tuple[Target, list[Level]]] = []
     for name in names:
@@ -569,13 +647,14 @@ async def main(args: argparse.Namespace) -> int:
             print(f"\n{name}: not available ({target.what})")
             continue
         profile = Path(args.profile).with_suffix(f".{name}.prof") if args.profile else None
-        levels = await compare(target, args.n, concurrencies, args.warmup, args.rounds, profile)
+        levels = await compare(target, args.n, concurrencies, args.warmup, args.rounds, profile, backends)
         detail(target, levels)
         if profile is not None:
-            show_profile(profile)
+            for found in sorted(profile.parent.glob(profile.name.removesuffix(".prof") + "*.prof")):
+                show_profile(found)
         results.append((target, levels))
         if target.judged:
-            failed |= not all(ok for level in levels for _, _, ok, _ in verdicts(level, level is levels[-1]))
+            failed |= not all(ok for level in levels for _, _, ok, _ in verdicts(level, level.top))
     print(
         "\nsummary: the bot's figures beside the bare /ok's and the plain bot's (p50 and thr: the bot over "
         f"the floor); targets against plain: median within {MEDIAN_RATIO}x, throughput at least "
@@ -586,6 +665,12 @@ async def main(args: argparse.Namespace) -> int:
     argv = [f"-n {args.n}", f"-c {args.concurrency}", f"--rounds {args.rounds}", f"--warmup {args.warmup}"]
     if args.target:
         argv.insert(0, f"--target {args.target}")
+    if args.backends:
+        argv.append(f"--backends {args.backends}")
+    if args.database_url:
+        argv.append(f"--database-url '{safe_url(args.database_url)}'")
+    if args.synchronous_commit != "off":
+        argv.append(f"--synchronous-commit {args.synchronous_commit}")
     if args.validate:
         argv.append("--validate")
     print(rerun("latency.py", argv))
@@ -612,8 +697,19 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument(
+        "--backends",
+        help="comma-separated: sqlite, postgres (default: sqlite; postgres alone with --database-url)",
+    )
+    parser.add_argument(
         "--database-url",
-        help="run the real bot on PostgreSQL (a fresh schema on this server per bot) instead of SQLite",
+        help=f"the PostgreSQL server the real bot runs on, a fresh schema per bot (default {DEFAULT_SERVER})",
+    )
+    parser.add_argument(
+        "--synchronous-commit",
+        choices=("off", "on", "server"),
+        default="off",
+        help="PostgreSQL's synchronous_commit for the bot's connections, unless the address sets it "
+        "(off: SQLite's promise; server: the server's own setting)",
     )
     parser.add_argument("--profile", help="run the real bot under cProfile, writing PROFILE.<target>.prof")
     parser.add_argument(

@@ -109,6 +109,15 @@ class PgTx:
         return list(await self._conn.fetch(to_postgres(sql), *_args(params)))
 
 
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """Give a connection back to the pool without the default reset query (a round trip on every release).
+
+    The store changes no session state (no SET, LISTEN, cursors or session-level advisory locks: the
+    migration's lock is its transaction's), so there is nothing to reset; the pool still rolls back a
+    transaction left open before it calls this.
+    """
+
+
 def _reads_only(sql: str) -> bool:
     return sql.lstrip()[:6].upper() == "SELECT" and "RETURNING" not in sql.upper()
 
@@ -128,12 +137,18 @@ class PgDatabase:
         self.target = safe_url(url)
         self._writes: set[asyncio.Task[Any]] = set()
         self._closed = False
+        # write units committed, and attempts PostgreSQL refused and that ran again (logged at close:
+        # how often units collide is what a pool size or a backoff is judged by)
+        self.units = 0
+        self.retries = 0
 
     @classmethod
     async def open(cls, url: str, *, pool_size: int = POOL_SIZE) -> PgDatabase:
         """Connect (a pool of up to ``pool_size`` connections) and apply pending migrations."""
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size, statement_cache_size=1024)
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=pool_size, statement_cache_size=1024, reset=_keep_session
+            )
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as err:
             raise StoreError(f"Could not connect to the database {safe_url(url)}: {err}") from err
         db = cls(pool, url)
@@ -151,6 +166,13 @@ class PgDatabase:
             while self._writes:
                 await asyncio.gather(*list(self._writes), return_exceptions=True)
             await self._pool.close()
+            if self.units:
+                log.info(
+                    "Closed %s: %d units of work committed, %d attempts run again after a conflict.",
+                    self.target,
+                    self.units,
+                    self.retries,
+                )
         except BaseException:
             self._pool.terminate()
             raise
@@ -253,9 +275,12 @@ class PgDatabase:
         while True:
             try:
                 async with self._pool.acquire() as conn, conn.transaction(isolation="serializable"):
-                    return await work(PgTx(conn))
+                    done = await work(PgTx(conn))
+                self.units += 1
+                return done
             except _RETRY:
                 attempt += 1
+                self.retries += 1
                 if attempt >= MAX_ATTEMPTS:
                     raise Conflict(
                         "Too many changes arrived at once at the same thing; nothing was written, try again."

@@ -106,6 +106,51 @@ async def test_read_modify_write_units_on_many_connections_lose_nothing(pg_url: 
             await store.close()
 
 
+async def test_a_refused_unit_runs_again_and_is_counted(pg_url: str) -> None:
+    db = await pgmod.PgDatabase.open(pg_url)
+    try:
+        calls = 0
+
+        async def refused_once(tx: Tx) -> None:
+            nonlocal calls
+            calls += 1
+            await tx.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ("k", str(calls)))
+            if calls == 1:
+                raise asyncpg.exceptions.SerializationError("could not serialize access")
+
+        await db.run(refused_once)
+        assert (calls, db.units, db.retries) == (2, 1, 1)
+        assert (await db.one("SELECT value FROM meta WHERE key = ?", ("k",)))["value"] == "2"
+    finally:
+        await db.close()
+
+
+async def test_a_connection_goes_back_to_the_pool_outside_any_transaction(pg_url: str) -> None:
+    # the pool skips asyncpg's reset query: a unit cancelled mid-transaction must still be rolled back
+    db = await pgmod.PgDatabase.open(pg_url, pool_size=1)
+    try:
+        started = asyncio.Event()
+
+        async def slow_read(tx: Tx) -> None:
+            await tx.one("SELECT 1")
+            started.set()
+            await tx.one("SELECT pg_sleep(5)")
+
+        reader = asyncio.ensure_future(db.run(slow_read, write=False))
+        await started.wait()
+        reader.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await reader
+        await db.execute("INSERT INTO meta (key, value) VALUES ('after', '1')")  # the one connection
+        other = await _raw(pg_url)
+        try:  # committed, so another connection sees it (a write inside a leftover read-only one fails)
+            assert await other.fetchval("SELECT value FROM meta WHERE key = 'after'") == "1"
+        finally:
+            await other.close()
+    finally:
+        await db.close()
+
+
 async def test_a_write_whose_caller_is_cancelled_still_commits_whole(pg_url: str) -> None:
     async with await Store.open(pg_url) as store:
         started = asyncio.Event()

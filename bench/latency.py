@@ -116,33 +116,38 @@ def command(path: str, options: dict[str, object]) -> Prepare:
     return prepare
 
 
-def with_sheet(system: str, attributes: dict[str, int], then: Prepare) -> Prepare:
+async def store_sheet(bot: BotProcess, world: World, system: str, attributes: dict[str, int]) -> None:
     """Give alice an active sheet of ``system`` with the skill Climb (rating 3 on the first attribute),
-    written beside the running bot as another process would, then ``then``."""
+    written beside the running bot as another process would."""
+    attribute = next(iter(attributes))
+    if bot.kind == "plain":
+        skills = {"Climb": {"rating": 3, "attribute": attribute}}
+        await plain_bot.add_sheet(
+            bot.database, world.guild.id, world.alice.id, "Alice Bench", attributes, skills
+        )
+        return
+    from bot.store import Skill, Store
+
+    async with await Store.open(bot.store) as store:
+        await store.sheets.create(
+            {
+                "guild_id": world.guild.id,
+                "owner_id": world.alice.id,
+                "name": "Alice Bench",
+                "system": system,
+                "attributes": attributes,
+                "skills": {"Climb": Skill(rating=3, attribute=attribute)},
+            }
+        )
+
+
+def with_sheet(system: str, attributes: dict[str, int], then: Prepare) -> Prepare:
+    """`store_sheet`, then ``then``."""
 
     async def prepare(
         fake: FakeDiscord, world: World, bot: BotProcess, n: int
     ) -> Callable[[int], InteractionRecord]:
-        attribute = next(iter(attributes))
-        if bot.kind == "plain":
-            skills = {"Climb": {"rating": 3, "attribute": attribute}}
-            await plain_bot.add_sheet(
-                bot.database, world.guild.id, world.alice.id, "Alice Bench", attributes, skills
-            )
-        else:
-            from bot.store import Skill, Store
-
-            async with await Store.open(bot.store) as store:
-                await store.sheets.create(
-                    {
-                        "guild_id": world.guild.id,
-                        "owner_id": world.alice.id,
-                        "name": "Alice Bench",
-                        "system": system,
-                        "attributes": attributes,
-                        "skills": {"Climb": Skill(rating=3, attribute=attribute)},
-                    }
-                )
+        await store_sheet(bot, world, system, attributes)
         return await then(fake, world, bot, n)
 
     return prepare

@@ -151,7 +151,7 @@ async def consume_blind_request(
     if system not in SYSTEMS:
         return None
     key = blind_key(guild_id, channel_id, user_id, system)
-    value = await store.meta.get(key)  # no query unless a request waits (the keys are kept in memory)
+    value = await store.meta.get(key)
     if value is None or not await store.meta.delete(key):
         return None
     return value

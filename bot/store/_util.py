@@ -14,6 +14,8 @@ from bot.store.models import utcnow
 
 T = TypeVar("T")
 MAX_DEPTH = 12
+_SEQUENCES = (list, tuple)  # a tuple of types: isinstance is slower with a `list | tuple` union
+_CONTAINERS = (dict, list, tuple)
 
 
 def now_text() -> str:
@@ -31,19 +33,24 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def depth(value: Any) -> int:
-    """How deeply lists and objects nest in a decoded JSON value (iteratively, no recursion limit)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in item.values())
-        elif isinstance(item, list | tuple):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in item)
-    return deepest
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether lists and objects nest more than ``limit`` levels deep in ``value``: a list or object holding
+    only scalars is one level. It stops at the first branch that does, recursing at most ``limit + 1``
+    levels, so hostile input cannot reach the interpreter's recursion limit."""
+    if isinstance(value, dict):
+        children: Any = value.values()
+    elif isinstance(value, _SEQUENCES):
+        children = value
+    else:
+        return False
+    if limit <= 0:
+        return True
+    # a plain loop, not any() over a generator: every write runs this, and the generator's frame per
+    # child is most of the cost
+    for child in children:  # noqa: SIM110
+        if isinstance(child, _CONTAINERS) and deeper_than(child, limit - 1):
+            return True
+    return False
 
 
 def json_column(value: Any, what: str, max_chars: int) -> str:
@@ -59,7 +66,7 @@ def json_column(value: Any, what: str, max_chars: int) -> str:
         raise InvalidData(f"The {what} must be plain JSON (objects, lists, text, numbers).") from None
     if len(text) > max_chars:
         raise InvalidData(f"The {what} is too big ({len(text)} characters; at most {max_chars}).")
-    if depth(value) > MAX_DEPTH:
+    if deeper_than(value, MAX_DEPTH):
         raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.")
     return text
 
@@ -87,7 +94,7 @@ def loads_limited(text: str, what: str, max_chars: int) -> Any:
         ) from None
     except (ValueError, UnicodeDecodeError):
         raise InvalidData(f"The {what} is not valid JSON: it is not UTF-8 text.") from None
-    if depth(value) > MAX_DEPTH:
+    if deeper_than(value, MAX_DEPTH):
         raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.")
     return value
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.store._util import MAX_DEPTH, depth, dumps, json_column, json_column_read_back
+from bot.store._util import MAX_DEPTH, deeper_than, dumps, json_column, json_column_read_back
 from bot.store.errors import InvalidData
 
 plain = st.recursive(
@@ -18,6 +18,29 @@ plain = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
     max_leaves=40,
 )
+
+
+def depth(value: Any) -> int:
+    """How deeply lists and objects nest (the whole value walked): the reference `deeper_than` must agree
+    with."""
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    if isinstance(value, list | tuple):
+        return 1 + max(map(depth, value), default=0)
+    return 0
+
+
+@settings(max_examples=400, deadline=None)
+@given(plain, st.integers(min_value=0, max_value=14))
+def test_deeper_than_agrees_with_the_whole_walk(value: Any, limit: int) -> None:
+    assert deeper_than(value, limit) == (depth(value) > limit)
+
+
+def test_deeper_than_stops_long_before_the_recursion_limit() -> None:
+    deep: Any = 0
+    for _ in range(100_000):  # far past the interpreter's recursion limit
+        deep = [deep]
+    assert deeper_than(deep, MAX_DEPTH)
 
 
 def _outcome(value: Any) -> str | type[Exception]:

@@ -799,8 +799,19 @@ async def test_details_of_a_hand_for_whoever_sees_it(harness: Harness, world: Wo
 def hand_lines(message: FakeMessage) -> list[str]:
     """The lines of a hand's message, checked as a compact result (a hand's footer only names the hand)."""
     embed = message.embed
-    assert embed["footer"]["text"].startswith(f"Hand #{hand_id_of(message)}")
+    assert embed["footer"]["text"].startswith("Hand #")
     return compact_lines({key: value for key, value in embed.items() if key != "footer"})
+
+
+async def gm_sets_difficulty(
+    harness: Harness, world: World, value: int, member: FakeUser | None = None
+) -> None:
+    """A GM's `/gm modifier` for cards: the difficulty of ``member``'s next task (default: everyone's)."""
+    options: dict[str, Any] = {"system": "cards", "kind": "difficulty", "value": str(value)}
+    if member is not None:
+        options["member"] = member
+    answer = await harness.slash(world.guild, world.general, world.gm, "gm modifier", options)
+    assert answer.ephemeral and answer.content.startswith("Set ")
 
 
 #: Voluntary hands played move by move: (level, characteristics, stacked cards, the moves played).
@@ -822,21 +833,9 @@ async def test_a_voluntary_hand_keeps_to_three_lines_in_every_state(
     store = harness.bot.store
     level, characteristics, top, moves = VOLUNTARY_PLAYS[play]
     if modifier != "none":
-        await harness.slash(
-            world.guild,
-            world.general,
-            world.gm,
-            "gm modifier",
-            {"system": "cards", "kind": "difficulty", "value": "6", "member": world.alice},
-        )
-    if modifier == "for everyone too":
-        await harness.slash(
-            world.guild,
-            world.general,
-            world.gm,
-            "gm modifier",
-            {"system": "cards", "kind": "difficulty", "value": "1"},
-        )
+        await gm_sets_difficulty(harness, world, 6, world.alice)
+    if modifier == "for everyone too":  # taken with the player's own, which wins
+        await gm_sets_difficulty(harness, world, 1)
     await stack_shoe(store, world.general, top)
     options = {"characteristics": characteristics} if characteristics else {}
     dealt = await deal_voluntary(harness, world, level=level, difficulty=2, **options)
@@ -871,13 +870,7 @@ async def test_an_involuntary_hand_keeps_to_three_lines(
 ) -> None:  # GM-3: the modifier on the task's line, in the channel and on the GM's copy
     store = harness.bot.store
     if modifier:
-        await harness.slash(
-            world.guild,
-            world.general,
-            world.gm,
-            "gm modifier",
-            {"system": "cards", "kind": "difficulty", "value": "6", "member": world.alice},
-        )
+        await gm_sets_difficulty(harness, world, 6, world.alice)
     await store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
     top = await stack_shoe(store, world.general, ["2S", "3H", "4C", "5D", "6S"])
     answer = await deal_voluntary(
@@ -893,7 +886,6 @@ async def test_an_involuntary_hand_keeps_to_three_lines(
     results = [m for m in answer.messages if m.embeds and m.embed["title"].endswith(outcome(expected))]
     assert len(results) == (1 if visibility == "public" else 2)  # gm: the player's, and the GMs' copy
     for message in results:
-        shown = compact_lines({key: value for key, value in message.embed.items() if key != "footer"})
-        assert message.embed["footer"]["text"].startswith("Hand #")
+        shown = hand_lines(message)
         assert len(shown) == 2
         assert (world.gm.mention in shown[1]) == modifier

@@ -43,7 +43,8 @@ from bot.ui import dn as dn_ui
 from bot.ui import sysx as sx_ui
 from bot.ui.cards import CHARACTERISTICS_HELP, characteristic_choices, shoe_as_seen
 from bot.ui.chart_worker import render_chart
-from bot.ui.embeds import FIELD_VALUE_MAX, clip
+from bot.ui.decision import supply_empty_sentence
+from bot.ui.embeds import FIELD_VALUE_MAX, clip, shown_name
 from bot.ui.odds import (
     Row,
     chart_file,
@@ -532,11 +533,12 @@ class Odds(
         stored = await self.store.supply.get(guild_id, owner_id, character, item)
         die = SupplyDie(stored.die)
         if die is SupplyDie.EMPTY:
-            raise UserError(f"{character}'s {stored.item} is empty (DD-7): no rolls are left.")
+            raise UserError(supply_empty_sentence(stored.character, stored.item))
         odds = supply_cached(die)
         sizes = " · ".join(f"{d.label}: {float(e):.1f}" for d, e in odds.expected_by_die)
         embed = odds_embed(
-            f"Odds: {character}'s {stored.item} ({die.label})",
+            # the names as the supply keeps them (however the item was typed here), as /supply shows them
+            f"Odds: {shown_name(stored.character)}'s {shown_name(stored.item)} ({die.label})",
             headline=f"about {float(odds.expected_uses):.1f} more rolls until empty",
             rows_text=table(supply_rows(odds), head="rolls", cumulative="lasts"),
             fields=[

@@ -23,7 +23,13 @@ from bot.core import decision
 from bot.core.dice import Dice
 from bot.store import Conflict, NotFound, Store, SupplyDie
 from bot.store.models import name_key
-from bot.ui.decision import supply_compact, supply_list_embed, supply_roll_details, supply_set_embed
+from bot.ui.decision import (
+    supply_compact,
+    supply_empty_sentence,
+    supply_list_embed,
+    supply_roll_details,
+    supply_set_embed,
+)
 from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, supply_line
 from bot.ui.permissions import gm_only
@@ -50,13 +56,6 @@ async def character_of(store: Store, guild_id: int, member: discord.abc.User) ->
     return sheet.name if sheet is not None else member.display_name
 
 
-def empty_sentence(character: str, item: str) -> str:
-    """DD-7: an empty item cannot be rolled, said clearly."""
-    return (
-        f"{character}'s {item} is empty (DD-7): it cannot be rolled until a GM restores it with /supply set."
-    )
-
-
 @app_commands.guild_only()
 class Supply(commands.GroupCog, group_name="supply", group_description="Supply dice: d12 down to empty."):
     """Supply dice: roll one, show them, and (GM) set or restore them."""
@@ -77,7 +76,7 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
                 f"{character} has no supply of {item.strip()} yet: ask a GM to set it with /supply set."
             ) from None
         if supply.empty:
-            raise UserError(empty_sentence(supply.character, supply.item))
+            raise UserError(supply_empty_sentence(supply.character, supply.item))
         return supply
 
     # ------------------------------------------------------------------------------------------------

@@ -1,11 +1,11 @@
 """How a hand of cards looks on Discord (BJ-1..BJ-11): the hand in play, its result, its details, the shoe.
 
-A hand's public message is compact: a title saying whose task it is and how it went, then at most a few
-short lines (the cards and total, the task, a GM modifier; while in play, what Hit, Stand and Add skill
-do). The breakdown, the rules and the chance it had are in Details (`hand_details_embed`), which only a
-GM sees with the fumble chances (BJ-11); the odds of each move are the player's, on request. A hand's
-message never shows the face-down card (BJ-4) while the hand is in play: everything here is built from
-``bot.core.blackjack.summarize``, which hides it (and the total it would give away) until the end.
+A hand's public message is compact: a title saying whose task it is and how it went, then at most three
+short lines (the cards and total; the task, with who set a GM modifier; while in play, what Hit, Stand
+and Add skill do). The breakdown, the rules and the chance it had are in Details (`hand_details_embed`),
+which only a GM sees with the fumble chances (BJ-11); the odds of each move are the player's, on request.
+A hand's message never shows the face-down card (BJ-4) while the hand is in play: everything here is built
+from ``bot.core.blackjack.summarize``, which hides it (and the total it would give away) until the end.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from bot.core.blackjack import (
 )
 from bot.core.cards import Card, Shoe
 from bot.store import AppliedModifier, HandRecord, Sheet, Store
-from bot.ui.embeds import NEUTRAL, WARNING, info_embed, result_embed, rule_footer
+from bot.ui.embeds import NEUTRAL, WARNING, compact_embed, info_embed, result_embed, rule_footer
 from bot.ui.freeroll import shown
 from bot.ui.options import whole_number
 from bot.ui.reply import UserError
@@ -64,9 +64,12 @@ def skill_text(level: int, label: str | None = None) -> str:
     return f"{shown(label)}: {base}" if label else base
 
 
-def difficulty_text(level: int, asked: int | None = None) -> str:
-    """``Hard (4)``, saying what the player asked for when a GM modifier replaced it (GM-3)."""
+def difficulty_text(level: int, asked: int | None = None, by: str | None = None) -> str:
+    """``Hard (4)``, saying what the player asked for when a GM modifier replaced it (GM-3); ``by``: who set
+    it, ``Hard (4), GM modifier by @Gm, asked Easy (2)``."""
     text = f"{DIFFICULTY_NAMES[level]} ({level})"
+    if by:
+        text += f", {by}"
     if asked is not None and asked != level:
         text += f", asked {DIFFICULTY_NAMES[asked]} ({asked})"
     return text
@@ -173,8 +176,9 @@ def _characteristic_parts(hand: Hand, summary: HandSummary) -> list[str]:
 
 
 def task_line(hand: Hand, summary: HandSummary, notes: Notes) -> str:
-    """``Expert (6) vs Hard (4) · Dexterity +3 counts (♦ played)``."""
-    difficulty = difficulty_text(hand.difficulty, notes.asked_difficulty)
+    """``Expert (6) vs Hard (4) · Dexterity +3 counts (♦ played)``; a GM modifier is told with the
+    difficulty it set, ``Expert (6) vs Hard (4), GM modifier by @Gm, asked Easy (2)``."""
+    difficulty = difficulty_text(hand.difficulty, notes.asked_difficulty, modifier_setters(notes.modifiers))
     head = f"{SKILL_NAMES[hand.skill]} ({hand.skill}) vs {difficulty}"
     return " · ".join([head, *_characteristic_parts(hand, summary)])
 
@@ -187,8 +191,17 @@ def choices_line(hand: Hand) -> str:
     return " · ".join(parts)
 
 
+def modifier_setters(modifiers: Sequence[AppliedModifier]) -> str | None:
+    """Who set the GM modifiers a hand took, for its task line (``GM modifier by @Gm``); what each set and
+    for whom is in Details. None when the hand took none."""
+    if not modifiers:
+        return None
+    setters = ", ".join(dict.fromkeys(f"<@{mod.set_by}>" for mod in modifiers))
+    return f"{'GM modifier' if len(modifiers) == 1 else 'GM modifiers'} by {setters}"
+
+
 def modifier_line(modifiers: Sequence[AppliedModifier]) -> str | None:
-    """GM-3: the difficulty the GM set for this task, and who set it."""
+    """GM-3: the difficulty the GM set for this task, and who set it (the hand's Details)."""
     if not modifiers:
         return None
     parts = []
@@ -218,18 +231,16 @@ def hand_embed(hand: Hand, notes: Notes, *, reveal: bool = False) -> discord.Emb
     The fumble chance (for the GM) and the odds (for the player, on request) are never on it.
     """
     summary = summarize(hand, reveal=reveal)
-    lines = [cards_line(hand, summary), task_line(hand, summary, notes)]
-    if not hand.is_over and hand.mode is HandMode.VOLUNTARY:
-        lines.append(choices_line(hand))
-    modifiers = modifier_line(notes.modifiers)
-    if modifiers:
-        lines.append(modifiers)
+    in_play = not hand.is_over and hand.mode is HandMode.VOLUNTARY
+    lines = [
+        cards_line(hand, summary),
+        task_line(hand, summary, notes),
+        choices_line(hand) if in_play else None,
+    ]
     footer = f"Hand #{notes.hand_id}"
     if reveal and not hand.is_over:
         footer += " · the face-down card shown to you, a GM"
-    embed = result_embed(
-        hand_title(hand, summary, notes), verdict=summary.verdict, description="\n".join(lines)
-    )
+    embed = compact_embed(hand_title(hand, summary, notes), lines, verdict=summary.verdict)
     return embed.set_footer(text=footer)
 
 

@@ -310,8 +310,17 @@ def percent_details(result: PercentRoll, *, roller: str) -> discord.Embed:
     )
 
 
+def supply_empty_sentence(character: str, item: str) -> str:
+    """An empty item cannot be rolled (DD-7), said clearly: the refusal of /supply roll and /odds supply."""
+    return (
+        f"{shown_name(character)}'s {shown_name(item)} is empty: it cannot be rolled until a GM restores it "
+        "with /supply set."
+    )
+
+
 def supply_roll_details(result: SupplyRoll, *, character: str, item: str) -> discord.Embed:
     """DD-7: the die rolled, its face, and the die the item has now."""
+    character, item = shown_name(character), shown_name(item)
     if result.stepped_down:
         outcome = f"{result.value} is 3 or lower: {result.die.label} → **{result.new_die.label}**"
         if result.new_die.label == "empty":
@@ -337,7 +346,8 @@ def supply_list_embed(who: str, supplies: Sequence[SupplyDie]) -> discord.Embed:
         return info_embed(f"Supplies of {who}", "No supply dice yet; a GM sets them with /supply set.")
     by_character: dict[str, list[str]] = {}
     for supply in supplies:
-        by_character.setdefault(supply.character, []).append(f"{supply.item}: **{supply.label}**")
+        line = f"{shown_name(supply.item)}: **{supply.label}**"
+        by_character.setdefault(shown_name(supply.character), []).append(line)
     fields = [(character, "\n".join(items)) for character, items in by_character.items()]
     return info_embed(f"Supplies of {who}", "d12 → d10 → d8 → d6 → d4 → empty (DD-7).", fields=fields)
 
@@ -345,7 +355,7 @@ def supply_list_embed(who: str, supplies: Sequence[SupplyDie]) -> discord.Embed:
 def supply_set_embed(supply: SupplyDie, previous: str | None, set_by: str) -> discord.Embed:
     """The GM's change to a supply die (DD-7)."""
     change = f"{previous} → **{supply.label}**" if previous else f"new: **{supply.label}**"
+    item = shown_name(supply.item)
     return info_embed(
-        f"Supply set: {supply.item}",
-        f"{supply.character}'s {supply.item}: {change} (set by {set_by}).",
+        f"Supply set: {item}", f"{shown_name(supply.character)}'s {item}: {change} (set by {set_by})."
     )

@@ -15,12 +15,12 @@ Decisions (where the rules are silent):
 - A click re-reads the hand and the shoe and writes both with version checks (`bot.ui.hands.play`). If the
   hand moved on meanwhile (a double click), the click is refused and nothing is drawn; if only the shoe
   moved (another hand in the channel drew), the click is recomputed on the new shoe (up to 5 times).
-- A hand's message is compact: whose task, how it went, the cards and total, the task, a GM modifier; in
-  play, what Hit, Stand and Add skill do. Details (anyone who sees the hand; a hidden hand's owner and the
-  GMs) has the breakdown and the rules; the fumble chance (BJ-11) only a GM sees, in Details or in the
-  GM copy of a gm or blind hand. The odds of each move are the player's, on request (Odds, ephemeral);
-  a finished voluntary hand keeps Odds for the chance each move had before the last one, worked out on
-  request from the hand and shoe kept with that move. An involuntary hand's chance is in its Details.
+- A hand's message is compact: whose task, how it went, the cards and total, the task (with who set a GM
+  modifier); in play, what Hit, Stand and Add skill do. Details (anyone who sees the hand; a hidden hand's
+  owner and the GMs) has the breakdown and the rules; the fumble chance (BJ-11) only a GM sees, in Details or
+  in the GM copy of a gm or blind hand. The odds of each move are the player's, on request (Odds, ephemeral);
+  a finished voluntary hand keeps Odds for the chance each move had before the last one, worked out on request
+  from the hand and shoe kept with that move. An involuntary hand's chance is in its Details.
 - A task names one or more characteristics (BJ-9), by commas, each with its bonus from the sheet unless
   typed (``Strength, Dexterity +2``); each is stored on the hand and shown with whether it counted.
 - `/cards shuffle` (GM) reshuffles everything not in an open hand, with ``decks`` decks or, without it,

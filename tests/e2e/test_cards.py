@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from bot.core.blackjack import (
+    DIFFICULTY_NAMES,
+    SKILL_NAMES,
     Ending,
     Hand,
     HandOptions,
@@ -36,6 +38,7 @@ from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord
 from bot.local.fake.world import FakeChannel, FakeMessage, FakeUser
 from bot.store import Conflict, Store
 from bot.ui.hands import BUSY
+from tests.e2e.compact import compact_lines
 
 # -- helpers -------------------------------------------------------------------------------------------
 
@@ -82,7 +85,7 @@ def field_names(embed: dict[str, Any]) -> list[str]:
 
 
 def lines(embed: dict[str, Any]) -> list[str]:
-    """The lines under a hand's title: cards and total, the task, then a GM modifier or the moves."""
+    """The lines under a hand's title: cards and total, the task (with who set a GM modifier), the moves."""
     return str(embed.get("description", "")).split("\n")
 
 
@@ -209,10 +212,13 @@ async def test_gm_difficulty_modifier_replaces_the_task_difficulty(
     first = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
     expected = resolve(play_involuntary(iter(top[:2]), 6, 7))
     assert first.embed["title"].endswith(outcome(expected))
-    _, task, modifier = lines(first.embed)  # a title and three lines
-    assert task == "Expert (6) vs Absurdly Difficult (7), asked Mindlessly Easy (0)"
-    assert modifier == (
-        f"GM modifier: difficulty Absurdly Difficult (7) for this player, set by {world.gm.mention}"
+    _, task = lines(first.embed)  # who set the modifier is told with the difficulty it set
+    assert task == (
+        f"Expert (6) vs Absurdly Difficult (7), GM modifier by {world.gm.mention}, asked Mindlessly Easy (0)"
+    )
+    details = await harness.click(first.original, "Details", world.alice)
+    assert field(details.embed, "GM modifier (GM-3)") == (
+        f"difficulty Absurdly Difficult (7) for this player, set by {world.gm.mention}"
     )
     second = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
     unmodified = resolve(play_involuntary(iter(top[2:]), 6, 0))
@@ -239,7 +245,7 @@ async def test_a_deal_that_fails_leaves_the_gm_modifier_for_the_next_hand(
     [pending] = await store.modifiers.list(world.guild.id, world.general.id)
     assert pending.uses_left == 1
     dealt = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
-    assert world.gm.mention in lines(dealt.embed)[2]
+    assert world.gm.mention in lines(dealt.embed)[1]
     assert await store.modifiers.list(world.guild.id, world.general.id) == []
 
 
@@ -785,3 +791,101 @@ async def test_details_of_a_hand_for_whoever_sees_it(harness: Harness, world: Wo
     ended = await harness.click(public, "Details", world.gm)
     assert field(ended.embed, "For the GM (BJ-11)").startswith(f"Fumble chance: {top[0].label} as card 1")
     assert "umble" not in public.text()
+
+
+# -- a hand's message keeps to a title and three lines ----------------------------------------------------
+
+
+def hand_lines(message: FakeMessage) -> list[str]:
+    """The lines of a hand's message, checked as a compact result (a hand's footer only names the hand)."""
+    embed = message.embed
+    assert embed["footer"]["text"].startswith("Hand #")
+    return compact_lines({key: value for key, value in embed.items() if key != "footer"})
+
+
+async def gm_sets_difficulty(
+    harness: Harness, world: World, value: int, member: FakeUser | None = None
+) -> None:
+    """A GM's `/gm modifier` for cards: the difficulty of ``member``'s next task (default: everyone's)."""
+    options: dict[str, Any] = {"system": "cards", "kind": "difficulty", "value": str(value)}
+    if member is not None:
+        options["member"] = member
+    answer = await harness.slash(world.guild, world.general, world.gm, "gm modifier", options)
+    assert answer.ephemeral and answer.content.startswith("Set ")
+
+
+#: Voluntary hands played move by move: (level, characteristics, stacked cards, the moves played).
+VOLUNTARY_PLAYS = {
+    "hit then stand": (5, "Strength +2, Dexterity +1, Speed, Will -1", ["10S", "5H", "2C"], ["Hit", "Stand"]),
+    "stand at once": (5, None, ["9S", "5H"], ["Stand"]),
+    "hit to a wrap": (5, "Dexterity +1", ["10S", "9H", "5C"], ["Hit", "Hit"]),
+    "hit to a bonus": (5, "Speed +2", ["KS", "5H", "6H", "7H", "2C"], ["Hit", "Hit"]),
+    "add skill": (3, "Strength", ["8S", "4H"], ["add"]),
+    "unskilled": (0, "Strength +1, Dexterity +2, Speed +3, Will +4", ["2S", "3H", "4C"], ["Hit", "Stand"]),
+}
+
+
+@pytest.mark.parametrize("modifier", ["none", "for the player", "for everyone too"])
+@pytest.mark.parametrize("play", list(VOLUNTARY_PLAYS))
+async def test_a_voluntary_hand_keeps_to_three_lines_in_every_state(
+    harness: Harness, world: World, play: str, modifier: str
+) -> None:  # GM-3 on a compact hand: the modifier is told on the task's line, its breakdown in Details
+    store = harness.bot.store
+    level, characteristics, top, moves = VOLUNTARY_PLAYS[play]
+    if modifier != "none":
+        await gm_sets_difficulty(harness, world, 6, world.alice)
+    if modifier == "for everyone too":  # taken with the player's own, which wins
+        await gm_sets_difficulty(harness, world, 1)
+    await stack_shoe(store, world.general, top)
+    options = {"characteristics": characteristics} if characteristics else {}
+    dealt = await deal_voluntary(harness, world, level=level, difficulty=2, **options)
+    message = dealt.original
+    states = [hand_lines(message)]
+    for move in moves:
+        if move == "add":
+            await harness.click(
+                message, f"bj:{hand_id_of(message)}:add", world.alice, [str(adder_values(level)[-1])]
+            )
+        else:
+            await harness.click(message, move, world.alice)
+        states.append(hand_lines(message))
+    assert ended_buttons(message)
+    assert all(len(shown) == (3 if i < len(moves) else 2) for i, shown in enumerate(states)), states
+    for shown in states:
+        task = shown[1]
+        if modifier == "none":
+            assert "GM" not in "\n".join(shown) and f"{DIFFICULTY_NAMES[6]} (6)" not in task
+        else:  # the difficulty the GM set, who set it, and what the player asked for, on the task's line
+            head = f"{SKILL_NAMES[level]} ({level}) vs {DIFFICULTY_NAMES[6]} (6), GM modifier"
+            assert task.startswith(head) and f"by {world.gm.mention}, asked Easy (2)" in task
+            assert ("GM modifiers" in task) == (modifier == "for everyone too")
+    details = await harness.click(message, "Details", world.alice)
+    assert (modifier == "none") != ("GM modifier (GM-3)" in field_names(details.embed))
+
+
+@pytest.mark.parametrize("modifier", [False, True])
+@pytest.mark.parametrize("visibility", ["public", "gm"])
+async def test_an_involuntary_hand_keeps_to_three_lines(
+    harness: Harness, world: World, modifier: bool, visibility: str
+) -> None:  # GM-3: the modifier on the task's line, in the channel and on the GM's copy
+    store = harness.bot.store
+    if modifier:
+        await gm_sets_difficulty(harness, world, 6, world.alice)
+    await store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    top = await stack_shoe(store, world.general, ["2S", "3H", "4C", "5D", "6S"])
+    answer = await deal_voluntary(
+        harness,
+        world,
+        level=4,
+        difficulty=2,
+        mode="involuntary",
+        characteristics="Strength +2, Dexterity +1, Speed, Will -1",
+        visibility=visibility,
+    )
+    expected = resolve(play_involuntary(iter(top), 4, 6 if modifier else 2))
+    results = [m for m in answer.messages if m.embeds and m.embed["title"].endswith(outcome(expected))]
+    assert len(results) == (1 if visibility == "public" else 2)  # gm: the player's, and the GMs' copy
+    for message in results:
+        shown = hand_lines(message)
+        assert len(shown) == 2
+        assert (world.gm.mention in shown[1]) == modifier

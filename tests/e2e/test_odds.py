@@ -28,8 +28,9 @@ from bot.core.odds.systemx import check_odds, combined_distribution, opposed_dis
 from bot.local.fake.harness import Answer, Harness, SubprocessBot, World
 from bot.local.fake.server import FakeDiscord
 from bot.local.fake.world import FakeMessage
+from bot.ui.embeds import shown_name
 from bot.ui.odds import hand_decision_line
-from tests.e2e.compact import compact_lines, open_details, shown
+from tests.e2e.compact import RULE_ID, compact_lines, open_details, shown
 from tests.e2e.test_cards import hand_id_of, shoe_of, stack_shoe
 
 SEED = 1234
@@ -162,6 +163,28 @@ async def test_odds_supply_item(harness: Harness, world: World) -> None:  # DD-7
     assert embed["description"].startswith(
         f"**about {float(expected.expected_uses):.1f} more rolls until empty"
     )
+
+
+async def test_odds_supply_names_the_item_as_supply_shows_it(harness: Harness, world: World) -> None:
+    # the item as the GM named it, however the player types it, and read as written (markdown escaped), as
+    # /supply show and /supply roll name it
+    item = "*Salt_Pork* Rations"
+    await harness.slash(
+        world.guild, world.general, world.gm, "supply set", {"member": world.alice, "item": item, "die": 10}
+    )
+    listed = await harness.slash(world.guild, world.general, world.alice, "supply show", {})
+    assert f"{shown_name(item)}: **d10**" in listed.text()
+    embed = answered(await odds(harness, world, "supply", {"item": "*salt_pork* RATIONS"}))
+    assert embed["title"] == f"Odds: Alice's {shown_name(item)} (d10)"
+    rolled = await harness.slash(world.guild, world.general, world.alice, "supply roll", {"item": item})
+    assert rolled.embed["title"].startswith(f"Alice - {shown_name(item)}: d10 ")
+
+    await harness.slash(
+        world.guild, world.general, world.gm, "supply set", {"member": world.alice, "item": item, "die": 0}
+    )
+    empty = await odds(harness, world, "supply", {"item": "*salt_pork* rations"})
+    assert empty.ephemeral and empty.content.startswith(f"Alice's {shown_name(item)} is empty")
+    assert not RULE_ID.search(empty.content)
 
 
 async def test_odds_cards_involuntary_from_this_channels_shoe(harness: Harness, world: World) -> None:  # BJ-3

@@ -349,7 +349,11 @@ def supply_list_embed(who: str, supplies: Sequence[SupplyDie]) -> discord.Embed:
         line = f"{shown_name(supply.item)}: **{supply.label}**"
         by_character.setdefault(shown_name(supply.character), []).append(line)
     fields = [(character, "\n".join(items)) for character, items in by_character.items()]
-    return info_embed(f"Supplies of {who}", "d12 → d10 → d8 → d6 → d4 → empty (DD-7).", fields=fields)
+    return info_embed(
+        f"Supplies of {who}",
+        "d12 → d10 → d8 → d6 → d4 → empty: a roll of 3 or lower steps the die down.",
+        fields=fields,
+    )
 
 
 def supply_set_embed(supply: SupplyDie, previous: str | None, set_by: str) -> discord.Embed:

@@ -1077,7 +1077,7 @@ class VoluntaryPlan:
 
     # -- the state of a hand --------------------------------------------------------------------------
 
-    def _state(self, drawn: Sequence[Card]) -> tuple[list[int], list[int], int]:
+    def _left_after(self, drawn: Sequence[Card]) -> tuple[list[int], list[int], int]:
         """(cards left by value, of them of the characteristic's suit (the exact mode), the mask of
         tracked suits seen) after ``drawn`` were drawn from this plan's cards."""
         solver = self.solver
@@ -1097,7 +1097,7 @@ class VoluntaryPlan:
 
     def _enter(self, drawn: Sequence[Card]) -> tuple[int, int, int, int]:
         """Load a state into the search lists: (ckey, skey, seen, cards left)."""
-        counts, of_suit, seen = self._state(drawn)
+        counts, of_suit, seen = self._left_after(drawn)
         self.cnt[:] = counts
         if self.exact:
             self.chr[:] = of_suit

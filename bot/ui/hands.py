@@ -215,7 +215,7 @@ async def play(interaction: discord.Interaction[Any], found: Found, move: Move) 
     record, read = found
     rng = interaction.client.rng
     seen_version = record.version
-    settings = await store.settings.get(record.guild_id or 0)
+    decks: int | None = None  # the guild's shoe size: read only when the shoe must be read again
     for _ in range(SHOE_RETRIES):
         hand = Hand.from_dict(record.data)
         try:
@@ -223,8 +223,10 @@ async def play(interaction: discord.Interaction[Any], found: Found, move: Move) 
                 if read is not None and store.cards.shoe_read_current(read):
                     shoe, shoe_version = read.shoe, read.version  # read with the hand, still the shoe
                 else:
+                    if decks is None:
+                        decks = (await store.settings.get(record.guild_id or 0)).decks_per_shoe
                     shoe, shoe_version = await store.cards.get_shoe(
-                        record.guild_id, record.channel_id, settings.decks_per_shoe, rng
+                        record.guild_id, record.channel_id, decks, rng
                     )
                 read = None  # a retry reads the shoe again
                 moved, moved_shoe = play_out(*move(hand, shoe, rng), rng)

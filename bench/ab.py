@@ -10,6 +10,7 @@ only beyond that (and time a mechanism directly when the gain is smaller). Make 
     git worktree add /tmp/base HEAD~1              # or any commit
     python bench/ab.py --base /tmp/base --target rps
     python bench/ab.py --base /tmp/base --target hit -n 800 --rounds 6
+    python bench/ab.py --base /tmp/base --target rps --database-url postgresql://postgres@127.0.0.1:5432/test
 
 Both bots import their code from their own tree (PYTHONPATH); the fake, the load and this script are this
 checkout's. Prints, per build, each round's CPU per answer and the medians over the rounds, then new/base.
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from _common import ROOT, Run, machine, rerun, schema_checks
-from latency import TARGETS, Session
+from latency import DATABASE_URL_HELP, TARGETS, Session, database_argv, postgres_server
 
 
 @dataclass
@@ -47,7 +48,10 @@ class Build:
         return statistics.median(figures[value](run) for run in self.runs)
 
 
-async def compare(target: str, base: Path, n: int, concurrency: int, rounds: int, warmup: int) -> list[Build]:
+async def compare(
+    target: str, base: Path, n: int, concurrency: int, rounds: int, warmup: int, server: str | None = None
+) -> list[Build]:
+    """``server``: the PostgreSQL server both builds run on (None: each its SQLite file)."""
     chosen = TARGETS[target]
     builds = [Build("base", base), Build("new", ROOT)]
     count = warmup + n * rounds
@@ -63,6 +67,7 @@ async def compare(target: str, base: Path, n: int, concurrency: int, rounds: int
                     count,
                     source=build.source,
                     settled=chosen.settled,
+                    server=server,
                 )
             )
         for session in sessions:
@@ -128,6 +133,7 @@ def main() -> None:
     parser.add_argument("-c", "--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--warmup", type=int, default=300)
+    parser.add_argument("--database-url", help=DATABASE_URL_HELP)
     args = parser.parse_args()
     base = Path(args.base).resolve()
     if not (base / "bot" / "__main__.py").is_file():
@@ -137,7 +143,12 @@ def main() -> None:
     print(
         f"{args.target}: {TARGETS[args.target].what}; C={args.concurrency}, {args.rounds} rounds of {args.n}"
     )
-    builds = asyncio.run(compare(args.target, base, args.n, args.concurrency, args.rounds, args.warmup))
+    server = postgres_server(args.database_url)
+    if server:
+        print(f"both builds on PostgreSQL: {server}, a fresh schema each")
+    builds = asyncio.run(
+        compare(args.target, base, args.n, args.concurrency, args.rounds, args.warmup, server)
+    )
     report(builds)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     print(
@@ -146,6 +157,7 @@ def main() -> None:
             [
                 f"--base {args.base} --target {args.target} -n {args.n} -c {args.concurrency}",
                 f"--rounds {args.rounds} --warmup {args.warmup}",
+                *database_argv(args.database_url),
             ],
         )
     )

@@ -611,6 +611,23 @@ def with_setting(url: str, name: str, value: str) -> str:
     return f"{url}{'&' if '?' in url else '?'}{name}={value}"
 
 
+DATABASE_URL_HELP = (
+    "run the real bot on PostgreSQL at this address (a fresh schema per bot; synchronous_commit=off unless "
+    "the address sets it), not on SQLite"
+)
+
+
+def postgres_server(url: str | None) -> str | None:
+    """For ab.py and layers.py: ``--database-url`` with synchronous_commit=off, as `chosen_backends` does
+    (None: SQLite)."""
+    return with_setting(url, "synchronous_commit", "off") if url else None
+
+
+def database_argv(url: str | None) -> list[str]:
+    """``--database-url`` for a rerun line (none on SQLite)."""
+    return [f"--database-url {url}"] if url else []
+
+
 def chosen_backends(args: argparse.Namespace) -> list[Backend]:
     """``--backends`` with the server each runs on (``--database-url`` alone: PostgreSQL only, as before)."""
     names = args.backends.split(",") if args.backends else ["postgres" if args.database_url else "sqlite"]

@@ -13,6 +13,7 @@ Needs py-spy (`.venv/bin/pip install -e '.[bench]'`) and permission to read anot
 (root, or ptrace allowed). Run from the repository root, after `./scripts/test` has made `.venv`:
 
     .venv/bin/python bench/layers.py --target rps
+    .venv/bin/python bench/layers.py --target rps --database-url postgresql://postgres@127.0.0.1:5432/test
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Check, machine, rerun, schema_checks
-from latency import BARE, TARGETS, Prepare, Session
+from latency import BARE, DATABASE_URL_HELP, TARGETS, Prepare, Session, database_argv, postgres_server
 
 ROOT = Path(__file__).resolve().parents[1]
 # (layer, what a frame's file path contains); the first that matches names the frame's layer
@@ -41,10 +42,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot: cogs, ui, core, client", ("/cogs/", "/bot/")),
     ("discord.py", ("/discord/", "/commands/")),  # py-spy names discord/ext/commands as commands/
     ("aiohttp, yarl, multidict", ("/aiohttp/", "/yarl/", "/multidict/")),
+    # the drivers' Python, aiosqlite's connection threads included (SQLite's own C work shows as the
+    # driver's line that called it)
+    ("database driver (aiosqlite, asyncpg)", ("/aiosqlite/", "/asyncpg/")),
     ("asyncio event loop", ("/asyncio/", "/selectors.py")),
 )
 OUR_LAYERS = {"bot: store", "bot: cogs, ui, core, client"}
-OTHER = "other (start-up, threads, unattributed)"
+OTHER = "other (start-up, unattributed)"
 WORKERS = "worker processes (odds, charts)"
 IDLE_LEAVES = ("select (selectors.py", "EpollSelector.select (", "_wait_for_tstate_lock", "Condition.wait (")
 _FRAME = re.compile(r"^(?P<function>.*?) \((?P<path>.*?):\d+\)$")
@@ -110,10 +114,19 @@ def split(raw: str, label: str, cpu_us: float, worker_us: float) -> Split:
 
 
 async def measure(
-    kind: str, label: str, prepare: Prepare, check: Check, n: int, concurrency: int, rate: int, spy: str
+    kind: str,
+    label: str,
+    prepare: Prepare,
+    check: Check,
+    n: int,
+    concurrency: int,
+    rate: int,
+    spy: str,
+    server: str | None = None,
 ) -> Split:
-    """Sample one bot (``kind``: "bare", "plain" or "tabletop") through a burst of ``n`` interactions."""
-    session = await Session.open(kind, label, prepare, check, n + 400)
+    """Sample one bot (``kind``: "bare", "plain" or "tabletop") through a burst of ``n`` interactions;
+    ``server``: the PostgreSQL server the real bot runs on (None: its SQLite file)."""
+    session = await Session.open(kind, label, prepare, check, n + 400, server=server)
     with tempfile.TemporaryDirectory(prefix="layers-") as folder:
         out = Path(folder) / "samples.txt"
         try:
@@ -182,7 +195,9 @@ async def main(args: argparse.Namespace) -> int:
     splits = [await measure(BARE.kind, "bare /ok", BARE.prepare, BARE.check, *load)]
     plain = target.plain  # the same work, written plainly on discord.py and aiosqlite
     splits.append(await measure(plain.kind, plain.label, plain.prepare, plain.check, *load))
-    real = await measure("tabletop", args.target, target.prepare, target.check, *load)
+    server = postgres_server(args.database_url)
+    label = args.target + (" (postgres)" if server else "")
+    real = await measure("tabletop", label, target.prepare, target.check, *load, server=server)
     splits.append(real)
     bare = splits[0]
     print()
@@ -196,8 +211,8 @@ async def main(args: argparse.Namespace) -> int:
     for name, us in real.ours.most_common(args.top):
         print(f"{us:8.1f}  {name}")
     print(f"load average after: {os.getloadavg()[0]:.2f} (other work on the machine inflates every figure)")
-    print(rerun("layers.py", [f"--target {args.target}", f"-n {args.n}", f"-c {args.concurrency}",
-                              f"--rate {args.rate}"]))  # fmt: skip
+    argv = [f"--target {args.target}", f"-n {args.n}", f"-c {args.concurrency}", f"--rate {args.rate}"]
+    print(rerun("layers.py", [*argv, *database_argv(args.database_url)]))
     return 0
 
 
@@ -211,6 +226,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rate", type=int, default=500, help="py-spy samples per second")
     parser.add_argument("--top", type=int, default=25, help="how many of our functions to list")
     parser.add_argument("--py-spy", help="path of the py-spy executable (default: on PATH or beside python)")
+    parser.add_argument("--database-url", help=DATABASE_URL_HELP)
     return parser.parse_args(argv)
 
 

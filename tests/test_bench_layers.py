@@ -54,6 +54,21 @@ def test_each_sample_goes_to_the_innermost_frame_with_a_layer(layers):
     )
 
 
+def test_the_database_drivers_and_their_threads_are_a_layer_of_their_own(layers):
+    raw = "\n".join(
+        [
+            "thread (1): Thread-1 (_connection_worker_thread);Thread.run (threading.py:982);"
+            "_connection_worker_thread (aiosqlite/core.py:59) 3",
+            f"{COMMAND};SqliteDatabase.all (bot/store/db.py:420);"
+            "Connection.execute_fetchall (aiosqlite/core.py:242) 1",
+            f"{COMMAND};PgTx.all (bot/store/postgres.py:109);Connection.fetch (asyncpg/connection.py:690) 2",
+            "thread (1): Thread-1 (_connection_worker_thread);a frame of no file 4",
+        ]
+    )
+    split = layers.split(raw, "rps", cpu_us=100.0, worker_us=0.0)
+    assert split.layers == pytest.approx({"database driver (aiosqlite, asyncpg)": 60.0, layers.OTHER: 40.0})
+
+
 def test_the_layers_add_up_to_the_measured_cpu(layers):
     split = layers.split(RAW, "rps", cpu_us=344.0, worker_us=12.0)
     assert sum(split.layers.values()) == pytest.approx(344.0)

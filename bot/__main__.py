@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import faulthandler
 import logging
 import signal
 import sys
@@ -87,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command given on the command line; the exit status says how it ended."""
+    if hasattr(signal, "SIGUSR1"):  # not on Windows
+        # `kill -USR1 <pid>` writes every thread's stack to stderr (the log): how a bot that hangs, or
+        # will not stop, is looked into without stopping it
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     args = build_parser().parse_args(argv)
     status: int = args.run(args)
     return status

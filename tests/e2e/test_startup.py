@@ -150,6 +150,9 @@ async def test_python_m_bot_connects_and_never_logs_the_token(
     try:
         await asyncio.wait_for(fake.connected.wait(), 60)
         assert fake.command_syncs, "the subprocess bot did not sync"
+        process.send_signal(signal.SIGUSR1)  # every thread's stack to the log, and the bot goes on
+        await asyncio.sleep(0.5)
+        assert process.returncode is None
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGTERM)
@@ -163,6 +166,7 @@ async def test_python_m_bot_connects_and_never_logs_the_token(
     assert process.returncode == 0
     # SIGTERM closes the database before the loop: no thread of aiosqlite's left to call into a closed loop
     assert "Traceback" not in log
+    assert "(most recent call first)" in log and "bot/__main__.py" in log  # the stacks SIGUSR1 asked for
     assert fake.violations == []
 
 

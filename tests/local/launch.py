@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import selectors
+import signal
 import subprocess
 import sys
 import time
@@ -32,8 +33,18 @@ class RunningTable:
         """SIGTERM, as Ctrl+C or a service manager would; the exit status."""
         if self.process.poll() is None:
             self.process.terminate()
-        # generous: on a loaded machine the bot, its worker processes and the stand-in all stop in turn
-        return self.process.wait(timeout=60)
+        try:
+            # generous: on a loaded machine the bot, its worker processes and the stand-in all stop in turn
+            return self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            # what it hangs on: every thread's stack, which `python -m bot` writes on SIGUSR1
+            self.process.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            self.process.kill()
+            self.process.wait()
+            raise AssertionError(
+                f"the table did not stop within 60 s; its log ends:\n{self.log()[-6000:]}"
+            ) from None
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

@@ -1016,7 +1016,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if (event.key === "Escape") {
       closeForm();
       $("input").focus();
-    } else if (event.key === "Enter" && event.target.tagName === "SELECT") {
+    } else if (event.key === "Enter" && event.target instanceof HTMLSelectElement) {
       event.preventDefault();
       sendForm();
     }

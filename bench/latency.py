@@ -198,8 +198,10 @@ def clicks(deal: str, options: dict[str, object], button: str) -> Prepare:
 
 
 def odds_line_followed(record: InteractionRecord) -> bool:
-    """A Hit that ended its hand (its answer took the buttons away) is done once the Odds line of the hand's
-    last move is edited onto the message; any other Hit once it is answered."""
+    """A Hit is done once it is answered. (Trees before 2026-11-27 took a finished hand's buttons away and
+    edited the odds of its last move in afterwards: with `bench/ab.py` against one, such a Hit is done once
+    that Odds line is in. The bot now keeps Odds and Details on a finished hand and works the odds out
+    only when asked.)"""
     data = (record.callback or {}).get("data") or {}
     if data.get("components") != []:
         return True
@@ -250,7 +252,7 @@ class Target:
     plain: Floor  # the same work on the plain bot: the floor the target is judged against
     judged: bool = True  # False: reported beside the floors, no target
     in_default: bool = True  # run when no --target is given
-    # for a target whose answer has a follow-up (a finished hand's Odds line): has it arrived? A burst's
+    # for a target whose answer may have a follow-up (an older tree's Odds line): has it arrived? A burst's
     # CPU is read once every follow-up is in, and the next burst starts only then (see `fire`)
     settled: Settled | None = None
 
@@ -654,9 +656,9 @@ async def main(args: argparse.Namespace) -> int:
         f"N={args.n} per concurrency per round, {args.rounds} rounds interleaved with the bare and plain "
         f"bots, warm-up {args.warmup}; fake's schema checks {'on' if args.validate else 'off'}; latency = "
         "INTERACTION_CREATE written -> callback request arrived, at the fake; loop wait = µs per answer "
-        "that the bot's event loop was ready to run but waited for a core; drain = ms a burst's follow-ups "
-        "(a finished hand's Odds line) took after its last answer: CPU is read after them, the next burst "
-        "starts after them, answers/s is over the answers only"
+        "that the bot's event loop was ready to run but waited for a core; drain = ms from a burst's last "
+        "answer until its answers were all settled (see odds_line_followed): CPU is read after that, the "
+        "next burst starts after that, answers/s is over the answers only"
     )
     for name, server in backends:
         if server is not None:

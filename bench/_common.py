@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bot.local.fake import server as fake_server  # noqa: E402
-from bot.local.fake.harness import World, standard_world  # noqa: E402
+from bot.local.fake.harness import World, standard_world, subprocess_env  # noqa: E402
 from bot.local.fake.server import FakeDiscord, InteractionRecord  # noqa: E402
 
 TOKEN = "MTEx.bench-token.not-a-real-one-5e4d3c2b1a"
@@ -197,19 +197,7 @@ def bot_env(
     ``source``: the source tree the bot's code is imported from (another commit's worktree for an A/B).
     ``database_url``: the bot's PostgreSQL database (None: the SQLite file ``database``).
     """
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DISCORD_", "DEV_GUILD", "DICE_", "DATABASE_"))
-    }
-    env |= {
-        "PYTHONPATH": str(source),
-        "DISCORD_TOKEN": TOKEN,
-        "DISCORD_API_BASE": fake.api_base,
-        "DATABASE_PATH": str(database),
-        "DICE_SEED": str(seed),
-        "LOG_LEVEL": log_level,
-    }
+    env = subprocess_env(fake, database, seed=seed, log_level=log_level, source=source)
     if database_url is not None:
         env["DATABASE_URL"] = database_url
     return env

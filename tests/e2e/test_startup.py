@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
 import signal
 import sys
@@ -15,10 +14,9 @@ import pytest
 
 from bot.client import COGS, point_at
 from bot.invite import invite_url
-from bot.local.fake.harness import World
+from bot.local.fake.harness import World, subprocess_env
 from bot.local.fake.server import FakeDiscord
 from tests.e2e.conftest import running_bot
-from tests.paths import ROOT
 
 TOKEN = "MTIz.subprocess-secret-token.zyxwvutsrqponm"
 BOOT = "import runpy; runpy.run_module('bot', run_name='__main__', alter_sys=True)"
@@ -118,19 +116,7 @@ async def test_the_ready_bot_logs_its_invite_link_once(
 async def run_subprocess(
     fake: FakeDiscord, tmp_path: Path, *args: str, **env: str
 ) -> asyncio.subprocess.Process:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DISCORD_", "DEV_GUILD", "DICE_", "DATABASE_"))
-    }
-    clean |= {
-        "PYTHONPATH": str(ROOT),
-        "DISCORD_TOKEN": TOKEN,
-        "DISCORD_API_BASE": fake.api_base,
-        "DATABASE_PATH": str(tmp_path / "bot.db"),
-        "LOG_LEVEL": "DEBUG",
-        **env,
-    }
+    clean = subprocess_env(fake, tmp_path / "bot.db", seed=None, log_level="DEBUG", **env)
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",

@@ -321,6 +321,40 @@ async def start_bot(
 
 
 # -- the bot as a subprocess (restart tests) ------------------------------------------------------------
+def subprocess_env(
+    fake: FakeDiscord,
+    database: Path,
+    *,
+    seed: int | None = 1234,
+    log_level: str = "INFO",
+    source: Path | None = None,
+    **env: str,
+) -> dict[str, str]:
+    """The environment of a `python -m bot` child against ``fake``: the caller's own, less any setting of
+    the bot's (a developer's DISCORD_TOKEN or DATABASE_URL must never reach a test), then ours.
+
+    ``seed`` None: dice from the system's generator; ``source``: the tree the bot's code is imported from
+    (another commit's, for an A/B; default this one); ``env``: more settings, last.
+    """
+    import os
+
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DISCORD_", "DEV_GUILD", "DICE_", "DATABASE_"))
+    }
+    clean |= {
+        "PYTHONPATH": str(source if source is not None else Path(__file__).resolve().parents[3]),
+        "DISCORD_TOKEN": TOKEN,
+        "DISCORD_API_BASE": fake.api_base,
+        "DATABASE_PATH": str(database),
+        "LOG_LEVEL": log_level,
+    }
+    if seed is not None:
+        clean["DICE_SEED"] = str(seed)
+    return clean | env
+
+
 SUBPROCESS_BOOT = "import runpy; runpy.run_module('bot', run_name='__main__', alter_sys=True)"
 QUIET = 0.5  # a subprocess's tasks are invisible: it is done when it sent nothing for this long
 
@@ -340,25 +374,9 @@ class SubprocessBot(Harness):
     async def launch(
         cls, fake: FakeDiscord, database: Path, *, seed: int = 1234, log_path: Path | None = None, **env: str
     ) -> SubprocessBot:
-        import os
         import sys
 
-        root = Path(__file__).resolve().parents[3]
-
-        clean = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("DISCORD_", "DEV_GUILD", "DICE_", "DATABASE_"))
-        }
-        clean |= {
-            "PYTHONPATH": str(root),
-            "DISCORD_TOKEN": TOKEN,
-            "DISCORD_API_BASE": fake.api_base,
-            "DATABASE_PATH": str(database),
-            "DICE_SEED": str(seed),
-            "LOG_LEVEL": "INFO",
-            **env,
-        }
+        clean = subprocess_env(fake, database, seed=seed, **env)
         fake.connected.clear()
         # a busy DEBUG log would fill a pipe nobody reads until the end: ``log_path`` sends it to a file
         log_file = log_path.open("ab") if log_path is not None else None

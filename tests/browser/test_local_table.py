@@ -161,12 +161,16 @@ def test_screenshot_of_a_scene(page: TablePage, request: pytest.FixtureRequest, 
     page.command("cards task", {"difficulty": 2, "level": 3})
     hand = page.last("used /cards task")
     expect(hand.get_by_role("button", name="Hit", exact=True)).to_be_visible()
-    # as a reader would: the list at its newest message, whatever arrived while a chart was loading
+    chart = page.last("used /odds sysx").locator(".e-image img")
+    # the chart drawn and laid out first: an image that loads after the scroll below grows the list
+    expect(chart).to_have_js_property("complete", True, timeout=30_000)
+    expect(chart).not_to_have_js_property("naturalHeight", 0)
+    # as a reader would: the list at its newest message
     page.page.evaluate(
         "() => { const box = document.getElementById('messages'); box.scrollTop = box.scrollHeight; }"
     )
     for thing in (
-        page.last("used /odds sysx").locator(".e-image img"),
+        chart,
         page.last("used /sysx check").locator(".embed"),
         hand.get_by_role("button", name="Hit", exact=True),
     ):

@@ -1,13 +1,14 @@
 """Where the bot's CPU per answer goes, layer by layer, against the bare and the plain discord.py bots.
 
 Runs the real bot, the bare bot (`bench/bare_bot.py`) and the plain bot doing the same work
-(`bench/plain_bot.py`) as subprocesses on the loopback fake Discord,
-as `bench/latency.py` does, and samples each with py-spy during a burst at concurrency C. Every sample
+(`bench/plain_bot.py`) as subprocesses on the loopback fake Discord, as `bench/latency.py` does. Each
+thread's CPU in the burst is read from /proc: the event loop's thread, and the others (aiosqlite's
+connection threads, discord.py's keep-alive) as one row. The loop thread's CPU is split by layer from
+py-spy samples taken with ``--gil``: only the thread running Python is sampled, so a thread waiting for a
+core or for the GIL (which a plain sample counts as busy on a loaded machine) is not charged. Every sample
 is charged to the innermost frame of its stack that belongs to a layer (so pydantic called by the store
-counts as the store, json parsed by discord.py as discord.py); samples of a thread waiting in the event
-loop's selector are left out. The shares are then scaled to the CPU time the process really used in the
-burst (read from /proc, not from the samples), which py-spy's own cost on the machine does not inflate.
-The bot's worker processes (cards odds, charts) are a row of their own, from /proc alone.
+counts as the store, json parsed by discord.py as discord.py). The bot's worker processes (cards odds,
+charts) are a row of their own, from /proc alone.
 
 Needs py-spy (`.venv/bin/pip install -e '.[bench]'`) and permission to read another process's memory
 (root, or ptrace allowed). Run from the repository root, after `./scripts/test` has made `.venv`:
@@ -42,14 +43,15 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot: cogs, ui, core, client", ("/cogs/", "/bot/")),
     ("discord.py", ("/discord/", "/commands/")),  # py-spy names discord/ext/commands as commands/
     ("aiohttp, yarl, multidict", ("/aiohttp/", "/yarl/", "/multidict/")),
-    # the drivers' Python, aiosqlite's connection threads included (SQLite's own C work shows as the
-    # driver's line that called it)
+    # the drivers' Python on the loop's thread (aiosqlite's connection threads are the THREADS row)
     ("database driver (aiosqlite, asyncpg)", ("/aiosqlite/", "/asyncpg/")),
     ("asyncio event loop", ("/asyncio/", "/selectors.py")),
 )
 OUR_LAYERS = {"bot: store", "bot: cogs, ui, core, client"}
 OTHER = "other (start-up, unattributed)"
 WORKERS = "worker processes (odds, charts)"
+THREADS = "other threads (aiosqlite's connections)"
+_THREAD = re.compile(r"^thread \((?P<tid>\d+)\)")  # py-spy --threads: "thread (<tid>): <name>" first
 IDLE_LEAVES = ("select (selectors.py", "EpollSelector.select (", "_wait_for_tstate_lock", "Condition.wait (")
 _FRAME = re.compile(r"^(?P<function>.*?) \((?P<path>.*?):\d+\)$")
 
@@ -61,6 +63,7 @@ class Split:
     label: str
     cpu_us: float  # the process's own CPU per answer, from /proc
     worker_us: float
+    threads_us: float = 0.0  # the part of cpu_us its threads other than the loop's used
     layers: dict[str, float] = field(default_factory=dict)
     ours: Counter[str] = field(default_factory=Counter)  # inclusive µs per answer, our functions
     samples: int = 0
@@ -82,8 +85,18 @@ def short(function: str, path: str) -> str:
     return f"{function} ({path.replace(str(ROOT) + '/', '')})"
 
 
-def split(raw: str, label: str, cpu_us: float, worker_us: float) -> Split:
-    """Charge py-spy's raw samples (``frame;frame;... count``, outermost first) to the layers."""
+def split(
+    raw: str,
+    label: str,
+    cpu_us: float,
+    worker_us: float,
+    *,
+    threads_us: float = 0.0,
+    loop_thread: int | None = None,
+) -> Split:
+    """Charge py-spy's raw samples (``frame;frame;... count``, outermost first) to the layers, scaled to
+    the loop thread's CPU (``cpu_us - threads_us``). ``loop_thread``: only samples whose first frame is
+    ``thread (<loop_thread>)`` count (None: every sample)."""
     counts: Counter[str] = Counter()
     ours: Counter[str] = Counter()
     for line in raw.splitlines():
@@ -92,6 +105,9 @@ def split(raw: str, label: str, cpu_us: float, worker_us: float) -> Split:
             continue
         frames = stack.split(";")
         if frames[-1].startswith(IDLE_LEAVES):
+            continue
+        thread = _THREAD.match(frames[0])
+        if loop_thread is not None and (thread is None or int(thread["tid"]) != loop_thread):
             continue
         n = int(number)
         parsed = [m for m in (_FRAME.match(f) for f in frames) if m is not None]
@@ -105,9 +121,9 @@ def split(raw: str, label: str, cpu_us: float, worker_us: float) -> Split:
             }
         )
     total = sum(counts.values())
-    result = Split(label, cpu_us, worker_us, samples=total)
+    result = Split(label, cpu_us, worker_us, threads_us, samples=total)
     if total:
-        per_sample = cpu_us / total  # µs of real CPU per answer that one sample stands for
+        per_sample = (cpu_us - threads_us) / total  # µs of real CPU per answer one sample stands for
         result.layers = {lay: c * per_sample for lay, c in counts.items()}
         result.ours = Counter({name: c * per_sample for name, c in ours.items()})
     return result
@@ -133,12 +149,14 @@ async def measure(
             await session.burst(400, concurrency, "warm-up")
             process = await asyncio.create_subprocess_exec(
                 spy, "record", "--pid", str(session.bot.pid), "--rate", str(rate), "--format", "raw",
-                "--output", str(out), "--nonblocking", "--duration", "3600",
+                "--gil", "--threads", "--output", str(out), "--nonblocking", "--duration", "3600",
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
             )  # fmt: skip
             try:
                 await asyncio.sleep(1.0)  # py-spy attached
+                before = thread_cpu(session.bot.pid)
                 run = await session.burst(n, concurrency, label)
+                after = thread_cpu(session.bot.pid)
             finally:
                 process.send_signal(signal.SIGINT)  # py-spy writes what it has and exits
                 _, err = await process.communicate()
@@ -149,7 +167,27 @@ async def measure(
         if not out.exists():
             raise SystemExit(f"py-spy recorded nothing: {err.decode(errors='replace').strip()[-400:]}")
         own_us = run.cpu_per_answer - run.worker_cpu_per_answer
-        return split(out.read_text(), label, own_us, run.worker_cpu_per_answer)
+        others = sum(
+            seconds - before.get(tid, 0.0) for tid, seconds in after.items() if tid != session.bot.pid
+        )
+        threads_us = others / len(run.latencies) * 1e6
+        return split(
+            out.read_text(), label, own_us, run.worker_cpu_per_answer,
+            threads_us=threads_us, loop_thread=session.bot.pid,
+        )  # fmt: skip
+
+
+def thread_cpu(pid: int) -> dict[int, float]:
+    """User + system CPU seconds so far of each thread of process ``pid`` (its main thread's id is pid)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found: dict[int, float] = {}
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        found[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return found
 
 
 def table(splits: list[Split]) -> list[str]:
@@ -165,6 +203,9 @@ def table(splits: list[Split]) -> list[str]:
         if len(splits) > 1:
             line += f"{values[-1] - values[-2]:+12.0f}"
         lines.append(line)
+    threads = [s.threads_us for s in splits]
+    line = f"{THREADS:<{width}}" + "".join(f"{v:16.0f}" for v in threads)
+    lines.append(line + (f"{threads[-1] - threads[-2]:+12.0f}" if len(splits) > 1 else ""))
     totals = [s.cpu_us for s in splits]
     lines.append(
         f"{'event loop process, measured':<{width}}"
@@ -188,8 +229,8 @@ async def main(args: argparse.Namespace) -> int:
     print(f"machine: {machine()}; load average before: {os.getloadavg()[0]:.2f}")
     print(
         f"{args.target}: {target.what}\n"
-        f"N={args.n} at C={args.concurrency}, py-spy at {args.rate} Hz; each layer's share of the samples "
-        "times the CPU the process used (from /proc)"
+        f"N={args.n} at C={args.concurrency}, py-spy --gil at {args.rate} Hz; each layer's share of the "
+        "loop thread's samples times the CPU that thread used (from /proc)"
     )
     load = (args.n, args.concurrency, args.rate, spy)
     splits = [await measure(BARE.kind, "bare /ok", BARE.prepare, BARE.check, *load)]

@@ -69,6 +69,25 @@ def test_the_database_drivers_and_their_threads_are_a_layer_of_their_own(layers)
     assert split.layers == pytest.approx({"database driver (aiosqlite, asyncpg)": 60.0, layers.OTHER: 40.0})
 
 
+def test_only_the_loop_thread_s_samples_split_its_own_cpu(layers):
+    # py-spy --threads names each sample's thread first; the other threads' CPU is a row of its own
+    raw = "\n".join(
+        [
+            f"thread (100): MainThread;{COMMAND};reply (bot/ui/reply.py:74) 3",
+            f"thread (100): MainThread;{LOOP};BaseEventLoop.call_soon (asyncio/base_events.py:760) 1",
+            "thread (101): Thread-1 (_connection_worker_thread);Thread.run (threading.py:982);"
+            "_connection_worker_thread (aiosqlite/core.py:59) 6",
+        ]
+    )
+    split = layers.split(raw, "rps", cpu_us=1000.0, worker_us=0.0, threads_us=200.0, loop_thread=100)
+    assert split.samples == 4
+    assert split.layers == pytest.approx({"bot: cogs, ui, core, client": 600.0, "asyncio event loop": 200.0})
+    assert split.threads_us == 200.0
+    assert any(
+        line.startswith(layers.THREADS) and line.rstrip().endswith("200") for line in layers.table([split])
+    )
+
+
 def test_the_layers_add_up_to_the_measured_cpu(layers):
     split = layers.split(RAW, "rps", cpu_us=344.0, worker_us=12.0)
     assert sum(split.layers.values()) == pytest.approx(344.0)

@@ -549,3 +549,15 @@ def test_module_docstring_lists_public_api():
         "second_try_modifier",
     ):
         assert name in (rps.__doc__ or "")
+
+
+def test_base_parts_kept_as_plain_data_read_back_the_same() -> None:
+    # RPS-9: a second try adds to the Base its first roll was built from, read back from these records
+    from dataclasses import asdict
+
+    from bot.ui.rps import BasePart, part_records, stored_spec
+
+    parts = [BasePart("Climb", 3), BasePart("Strength", 12), BasePart("Hard", -2, modifier=True, shown="x")]
+    records = part_records(parts)
+    assert records == [asdict(part) for part in parts]
+    assert stored_spec(13, "Climb", records).parts == tuple(parts)

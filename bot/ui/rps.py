@@ -7,7 +7,7 @@ doubles did (RPS-4, RPS-5), and the success word (RPS-3).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import discord
@@ -107,9 +107,13 @@ def stored_spec(base: int, what: str, parts: Iterable[Mapping[str, Any]]) -> Bas
     return BaseSpec(what, terms, compute)
 
 
+_PART_FIELDS = tuple(f.name for f in fields(BasePart))
+
+
 def part_records(parts: Iterable[BasePart]) -> list[dict[str, Any]]:
-    """Base parts as plain data, to keep with a roll or a sustained action (`stored_spec` reads them)."""
-    return [asdict(part) for part in parts]
+    """Base parts as plain data, to keep with a roll or a sustained action (`stored_spec` reads them).
+    Field by field: `dataclasses.asdict` deep-copies every value, and every RPS roll runs this."""
+    return [{f: getattr(part, f) for f in _PART_FIELDS} for part in parts]
 
 
 def roll_check(rng: Any, base: int) -> rps.RpsCheck:

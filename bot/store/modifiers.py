@@ -30,6 +30,11 @@ _PENDING_FOR_ROLL = (
     "WHERE m.channel_id = ? AND m.guild_id IS ? AND m.system = ? ORDER BY m.id"
 )
 
+# what a roll needs of the GMs' state before it is rolled, in one read (`ModifierRepository.before_roll`)
+_BEFORE_ROLL = (
+    "SELECT (SELECT value FROM meta WHERE key = ?) AS kept, EXISTS (SELECT 1 FROM pending_modifiers "
+    "WHERE channel_id = ? AND guild_id IS ? AND system = ?) AS pending"
+)
 
 # A hold whose roll never reached its log write (the command failed in between, or its process died)
 # stops counting after this many seconds; the uses were never taken from the database.
@@ -37,6 +42,19 @@ TICKET_TTL_S = 60.0
 _HELD = "SELECT ticket, count(*) AS n FROM modifier_holds WHERE modifier_id = ? AND expires_at > ?"
 _HELD_BY = _HELD + " AND user_id = ?"
 _DROP_HOLDS = "DELETE FROM modifier_holds WHERE ticket = ?"
+
+
+def _check_system(system: str) -> None:
+    if system not in SYSTEMS:
+        raise InvalidData(f"{system!r} is not one of the systems {', '.join(SYSTEMS)}.")
+
+
+@dataclass(frozen=True)
+class BeforeRoll:
+    """What `ModifierRepository.before_roll` found."""
+
+    kept: str | None  # the meta value at the key asked for
+    modifiers_pending: bool  # a modifier is left for rolls of the system in the channel (anyone's)
 
 
 @dataclass
@@ -146,6 +164,18 @@ class ModifierRepository:
 
         return await self._db.run(work)
 
+    async def before_roll(
+        self, guild_id: int | None, channel_id: int, system: str, *, kept_key: str
+    ) -> BeforeRoll:
+        """What a roll needs of the GMs' state before it is rolled, in one read: the meta value at
+        ``kept_key`` (where the UI keeps a player's accepted blind-roll request) and whether any modifier
+        is pending for ``system`` in the channel. A roll that found none has nothing to `reserve`."""
+        _check_system(system)
+        row = await self._db.one(_BEFORE_ROLL, (kept_key, channel_id, guild_id, system))
+        assert row is not None  # a SELECT without FROM has its one row
+        kept = row["kept"]
+        return BeforeRoll(None if kept is None else str(kept), bool(row["pending"]))
+
     async def reserve(
         self, key: object, guild_id: int | None, channel_id: int, system: str, user_id: int
     ) -> list[AppliedModifier]:
@@ -189,8 +219,7 @@ class ModifierRepository:
     def _roll_params(
         guild_id: int | None, channel_id: int, system: str, user_id: int
     ) -> tuple[int, int, int | None, str]:
-        if system not in SYSTEMS:
-            raise InvalidData(f"{system!r} is not one of the systems {', '.join(SYSTEMS)}.")
+        _check_system(system)
         return (user_id, channel_id, guild_id, system)
 
     async def _free(

@@ -28,6 +28,8 @@ from bot.ui.reply import (
 
 REQUEST_PREFIX = "roll_request:"
 BLIND_PREFIX = "blind_request:"
+# on an interaction's extras: the system its roll found no pending modifier for (`take_blind_request`)
+NO_MODIFIERS_FOR = "tabletop_no_modifiers_for"
 KIND_WORDS: dict[str, str] = {
     "sv": "Skill Value modifier",
     "roll": "roll modifier",
@@ -169,14 +171,19 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     if not isinstance(command, discord.app_commands.Command):
         return False
     root = command.root_parent.name if command.root_parent is not None else command.name
-    guild_id, channel_id, user_id = interaction.guild.id, interaction.channel_id, interaction.user.id
-    value = await consume_blind_request(store, guild_id, channel_id, user_id, root)
-    if value is None:
+    if root not in SYSTEMS:
         return False
+    guild_id, channel_id, user_id = interaction.guild.id, interaction.channel_id, interaction.user.id
+    key = blind_key(guild_id, channel_id, user_id, root)
+    # the pending modifiers are looked at in the same read: most rolls find neither
+    state = await store.modifiers.before_roll(guild_id, channel_id, root, kept_key=key)
     extras = getattr(interaction, "extras", None)
+    if not state.modifiers_pending and isinstance(extras, dict):
+        extras[NO_MODIFIERS_FOR] = root
+    if state.kept is None or not await store.meta.delete(key):
+        return False
     if isinstance(extras, dict):
-        key = blind_key(guild_id, channel_id, user_id, root)
-        extras.setdefault(GIVE_BACK_ON_ERROR, []).append((key, value))
+        extras.setdefault(GIVE_BACK_ON_ERROR, []).append((key, state.kept))
     return True
 
 
@@ -242,6 +249,7 @@ def request_view(request_id: int) -> discord.ui.View:
 __all__ = [
     "KIND_WORDS",
     "NO_MENTIONS",
+    "NO_MODIFIERS_FOR",
     "RequestRollButton",
     "blind_key",
     "consume_blind_request",

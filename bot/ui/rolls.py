@@ -22,6 +22,7 @@ import discord
 
 from bot.store import AppliedModifier, RollRecord, Sheet, Store
 from bot.ui.details import details_view, with_details
+from bot.ui.gm import NO_MODIFIERS_FOR
 from bot.ui.visibility import Delivery, Mode, deliver
 
 MODIFIER_NAMES = {
@@ -67,8 +68,8 @@ async def take_modifiers(
     The uses are taken when `publish` logs this interaction's roll (same transaction), or by the write
     given the interaction's ticket; an error before that gives them back (`report_error`).
     """
-    if interaction.channel_id is None:
-        return []
+    if interaction.channel_id is None or interaction.extras.get(NO_MODIFIERS_FOR) == system:
+        return []  # (the second: the read before the roll found none in this channel)
     guild_id = interaction.guild.id if interaction.guild is not None else None
     who = user_id if user_id is not None else interaction.user.id
     return await store.modifiers.reserve(interaction.id, guild_id, interaction.channel_id, system, who)

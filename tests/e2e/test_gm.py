@@ -426,3 +426,36 @@ async def test_request_roll_is_refused_for_a_player_and_scoped_to_its_channel(
         await harness.bot.store.meta.get(blind_key(world.guild.id, world.gm_screen.id, world.bob.id, "dn"))
         is None
     )
+
+
+async def test_a_roll_reads_the_gms_state_once_and_a_modifier_set_before_it_applies(
+    harness: Harness, world: World
+) -> None:  # GM-3
+    store = harness.bot.store
+    seen: list[str] = []
+    await store.db.trace(seen.append)  # every statement either SQLite connection runs
+    try:
+        plain = await harness.slash(
+            world.guild, world.general, world.alice, "rps check", {"base": 10, "visibility": "public"}
+        )
+        assert not plain.ephemeral
+        # besides the log row, one read: the blind request and the pending modifiers; nothing held or taken
+        reads = [s for s in seen if not s.startswith("INSERT INTO rolls")]
+        assert len(reads) == 1 and "FROM meta" in reads[0] and "FROM pending_modifiers" in reads[0], reads
+        await gm(harness, world, world.gm, "modifier", {"system": "rps", "kind": "difficulty", "value": "+3"})
+        seen.clear()
+        modified = await harness.slash(
+            world.guild, world.general, world.alice, "rps check", {"base": 10, "visibility": "public"}
+        )
+        assert any(s.startswith("INSERT INTO modifier_holds") for s in seen)
+    finally:
+        await store.db.trace(None)
+    assert modified.original.embed["description"].endswith(
+        f"GM modifier: difficulty +3 (set by {world.gm.mention})"
+    )
+    [everyone] = await store.modifiers.list(world.guild.id, world.general.id)
+    assert everyone.target_user_id is None  # stands for the other players, Alice's one use taken
+    again = await harness.slash(
+        world.guild, world.general, world.alice, "rps check", {"base": 10, "visibility": "public"}
+    )
+    assert "GM modifier" not in again.original.text()

@@ -182,3 +182,27 @@ async def test_gm3_a_hold_left_by_a_process_that_died_expires(
     assert await store.modifiers.reserve("other", G, C, "dn", ANN) == []  # held elsewhere
     await asyncio.sleep(0.4)
     assert [a.value for a in await store.modifiers.consume(G, C, "dn", ANN)] == [2]
+
+
+async def test_gm3_before_roll_reads_a_kept_request_and_whether_modifiers_wait_at_once(store: Store) -> None:
+    # GM-3: a roll that finds no modifier pending for its system in its channel takes none
+    key = "blind_request:1:10:20:sysx"
+    assert await store.modifiers.before_roll(G, C, "sysx", kept_key=key) == modifiers_module.BeforeRoll(
+        None, False
+    )
+    await store.meta.set(key, "42")
+    await store.modifiers.set(G, C + 1, "sysx", ANN, "sv", 2, 1, GM)  # another channel
+    await store.modifiers.set(G, C, "dn", None, "df", 1, 1, GM)  # another system
+    state = await store.modifiers.before_roll(G, C, "sysx", kept_key=key)
+    assert (state.kept, state.modifiers_pending) == ("42", False)
+    mod = await store.modifiers.set(G, C, "sysx", BOB, "sv", 2, 1, GM)  # Bob's: pending for the channel
+    assert (await store.modifiers.before_roll(G, C, "sysx", kept_key="nothing here")).modifiers_pending
+    await store.modifiers.consume(G, C, "sysx", BOB)  # its one use taken: gone
+    with pytest.raises(NotFound):
+        await store.modifiers.get(mod.id)  # type: ignore[arg-type]
+    assert not (await store.modifiers.before_roll(G, C, "sysx", kept_key=key)).modifiers_pending
+    await store.modifiers.set(None, C, "dn", None, "df", 1, 1, GM)  # a DM channel has no guild
+    assert (await store.modifiers.before_roll(None, C, "dn", kept_key=key)).modifiers_pending
+    assert not (await store.modifiers.before_roll(G + 1, C, "dn", kept_key=key)).modifiers_pending
+    with pytest.raises(InvalidData):
+        await store.modifiers.before_roll(G, C, "chess", kept_key=key)

@@ -146,19 +146,6 @@ async def open_request(
     await store.meta.set(f"{REQUEST_PREFIX}{request_id}", json.dumps(record))
 
 
-async def consume_blind_request(
-    store: Store, guild_id: int, channel_id: int, user_id: int, system: str
-) -> str | None:
-    """The accepted GM blind request for this system and channel, exactly once (its request id), else None."""
-    if system not in SYSTEMS:
-        return None
-    key = blind_key(guild_id, channel_id, user_id, system)
-    value = await store.meta.get(key)
-    if value is None or not await store.meta.delete(key):
-        return None
-    return value
-
-
 async def take_blind_request(interaction: discord.Interaction[Any], store: Store) -> bool:
     """For `resolve_mode`: does this roll honour an accepted GM blind request? (consumes it once).
 
@@ -252,7 +239,6 @@ __all__ = [
     "NO_MODIFIERS_FOR",
     "RequestRollButton",
     "blind_key",
-    "consume_blind_request",
     "kind_allows",
     "modifier_line",
     "modifiers_embed",

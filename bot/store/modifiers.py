@@ -15,7 +15,8 @@ from typing import Any
 from bot.store._util import dumps, parse_time, validated
 from bot.store.db import Database, Row, Tx
 from bot.store.errors import InvalidData, NotFound
-from bot.store.models import SYSTEMS, AppliedModifier, PendingModifier
+from bot.store.models import SYSTEMS, AppliedModifier, GuildSettings, PendingModifier
+from bot.store.settings import settings_from
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,8 @@ _PENDING_FOR_ROLL = (
 # what a roll needs of the GMs' state before it is rolled, in one read (`ModifierRepository.before_roll`)
 _BEFORE_ROLL = (
     "SELECT (SELECT value FROM meta WHERE key = ?) AS kept, EXISTS (SELECT 1 FROM pending_modifiers "
-    "WHERE channel_id = ? AND guild_id IS ? AND system = ?) AS pending"
+    "WHERE channel_id = ? AND guild_id IS ? AND system = ?) AS pending, "
+    "(SELECT data FROM guild_settings WHERE guild_id = ?) AS settings"
 )
 
 # A hold whose roll never reached its log write (the command failed in between, or its process died)
@@ -55,6 +57,7 @@ class BeforeRoll:
 
     kept: str | None  # the meta value at the key asked for
     modifiers_pending: bool  # a modifier is left for rolls of the system in the channel (anyone's)
+    settings: GuildSettings | None  # the guild's settings (None in a DM: no guild)
 
 
 @dataclass
@@ -168,13 +171,15 @@ class ModifierRepository:
         self, guild_id: int | None, channel_id: int, system: str, *, kept_key: str
     ) -> BeforeRoll:
         """What a roll needs of the GMs' state before it is rolled, in one read: the meta value at
-        ``kept_key`` (where the UI keeps a player's accepted blind-roll request) and whether any modifier
-        is pending for ``system`` in the channel. A roll that found none has nothing to `reserve`."""
+        ``kept_key`` (where the UI keeps a player's accepted blind-roll request), whether any modifier
+        is pending for ``system`` in the channel (a roll that found none has nothing to `reserve`), and
+        the guild's settings."""
         _check_system(system)
-        row = await self._db.one(_BEFORE_ROLL, (kept_key, channel_id, guild_id, system))
+        row = await self._db.one(_BEFORE_ROLL, (kept_key, channel_id, guild_id, system, guild_id))
         assert row is not None  # a SELECT without FROM has its one row
         kept = row["kept"]
-        return BeforeRoll(None if kept is None else str(kept), bool(row["pending"]))
+        settings = None if guild_id is None else settings_from(guild_id, row["settings"])
+        return BeforeRoll(None if kept is None else str(kept), bool(row["pending"]), settings)
 
     async def reserve(
         self, key: object, guild_id: int | None, channel_id: int, system: str, user_id: int

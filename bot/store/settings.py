@@ -12,6 +12,12 @@ from bot.store.errors import InvalidData
 from bot.store.models import VISIBILITIES, GuildSettings, Visibility
 
 
+def settings_from(guild_id: int, data: str | None) -> GuildSettings:
+    """A guild's settings from its row's ``data`` (None: it has no row, the defaults)."""
+    values: dict[str, Any] = json.loads(data) if data is not None else {}
+    return validated(lambda: GuildSettings.model_validate({**values, "guild_id": guild_id}), "Setting")
+
+
 class SettingsRepository:
     """Per-guild choices and per-channel default visibility."""
 
@@ -21,8 +27,7 @@ class SettingsRepository:
     async def get(self, guild_id: int) -> GuildSettings:
         """The guild's settings; the defaults when it never changed any."""
         row = await self._db.one("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
-        data: dict[str, Any] = json.loads(row["data"]) if row else {}
-        return validated(lambda: GuildSettings.model_validate({**data, "guild_id": guild_id}), "Setting")
+        return settings_from(guild_id, row["data"] if row else None)
 
     async def update(self, guild_id: int, /, **changes: Any) -> GuildSettings:
         """Change some settings at once; all are validated first and nothing changes on a refusal."""

@@ -28,8 +28,10 @@ from bot.ui.reply import (
 
 REQUEST_PREFIX = "roll_request:"
 BLIND_PREFIX = "blind_request:"
-# on an interaction's extras: the system its roll found no pending modifier for (`take_blind_request`)
+# on an interaction's extras, from the read before its roll (`take_blind_request`): the system it found no
+# pending modifier for, and the guild's settings as it read them
 NO_MODIFIERS_FOR = "tabletop_no_modifiers_for"
+SETTINGS_READ = "tabletop_guild_settings"
 KIND_WORDS: dict[str, str] = {
     "sv": "Skill Value modifier",
     "roll": "roll modifier",
@@ -150,7 +152,9 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     """For `resolve_mode`: does this roll honour an accepted GM blind request? (consumes it once).
 
     The request taken is noted on the interaction, so that a roll refused afterwards (a typo in its
-    options) gives it back (`report_error`): the player's next roll is still the blind one.
+    options) gives it back (`report_error`): the player's next roll is still the blind one. The same read
+    notes what the roll needs later: whether a modifier is pending (`take_modifiers`) and the guild's
+    settings (`guild_settings`).
     """
     command = interaction.command
     if interaction.guild is None or interaction.channel_id is None:
@@ -165,8 +169,10 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     # the pending modifiers are looked at in the same read: most rolls find neither
     state = await store.modifiers.before_roll(guild_id, channel_id, root, kept_key=key)
     extras = getattr(interaction, "extras", None)
-    if not state.modifiers_pending and isinstance(extras, dict):
-        extras[NO_MODIFIERS_FOR] = root
+    if isinstance(extras, dict):
+        extras[SETTINGS_READ] = state.settings
+        if not state.modifiers_pending:
+            extras[NO_MODIFIERS_FOR] = root
     if state.kept is None or not await store.meta.delete(key):
         return False
     if isinstance(extras, dict):
@@ -237,6 +243,7 @@ __all__ = [
     "KIND_WORDS",
     "NO_MENTIONS",
     "NO_MODIFIERS_FOR",
+    "SETTINGS_READ",
     "RequestRollButton",
     "blind_key",
     "kind_allows",

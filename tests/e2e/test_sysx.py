@@ -159,9 +159,18 @@ async def test_letters_display_follows_the_guild_setting(harness: Harness, world
 
 async def test_a_guilds_own_chart_is_used(harness: Harness, world: World) -> None:  # SX-5
     own = sx.RollChart(tuple(tuple(sx.S5 for _ in range(20)) for _ in range(30)))
-    await harness.bot.store.settings.update(world.guild.id, systemx_chart=own.to_csv())
+    store = harness.bot.store
+    await store.settings.update(world.guild.id, systemx_chart=own.to_csv())
     for _ in range(2):  # the second roll reuses the parsed chart
-        answer = await sysx(harness, world, "check", {"sv": 10})
+        seen: list[str] = []
+        await store.db.trace(seen.append)
+        try:
+            answer = await sysx(harness, world, "check", {"sv": 10, "visibility": "public"})
+        finally:
+            await store.db.trace(None)
+        # the settings come with the GM's state before the roll, in its one read
+        assert [s for s in seen if not s.startswith("INSERT INTO rolls")] == [seen[0]]
+        assert "FROM guild_settings" in seen[0] and "FROM pending_modifiers" in seen[0]
         assert answer.embed["title"].endswith(": +5, success")
         embed = await details(harness, answer, world.alice)
         assert field(embed, "Margin") == "**+5**"

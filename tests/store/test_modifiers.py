@@ -187,9 +187,8 @@ async def test_gm3_a_hold_left_by_a_process_that_died_expires(
 async def test_gm3_before_roll_reads_a_kept_request_and_whether_modifiers_wait_at_once(store: Store) -> None:
     # GM-3: a roll that finds no modifier pending for its system in its channel takes none
     key = "blind_request:1:10:20:sysx"
-    assert await store.modifiers.before_roll(G, C, "sysx", kept_key=key) == modifiers_module.BeforeRoll(
-        None, False
-    )
+    nothing = await store.modifiers.before_roll(G, C, "sysx", kept_key=key)
+    assert (nothing.kept, nothing.modifiers_pending) == (None, False)
     await store.meta.set(key, "42")
     await store.modifiers.set(G, C + 1, "sysx", ANN, "sv", 2, 1, GM)  # another channel
     await store.modifiers.set(G, C, "dn", None, "df", 1, 1, GM)  # another system
@@ -206,3 +205,18 @@ async def test_gm3_before_roll_reads_a_kept_request_and_whether_modifiers_wait_a
     assert not (await store.modifiers.before_roll(G + 1, C, "dn", kept_key=key)).modifiers_pending
     with pytest.raises(InvalidData):
         await store.modifiers.before_roll(G, C, "chess", kept_key=key)
+
+
+async def test_before_roll_reads_the_guild_s_settings_too(store: Store) -> None:
+    key = "blind_request:1:10:20:cards"
+    assert (await store.modifiers.before_roll(G, C, "cards", kept_key=key)).settings == (
+        await store.settings.get(G)
+    )  # the defaults: the guild never changed a setting
+    await store.settings.update(G, decks_per_shoe=4, allow_blind=False)
+    settings = (await store.modifiers.before_roll(G, C, "cards", kept_key=key)).settings
+    assert settings is not None and (settings.guild_id, settings.decks_per_shoe, settings.allow_blind) == (
+        G,
+        4,
+        False,
+    )
+    assert (await store.modifiers.before_roll(None, C, "cards", kept_key=key)).settings is None  # a DM

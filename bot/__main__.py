@@ -12,12 +12,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import faulthandler
 import logging
 import signal
 import sys
 
 from bot.check import read_settings, summary
+from bot.diagnostics import stacks_on_sigusr1, tasks_on_sigusr1
 from bot.settings import TOKEN_HELP, Settings, install_redaction
 
 SYNC_HELP = (
@@ -88,10 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command given on the command line; the exit status says how it ended."""
-    if hasattr(signal, "SIGUSR1"):  # not on Windows
-        # `kill -USR1 <pid>` writes every thread's stack to stderr (the log): how a bot that hangs, or
-        # will not stop, is looked into without stopping it
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    stacks_on_sigusr1()
     args = build_parser().parse_args(argv)
     status: int = args.run(args)
     return status
@@ -178,6 +175,7 @@ async def _run(settings: Settings, token: str) -> None:
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError):  # no signal handlers on some platforms
         loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(bot.close()))
+        tasks_on_sigusr1(loop)
     async with bot:
         await bot.start(token)
     await bot.close()  # a close SIGTERM started is finished before asyncio.run cancels what is left

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
+from bot.diagnostics import tasks_on_sigusr1
 from bot.local.play import PlayError, Table
 from bot.local.stand_in import FakeDiscord
 from bot.local.web import TablePage, listen
@@ -98,6 +99,8 @@ async def serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not on every platform or thread
             loop.add_signal_handler(sig, stop.set)
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        tasks_on_sigusr1(loop)
 
     fake = FakeDiscord(validate=False)
     await fake.start()

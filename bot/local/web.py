@@ -20,6 +20,7 @@ from bot.local.view import ChangeWatcher, message_json, sees, state_json, visibl
 from bot.local.world import Person, TableWorld
 
 log = logging.getLogger(__name__)
+STOP_WAIT = 2.0  # seconds the open requests and live pages get to finish when the table stops
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 STATIC = Path(__file__).parent / "static"
@@ -83,7 +84,8 @@ class TablePage:
 
     async def start(self, listener: socket.socket) -> str:
         """Serve on ``listener`` (from `listen`); the page's address."""
-        self._runner = web.AppRunner(self.application(), access_log=None)
+        # a page's requests still open when the table stops get a moment, not aiohttp's default minute
+        self._runner = web.AppRunner(self.application(), access_log=None, shutdown_timeout=STOP_WAIT)
         await self._runner.setup()
         await web.SockSite(self._runner, listener).start()
         host, port = listener.getsockname()[:2]

@@ -152,7 +152,9 @@ async def test_python_m_bot_connects_and_never_logs_the_token(
     assert process.returncode == 0
     # SIGTERM closes the database before the loop: no thread of aiosqlite's left to call into a closed loop
     assert "Traceback" not in log
-    assert "(most recent call first)" in log and "bot/__main__.py" in log  # the stacks SIGUSR1 asked for
+    # the stacks SIGUSR1 asked for: every thread's, and every asyncio task's (the bot's own among them)
+    assert "(most recent call first)" in log and "bot/__main__.py" in log
+    assert "Stack for <Task" in log and "coro=<_run() running at" in log
     assert fake.violations == []
 
 

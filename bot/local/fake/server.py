@@ -304,7 +304,8 @@ class FakeDiscord:
         app.router.add_get("/gateway/", self._gateway)  # the trailing slash, as wss://gateway.discord.gg/
         app.router.add_get("/attachments/{id}/{filename}", self._attachment)
         app.router.add_route("*", API + "/{tail:.*}", self._rest)
-        self._runner = web.AppRunner(app, access_log=None)
+        # requests still open at stop (a bot's gateway, a slow route) are cut after a moment, not a minute
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()

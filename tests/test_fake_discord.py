@@ -797,3 +797,17 @@ async def test_a_body_where_none_belongs_an_undocumented_route_and_a_form_are_re
         assert response.status == 400
     assert any("unreadable body" in v.problem for v in fake.violations)
     fake.violations.clear()
+
+
+async def test_stopping_cuts_a_request_still_open_after_a_moment(session: aiohttp.ClientSession) -> None:
+    # a stand-in stops within seconds of its open requests (aiohttp would wait a minute for them)
+    fake = FakeDiscord()
+    await fake.start()
+    fake.delay("GET", r"/gateway/bot$", seconds=60)
+    pending = asyncio.ensure_future(call(session, fake, "GET", "/gateway/bot"))
+    await asyncio.sleep(0.2)  # the request is in, waiting on its delay
+    started = time.monotonic()
+    await fake.stop()
+    assert time.monotonic() - started < 10
+    with pytest.raises(aiohttp.ClientError):
+        await pending

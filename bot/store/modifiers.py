@@ -15,8 +15,9 @@ from typing import Any
 from bot.store._util import dumps, parse_time, validated
 from bot.store.db import Database, Row, Tx
 from bot.store.errors import InvalidData, NotFound
-from bot.store.models import SYSTEMS, AppliedModifier, GuildSettings, PendingModifier
+from bot.store.models import SYSTEMS, AppliedModifier, GuildSettings, PendingModifier, Sheet
 from bot.store.settings import settings_from
+from bot.store.sheets import SHEET_COLUMNS, sheet_from_row
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,11 @@ _BEFORE_ROLL = (
     "SELECT (SELECT value FROM meta WHERE key = ?) AS kept, EXISTS (SELECT 1 FROM pending_modifiers "
     "WHERE channel_id = ? AND guild_id IS ? AND system = ?) AS pending, "
     "(SELECT data FROM guild_settings WHERE guild_id = ?) AS settings"
+)
+# the same, with the roller's active sheet of the system (its columns NULL when there is none)
+_BEFORE_ROLL_WITH_SHEET = (
+    f"{_BEFORE_ROLL}, {', '.join(f's.{column}' for column in SHEET_COLUMNS)} FROM (SELECT 1 AS one) AS r "
+    "LEFT JOIN sheets AS s ON s.guild_id = ? AND s.owner_id = ? AND s.system = ? AND s.active = 1"
 )
 
 # A hold whose roll never reached its log write (the command failed in between, or its process died)
@@ -58,6 +64,12 @@ class BeforeRoll:
     kept: str | None  # the meta value at the key asked for
     modifiers_pending: bool  # a modifier is left for rolls of the system in the channel (anyone's)
     settings: GuildSettings | None  # the guild's settings (None in a DM: no guild)
+    sheet_owner: int | None = None  # whose active sheet was read with it (None: no sheet was asked for)
+    sheet_row: Row | None = field(default=None, repr=False)  # that sheet's row, None when there is none
+
+    def active_sheet(self) -> Sheet | None:
+        """The roller's active sheet of the system as read (parsed here: many rolls never look at it)."""
+        return None if self.sheet_row is None else sheet_from_row(self.sheet_row)
 
 
 @dataclass
@@ -168,18 +180,32 @@ class ModifierRepository:
         return await self._db.run(work)
 
     async def before_roll(
-        self, guild_id: int | None, channel_id: int, system: str, *, kept_key: str
+        self,
+        guild_id: int | None,
+        channel_id: int,
+        system: str,
+        *,
+        kept_key: str,
+        sheet_owner: int | None = None,
     ) -> BeforeRoll:
         """What a roll needs of the GMs' state before it is rolled, in one read: the meta value at
         ``kept_key`` (where the UI keeps a player's accepted blind-roll request), whether any modifier
         is pending for ``system`` in the channel (a roll that found none has nothing to `reserve`), and
-        the guild's settings."""
+        the guild's settings; with ``sheet_owner``, that player's active sheet of ``system`` in the guild
+        too (the roll's usual next read)."""
         _check_system(system)
-        row = await self._db.one(_BEFORE_ROLL, (kept_key, channel_id, guild_id, system, guild_id))
-        assert row is not None  # a SELECT without FROM has its one row
+        params: tuple[object, ...] = (kept_key, channel_id, guild_id, system, guild_id)
+        if sheet_owner is None:
+            row = await self._db.one(_BEFORE_ROLL, params)
+        else:  # sheets are keyed by guild 0 in DMs
+            row = await self._db.one(_BEFORE_ROLL_WITH_SHEET, (*params, guild_id or 0, sheet_owner, system))
+        assert row is not None  # one row: a SELECT without FROM, or a LEFT JOIN to a one-row table
         kept = row["kept"]
         settings = None if guild_id is None else settings_from(guild_id, row["settings"])
-        return BeforeRoll(None if kept is None else str(kept), bool(row["pending"]), settings)
+        sheet_row = row if sheet_owner is not None and row["id"] is not None else None
+        return BeforeRoll(
+            None if kept is None else str(kept), bool(row["pending"]), settings, sheet_owner, sheet_row
+        )
 
     async def reserve(
         self, key: object, guild_id: int | None, channel_id: int, system: str, user_id: int

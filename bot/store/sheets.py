@@ -28,13 +28,15 @@ from bot.store.models import (
 )
 
 MAX_IMPORT_CHARS = 64_000
-_COLUMNS = "id, guild_id, owner_id, name, system, active, data, version"
+SHEET_COLUMNS = ("id", "guild_id", "owner_id", "name", "system", "active", "data", "version")
+_COLUMNS = ", ".join(SHEET_COLUMNS)
 _DATA_FIELDS = ("attributes", "skills", "bonuses", "wounds", "notes")
 Section = Literal["attribute", "skill", "bonus"]
 _SECTIONS: dict[str, str] = {"attribute": "attributes", "skill": "skills", "bonus": "bonuses"}
 
 
-def _sheet(row: Row) -> Sheet:
+def sheet_from_row(row: Row) -> Sheet:
+    """A sheet from a row holding `SHEET_COLUMNS` by name (other columns beside them are ignored)."""
     data = json.loads(row["data"])
     return Sheet.model_validate(
         {
@@ -132,14 +134,14 @@ class SheetRepository:
         )
         if row is None:
             raise NotFound(f"You have no sheet named {name.strip()!r}.")
-        return _sheet(row)
+        return sheet_from_row(row)
 
     async def get_by_id(self, sheet_id: int) -> Sheet:
         """A sheet by its id."""
         row = await self._db.one(f"SELECT {_COLUMNS} FROM sheets WHERE id = ?", (sheet_id,))
         if row is None:
             raise NotFound(f"There is no sheet {sheet_id}.")
-        return _sheet(row)
+        return sheet_from_row(row)
 
     async def list(self, guild_id: int, owner_id: int, system: str | None = None) -> builtins.list[Sheet]:
         """The owner's sheets in this guild (optionally of one system), by name."""
@@ -149,7 +151,7 @@ class SheetRepository:
             sql += " AND system = ?"
             params.append(system)
         rows = await self._db.all(sql + " ORDER BY name_key", params)
-        return [_sheet(row) for row in rows]
+        return [sheet_from_row(row) for row in rows]
 
     async def active(self, guild_id: int, owner_id: int, system: str) -> Sheet | None:
         """The owner's active sheet for ``system``, or None."""
@@ -158,7 +160,7 @@ class SheetRepository:
             "WHERE guild_id = ? AND owner_id = ? AND system = ? AND active = 1",
             (guild_id, owner_id, system),
         )
-        return None if row is None else _sheet(row)
+        return None if row is None else sheet_from_row(row)
 
     async def use(self, guild_id: int, owner_id: int, name: str) -> Sheet:
         """Make the sheet ``name`` its system's active sheet (the previous one stops being active)."""
@@ -177,7 +179,7 @@ class SheetRepository:
 
         row = await self._db.run(work)
         assert row is not None
-        return _sheet(row)
+        return sheet_from_row(row)
 
     async def _change(
         self, guild_id: int, owner_id: int, name: str, edit: Callable[[dict[str, Any]], None]
@@ -188,7 +190,7 @@ class SheetRepository:
             row = await self._row(tx, guild_id, owner_id, name)
             if row is None:
                 raise NotFound(f"You have no sheet named {name.strip()!r}.")
-            current = _sheet(row)
+            current = sheet_from_row(row)
             data = current.model_dump()
             edit(data)
             changed = validated(lambda: Sheet.model_validate(data), "Sheet")

@@ -32,6 +32,7 @@ BLIND_PREFIX = "blind_request:"
 # pending modifier for, and the guild's settings as it read them
 NO_MODIFIERS_FOR = "tabletop_no_modifiers_for"
 SETTINGS_READ = "tabletop_guild_settings"
+SHEET_READ = "tabletop_roller_sheet"  # (guild id, owner id, system, BeforeRoll): taken by `sheet_of`
 KIND_WORDS: dict[str, str] = {
     "sv": "Skill Value modifier",
     "roll": "roll modifier",
@@ -153,8 +154,8 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
 
     The request taken is noted on the interaction, so that a roll refused afterwards (a typo in its
     options) gives it back (`report_error`): the player's next roll is still the blind one. The same read
-    notes what the roll needs later: whether a modifier is pending (`take_modifiers`) and the guild's
-    settings (`guild_settings`).
+    notes what the roll needs later: whether a modifier is pending (`take_modifiers`), the guild's
+    settings (`guild_settings`) and the roller's active sheet of the system (`sheet_of`).
     """
     command = interaction.command
     if interaction.guild is None or interaction.channel_id is None:
@@ -167,10 +168,11 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     guild_id, channel_id, user_id = interaction.guild.id, interaction.channel_id, interaction.user.id
     key = blind_key(guild_id, channel_id, user_id, root)
     # the pending modifiers are looked at in the same read: most rolls find neither
-    state = await store.modifiers.before_roll(guild_id, channel_id, root, kept_key=key)
+    state = await store.modifiers.before_roll(guild_id, channel_id, root, kept_key=key, sheet_owner=user_id)
     extras = getattr(interaction, "extras", None)
     if isinstance(extras, dict):
         extras[SETTINGS_READ] = state.settings
+        extras[SHEET_READ] = (guild_id, user_id, root, state)
         if not state.modifiers_pending:
             extras[NO_MODIFIERS_FOR] = root
     if state.kept is None or not await store.meta.delete(key):
@@ -244,6 +246,7 @@ __all__ = [
     "NO_MENTIONS",
     "NO_MODIFIERS_FOR",
     "SETTINGS_READ",
+    "SHEET_READ",
     "RequestRollButton",
     "blind_key",
     "kind_allows",

@@ -21,8 +21,9 @@ from typing import Any
 import discord
 
 from bot.store import AppliedModifier, RollRecord, Sheet, Store
+from bot.store.modifiers import BeforeRoll
 from bot.ui.details import details_view, with_details
-from bot.ui.gm import NO_MODIFIERS_FOR
+from bot.ui.gm import NO_MODIFIERS_FOR, SHEET_READ
 from bot.ui.visibility import Delivery, Mode, deliver
 
 MODIFIER_NAMES = {
@@ -51,10 +52,22 @@ def sheets_hidden(interaction: discord.Interaction[Any], owner_id: int) -> bool:
 async def sheet_of(
     store: Store, interaction: discord.Interaction[Any], owner_id: int, system: str
 ) -> Sheet | None:
-    """``owner_id``'s active sheet of ``system`` here, or None (none, or someone else's DM sheet)."""
+    """``owner_id``'s active sheet of ``system`` here, or None (none, or someone else's DM sheet).
+
+    The roller's own sheet comes from the read before the roll (`take_blind_request`) when it has it;
+    that note is used once, so a second look in the same interaction reads the sheet again.
+    """
     if sheets_hidden(interaction, owner_id):
         return None
-    return await store.sheets.active(guild_key(interaction), owner_id, system)
+    guild_id = guild_key(interaction)
+    extras = getattr(interaction, "extras", None)
+    if isinstance(extras, dict):
+        read = extras.get(SHEET_READ)
+        if isinstance(read, tuple) and read[:3] == (guild_id, owner_id, system):
+            del extras[SHEET_READ]
+            state: BeforeRoll = read[3]
+            return state.active_sheet()
+    return await store.sheets.active(guild_id, owner_id, system)
 
 
 async def take_modifiers(

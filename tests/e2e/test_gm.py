@@ -457,3 +457,35 @@ async def test_a_roll_reads_the_gms_state_once_and_a_modifier_set_before_it_appl
         world.guild, world.general, world.alice, "rps check", {"base": 10, "visibility": "public"}
     )
     assert "GM modifier" not in again.original.text()
+
+
+async def test_a_roll_from_the_sheet_reads_the_sheet_in_the_same_read_and_sees_its_latest_values(
+    harness: Harness, world: World
+) -> None:  # RPS-1, GM-3
+    store = harness.bot.store
+    await store.sheets.create(
+        {
+            "guild_id": world.guild.id,
+            "owner_id": world.alice.id,
+            "name": "Kit",
+            "system": "rps",
+            "attributes": {"Strength": 12},
+            "skills": {"Climb": {"rating": 3, "attribute": "Strength"}},
+        }
+    )
+    climb = {"skill": "Climb", "visibility": "public"}
+    seen: list[str] = []
+    await store.db.trace(seen.append)
+    try:
+        await harness.slash(world.guild, world.general, world.alice, "rps check", climb)
+        reads = [s for s in seen if not s.startswith("INSERT INTO rolls")]
+        # one read: the blind request, the pending modifiers, the settings and Alice's active RPS sheet
+        assert len(reads) == 1 and "FROM meta" in reads[0] and "JOIN sheets" in reads[0], reads
+    finally:
+        await store.db.trace(None)
+    await store.sheets.set_skill(world.guild.id, world.alice.id, "Kit", "Climb", 5)
+    await harness.slash(world.guild, world.general, world.alice, "rps check", climb)
+    # the second roll saw the raised skill: nothing of the first interaction's read was kept
+    newest, first = await store.log.last(world.guild.id, world.general.id, 2)
+    assert (first.inputs["base"], first.inputs["parts"]) == (15, ["Climb 3", "Strength 12"])
+    assert (newest.inputs["base"], newest.inputs["parts"]) == (17, ["Climb 5", "Strength 12"])

@@ -207,6 +207,38 @@ async def test_gm3_before_roll_reads_a_kept_request_and_whether_modifiers_wait_a
         await store.modifiers.before_roll(G, C, "chess", kept_key=key)
 
 
+async def test_before_roll_reads_the_roller_s_active_sheet_of_the_system_when_asked(store: Store) -> None:
+    key = "blind_request:1:10:20:rps"
+    asked = await store.modifiers.before_roll(G, C, "rps", kept_key=key, sheet_owner=ANN)
+    assert (asked.sheet_owner, asked.active_sheet()) == (ANN, None)  # none yet
+    rps_sheet = await store.sheets.create(
+        {"guild_id": G, "owner_id": ANN, "name": "Kit", "system": "rps", "attributes": {"Strength": 12}}
+    )
+    await store.sheets.create({"guild_id": G, "owner_id": ANN, "name": "Dara", "system": "dn"})
+    await store.sheets.create({"guild_id": G, "owner_id": BOB, "name": "Bo", "system": "rps"})
+    await store.sheets.create({"guild_id": G + 1, "owner_id": ANN, "name": "Far", "system": "rps"})
+    await store.meta.set(key, "7")
+    state = await store.modifiers.before_roll(G, C, "rps", kept_key=key, sheet_owner=ANN)
+    assert state.active_sheet() == await store.sheets.active(G, ANN, "rps") == rps_sheet
+    assert (state.kept, state.modifiers_pending) == ("7", False)  # the rest of the read is unchanged
+    assert state.settings == await store.settings.get(G)
+    # not asked: no sheet, even though there is one
+    assert (await store.modifiers.before_roll(G, C, "rps", kept_key=key)).active_sheet() is None
+    # another active sheet of the system replaces it (one active per system)
+    second = await store.sheets.create(
+        {"guild_id": G, "owner_id": ANN, "name": "Lee", "system": "rps", "attributes": {"Strength": 9}}
+    )
+    await store.sheets.use(G, ANN, "Lee")
+    again = await store.modifiers.before_roll(G, C, "rps", kept_key=key, sheet_owner=ANN)
+    sheet = again.active_sheet()
+    assert sheet is not None
+    assert (sheet.id, sheet.name, sheet.attributes) == (second.id, "Lee", {"Strength": 9})
+    # in a DM (no guild), sheets are kept under guild 0
+    await store.sheets.create({"guild_id": 0, "owner_id": ANN, "name": "Solo", "system": "rps"})
+    alone = (await store.modifiers.before_roll(None, C, "rps", kept_key=key, sheet_owner=ANN)).active_sheet()
+    assert alone is not None and alone.name == "Solo"
+
+
 async def test_before_roll_reads_the_guild_s_settings_too(store: Store) -> None:
     key = "blind_request:1:10:20:cards"
     assert (await store.modifiers.before_roll(G, C, "cards", kept_key=key)).settings == (

@@ -427,6 +427,10 @@ class SqliteDatabase:
     async def _submit(self, work: Work[_T], begin: str | None) -> _T:
         if self._closed:
             raise StoreError("The database is closed.")
+        if begin is None and self._draining is None:
+            # no unit is queued or open: a lone statement goes straight to the connection, whose thread runs
+            # calls in the order they were sent (so a unit sent after it begins after it)
+            return await work(SqliteTx(self._writer))
         loop = asyncio.get_running_loop()
         job = _Job(work, begin, loop.create_future())
         self._queue.append(job)

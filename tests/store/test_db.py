@@ -173,6 +173,38 @@ async def test_a_lone_write_statement_that_fails_changes_nothing(store: Store) -
     assert await store.meta.get("k") == "v"
 
 
+async def test_a_lone_statement_never_joins_an_open_unit_and_keeps_its_place_in_line(store: Store) -> None:
+    started = asyncio.Event()
+    release = asyncio.Event()
+
+    async def open_then_fail(tx: Tx) -> None:
+        await _put("undone")(tx)
+        started.set()
+        await release.wait()  # its transaction is open while the lone statement is sent
+        raise LookupError("the unit changed its mind")
+
+    unit = asyncio.ensure_future(store.db.run(open_then_fail))
+    await started.wait()
+    lone = asyncio.ensure_future(store.db.execute("INSERT INTO meta (key, value) VALUES ('lone', 'v')"))
+    await asyncio.sleep(0.05)
+    assert not lone.done(), "a lone statement waits for the open unit"
+    release.set()
+    with pytest.raises(LookupError):
+        await unit
+    await lone
+    assert await _keys(store) == {"lone"}, "the unit's rollback did not take the lone statement with it"
+    # with nothing open, a lone statement goes straight to the connection: a unit sent after it still
+    # begins after it, and reads what it wrote
+    first = asyncio.ensure_future(store.db.execute("INSERT INTO meta (key, value) VALUES ('first', 'v')"))
+    await asyncio.sleep(0)  # sent
+
+    async def read_first(tx: Tx) -> bool:
+        return await tx.one("SELECT 1 FROM meta WHERE key = 'first'") is not None
+
+    assert await store.db.run(read_first)
+    await first
+
+
 async def test_a_caller_cancelled_before_its_unit_began_takes_it_out_of_the_queue(store: Store) -> None:
     started = asyncio.Event()
     release = asyncio.Event()

@@ -15,7 +15,7 @@ from typing import Any
 from bot.store._util import dumps, parse_time, validated
 from bot.store.db import Database, Row, Tx
 from bot.store.errors import InvalidData, NotFound
-from bot.store.models import SYSTEMS, AppliedModifier, GuildSettings, PendingModifier, Sheet
+from bot.store.models import SYSTEMS, AppliedModifier, GuildSettings, PendingModifier, Sheet, Visibility
 from bot.store.settings import settings_from
 from bot.store.sheets import SHEET_COLUMNS, sheet_from_row
 
@@ -36,7 +36,8 @@ _PENDING_FOR_ROLL = (
 _BEFORE_ROLL = (
     "SELECT (SELECT value FROM meta WHERE key = ?) AS kept, EXISTS (SELECT 1 FROM pending_modifiers "
     "WHERE channel_id = ? AND guild_id IS ? AND system = ?) AS pending, "
-    "(SELECT data FROM guild_settings WHERE guild_id = ?) AS settings"
+    "(SELECT data FROM guild_settings WHERE guild_id = ?) AS settings, "
+    "(SELECT visibility FROM channel_settings WHERE channel_id = ? AND guild_id = ?) AS channel_visibility"
 )
 # the same, with the roller's active sheet of the system (its columns NULL when there is none)
 _BEFORE_ROLL_WITH_SHEET = (
@@ -64,6 +65,7 @@ class BeforeRoll:
     kept: str | None  # the meta value at the key asked for
     modifiers_pending: bool  # a modifier is left for rolls of the system in the channel (anyone's)
     settings: GuildSettings | None  # the guild's settings (None in a DM: no guild)
+    channel_visibility: Visibility = "public"  # the channel's default for rolls (public unless a GM set one)
     sheet_owner: int | None = None  # whose active sheet was read with it (None: no sheet was asked for)
     sheet_row: Row | None = field(default=None, repr=False)  # that sheet's row, None when there is none
 
@@ -190,11 +192,11 @@ class ModifierRepository:
     ) -> BeforeRoll:
         """What a roll needs of the GMs' state before it is rolled, in one read: the meta value at
         ``kept_key`` (where the UI keeps a player's accepted blind-roll request), whether any modifier
-        is pending for ``system`` in the channel (a roll that found none has nothing to `reserve`), and
-        the guild's settings; with ``sheet_owner``, that player's active sheet of ``system`` in the guild
-        too (the roll's usual next read)."""
+        is pending for ``system`` in the channel (a roll that found none has nothing to `reserve`), the
+        guild's settings and the channel's default visibility; with ``sheet_owner``, that player's active
+        sheet of ``system`` in the guild too (the roll's usual next read)."""
         _check_system(system)
-        params: tuple[object, ...] = (kept_key, channel_id, guild_id, system, guild_id)
+        params = (kept_key, channel_id, guild_id, system, guild_id, channel_id, guild_id)
         if sheet_owner is None:
             row = await self._db.one(_BEFORE_ROLL, params)
         else:  # sheets are keyed by guild 0 in DMs
@@ -203,8 +205,14 @@ class ModifierRepository:
         kept = row["kept"]
         settings = None if guild_id is None else settings_from(guild_id, row["settings"])
         sheet_row = row if sheet_owner is not None and row["id"] is not None else None
+        visibility: Visibility = row["channel_visibility"] or "public"
         return BeforeRoll(
-            None if kept is None else str(kept), bool(row["pending"]), settings, sheet_owner, sheet_row
+            None if kept is None else str(kept),
+            bool(row["pending"]),
+            settings,
+            visibility,
+            sheet_owner,
+            sheet_row,
         )
 
     async def reserve(

@@ -29,9 +29,10 @@ from bot.ui.reply import (
 REQUEST_PREFIX = "roll_request:"
 BLIND_PREFIX = "blind_request:"
 # on an interaction's extras, from the read before its roll (`take_blind_request`): the system it found no
-# pending modifier for, and the guild's settings as it read them
+# pending modifier for, the guild's settings and the channel's default visibility as it read them
 NO_MODIFIERS_FOR = "tabletop_no_modifiers_for"
 SETTINGS_READ = "tabletop_guild_settings"
+VISIBILITY_READ = "tabletop_channel_visibility"  # (channel id, visibility)
 SHEET_READ = "tabletop_roller_sheet"  # (guild id, owner id, system, BeforeRoll): taken by `sheet_of`
 KIND_WORDS: dict[str, str] = {
     "sv": "Skill Value modifier",
@@ -155,7 +156,8 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     The request taken is noted on the interaction, so that a roll refused afterwards (a typo in its
     options) gives it back (`report_error`): the player's next roll is still the blind one. The same read
     notes what the roll needs later: whether a modifier is pending (`take_modifiers`), the guild's
-    settings (`guild_settings`) and the roller's active sheet of the system (`sheet_of`).
+    settings (`settings_read`), the channel's default visibility and the roller's active sheet of the
+    system (`sheet_of`).
     """
     command = interaction.command
     if interaction.guild is None or interaction.channel_id is None:
@@ -172,6 +174,7 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     extras = getattr(interaction, "extras", None)
     if isinstance(extras, dict):
         extras[SETTINGS_READ] = state.settings
+        extras[VISIBILITY_READ] = (channel_id, state.channel_visibility)
         extras[SHEET_READ] = (guild_id, user_id, root, state)
         if not state.modifiers_pending:
             extras[NO_MODIFIERS_FOR] = root
@@ -180,6 +183,24 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     if isinstance(extras, dict):
         extras.setdefault(GIVE_BACK_ON_ERROR, []).append((key, state.kept))
     return True
+
+
+async def settings_read(store: Store, interaction: discord.Interaction[Any], guild_id: int) -> GuildSettings:
+    """The guild's settings, as the read before this interaction's roll found them when it made one."""
+    extras = getattr(interaction, "extras", None)
+    read = extras.get(SETTINGS_READ) if isinstance(extras, dict) else None
+    if isinstance(read, GuildSettings) and read.guild_id == guild_id:
+        return read
+    return await store.settings.get(guild_id)
+
+
+def visibility_read(interaction: discord.Interaction[Any], channel_id: int) -> str | None:
+    """The channel's default visibility as the read before this interaction's roll found it, or None."""
+    extras = getattr(interaction, "extras", None)
+    read = extras.get(VISIBILITY_READ) if isinstance(extras, dict) else None
+    if isinstance(read, tuple) and read[0] == channel_id:
+        return str(read[1])
+    return None
 
 
 class RequestRollButton(
@@ -247,6 +268,7 @@ __all__ = [
     "NO_MODIFIERS_FOR",
     "SETTINGS_READ",
     "SHEET_READ",
+    "VISIBILITY_READ",
     "RequestRollButton",
     "blind_key",
     "kind_allows",
@@ -255,5 +277,7 @@ __all__ = [
     "open_request",
     "request_view",
     "settings_embed",
+    "settings_read",
     "take_blind_request",
+    "visibility_read",
 ]

@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from bot.store import RollRecord, Store
+from bot.ui.gm import settings_read
 from bot.ui.reply import refuse
 
 T = TypeVar("T")
@@ -42,7 +43,7 @@ async def is_gm(
         return False  # in DMs nobody is a GM: GM tools act on a guild's channels
     if member.guild_permissions.manage_guild or interaction.permissions.manage_guild:
         return True
-    settings = await store.settings.get(guild.id)
+    settings = await settings_read(store, interaction, guild.id)
     role_ids = {int(r) for r in settings.gm_role_ids}
     for role in member.roles:
         if role_ids and role.id in role_ids:

@@ -26,7 +26,7 @@ from bot.ui.decision import StatSource
 from bot.ui.dn import NO_SHEET_HINT as DN_NO_SHEET_HINT
 from bot.ui.dn import SkillUse, skill_use
 from bot.ui.embeds import shown_name
-from bot.ui.gm import SETTINGS_READ
+from bot.ui.gm import settings_read
 from bot.ui.options import whole_number
 from bot.ui.reply import UserError
 from bot.ui.rolls import sheet_of
@@ -78,10 +78,7 @@ async def guild_settings(store: Store, interaction: discord.Interaction[Any]) ->
     """The guild's settings (None in DMs), as the read before the roll found them when there was one."""
     if interaction.guild is None:
         return None
-    read = getattr(interaction, "extras", {}).get(SETTINGS_READ)
-    if isinstance(read, GuildSettings) and read.guild_id == interaction.guild.id:
-        return read
-    return await store.settings.get(interaction.guild.id)
+    return await settings_read(store, interaction, interaction.guild.id)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import discord
 from bot.store import NotFound, RollRecord, Store
 from bot.ui.details import details_view, stored_details
 from bot.ui.embeds import NO_MENTIONS
-from bot.ui.gm import take_blind_request
+from bot.ui.gm import settings_read, take_blind_request, visibility_read
 from bot.ui.permissions import gm_of_roll, is_gm
 from bot.ui.reply import (
     AFTER_ERROR,
@@ -200,14 +200,16 @@ async def choose_mode(
     if requested is None:
         if interaction.guild is None or interaction.channel_id is None:
             return "public"
-        requested = await store.settings.channel_visibility(interaction.guild.id, interaction.channel_id)
+        requested = visibility_read(interaction, interaction.channel_id)
+        if requested is None:
+            requested = await store.settings.channel_visibility(interaction.guild.id, interaction.channel_id)
     mode = next((m for m in MODES if m == requested), None)
     if mode is None:
         raise UserError(f"Visibility must be one of {', '.join(MODES)}, not {requested!r}.")
     if interaction.guild is None and mode in ("gm", "blind"):
         raise UserError("GM and blind rolls work only in a server channel; in DMs use public or private.")
     if mode == "blind" and interaction.guild is not None:
-        settings = await store.settings.get(interaction.guild.id)
+        settings = await settings_read(store, interaction, interaction.guild.id)
         if not settings.allow_blind and not await is_gm(interaction, store):
             raise UserError("Blind rolls are switched off in this server; ask a GM (they can request one).")
     return mode
@@ -242,7 +244,7 @@ async def open_gm_copies(interaction: discord.Interaction[Any], store: Store, mo
     """
     assert interaction.guild is not None and interaction.channel_id is not None
     guild_id, channel_id = interaction.guild.id, interaction.channel_id
-    settings = await store.settings.get(guild_id)
+    settings = await settings_read(store, interaction, guild_id)
     if settings.gm_channel_id is None and not await store.gm.list_channel_gms(guild_id, channel_id):
         raise UserError(NO_GM_HERE)
     await defer(interaction, ephemeral=True)  # the answer (a result or a refusal) is the roller's alone

@@ -29,6 +29,7 @@ from bot.ui.cards import (
     gm_notes_embed,
     shoe_embed,
 )
+from bot.ui.gm import settings_read
 from bot.ui.hands import (
     BUSY,
     SHOE_RETRIES,
@@ -151,7 +152,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         shown = await resolve_mode(interaction, store, visibility)
         task_inputs, settings = await at_once(
             cards_task(store, interaction, level=level, skill=skill, characteristics=characteristics),
-            store.settings.get(guild_id),
+            settings_read(store, interaction, guild_id),
         )
         skill_level, skill_label, named = (
             task_inputs.level,

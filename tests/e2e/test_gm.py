@@ -489,3 +489,25 @@ async def test_a_roll_from_the_sheet_reads_the_sheet_in_the_same_read_and_sees_i
     newest, first = await store.log.last(world.guild.id, world.general.id, 2)
     assert (first.inputs["base"], first.inputs["parts"]) == (15, ["Climb 3", "Strength 12"])
     assert (newest.inputs["base"], newest.inputs["parts"]) == (17, ["Climb 5", "Strength 12"])
+
+
+async def test_a_roll_without_a_visibility_takes_the_channel_s_default_from_the_same_read(
+    harness: Harness, world: World
+) -> None:  # GM-3
+    store = harness.bot.store
+    await store.settings.set_channel_visibility(world.guild.id, world.general.id, "private")
+    seen: list[str] = []
+    await store.db.trace(seen.append)
+    try:
+        answer = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 10})
+    finally:
+        await store.db.trace(None)
+    assert answer.ephemeral  # the channel's default: private
+    reads = [s for s in seen if not s.startswith("INSERT INTO rolls")]
+    assert len(reads) == 1 and "FROM channel_settings" in reads[0], reads
+    [logged] = await store.log.last(world.guild.id, world.general.id, 1)
+    assert logged.visibility == "private"
+    # a GM changes the default between two rolls: the next roll sees it
+    await store.settings.set_channel_visibility(world.guild.id, world.general.id, "public")
+    again = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 10})
+    assert not again.ephemeral

@@ -239,6 +239,18 @@ async def test_before_roll_reads_the_roller_s_active_sheet_of_the_system_when_as
     assert alone is not None and alone.name == "Solo"
 
 
+async def test_before_roll_reads_the_channel_s_default_visibility_too(store: Store) -> None:
+    key = "blind_request:1:10:20:dn"
+    assert (await store.modifiers.before_roll(G, C, "dn", kept_key=key)).channel_visibility == "public"
+    await store.settings.set_channel_visibility(G, C, "private")
+    await store.settings.set_channel_visibility(G, C + 1, "gm")
+    for sheet_owner in (None, ANN):  # with or without the sheet, the same
+        state = await store.modifiers.before_roll(G, C, "dn", kept_key=key, sheet_owner=sheet_owner)
+        assert state.channel_visibility == "private" == await store.settings.channel_visibility(G, C)
+    assert (await store.modifiers.before_roll(G, C + 2, "dn", kept_key=key)).channel_visibility == "public"
+    assert (await store.modifiers.before_roll(None, C, "dn", kept_key=key)).channel_visibility == "public"
+
+
 async def test_before_roll_reads_the_guild_s_settings_too(store: Store) -> None:
     key = "blind_request:1:10:20:cards"
     assert (await store.modifiers.before_roll(G, C, "cards", kept_key=key)).settings == (

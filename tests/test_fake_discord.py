@@ -18,6 +18,7 @@ import pytest
 
 from bot.client import point_at
 from bot.local.fake.harness import World, standard_world
+from bot.local.fake.schema import validator
 from bot.local.fake.server import (
     API,
     CHANNEL_POST_ROUTE,
@@ -811,3 +812,22 @@ async def test_stopping_cuts_a_request_still_open_after_a_moment(session: aiohtt
     assert time.monotonic() - started < 10
     with pytest.raises(aiohttp.ClientError):
         await pending
+
+
+def test_the_schema_check_remembers_only_bodies_it_found_valid() -> None:
+    checker = validator()
+    path = "/channels/1/messages"
+    fine = {"content": "fine", "embeds": [{"title": "t", "fields": [{"name": "n", "value": "v"}]}]}
+    assert checker.check("POST", path, fine) == []
+    assert checker.check("POST", path, json.loads(json.dumps(fine))) == []  # a copy: remembered
+    # the same fields in another order are the same body; an invalid one is refused every time
+    assert checker.check("POST", path, dict(reversed(list(fine.items())))) == []
+    too_long = {**fine, "content": TOO_LONG}
+    for _ in range(2):
+        [refusal] = checker.check("POST", path, too_long)
+        assert "content" in refusal.problem
+    # a body is judged by its own content: a valid one changed in place is checked again
+    fine["content"] = TOO_LONG
+    assert checker.check("POST", path, fine) != []
+    # on another route the same body meets another schema
+    assert checker.check("PATCH", "/channels/1/messages/2", {"content": "fine", "flags": "x"}) != []

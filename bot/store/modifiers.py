@@ -313,10 +313,14 @@ class ModifierRepository:
         if not task.cancelled() and task.exception() is not None:
             log.warning("Could not give back a roll's modifier holds (they expire): %s", task.exception())
 
-    async def close(self) -> None:
-        """Wait for the holds being given back (before the database closes)."""
+    async def given_back(self) -> None:
+        """Wait until every hold `release` is giving back in the background is deleted (or failed)."""
         while self._giving_back:
             await asyncio.gather(*list(self._giving_back), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Wait for the holds being given back (before the database closes)."""
+        await self.given_back()
 
     @asynccontextmanager
     async def settling(self, ticket: ModifierTicket | None) -> AsyncIterator[None]:

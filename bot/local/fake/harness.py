@@ -245,7 +245,8 @@ class Harness:
         return Answer(record, self.fake.message_log[record.first_message_index :], self.fake)
 
     async def _settle(self, record: InteractionRecord, seen: asyncio.Event) -> None:
-        """Wait until the bot received the interaction and every task it started for it has finished."""
+        """Wait until the bot received the interaction and every task it started for it has finished,
+        the GM modifier holds a refused roll gives back in the background included."""
         received = asyncio.ensure_future(seen.wait())
         done, _ = await asyncio.wait({received, self.task}, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
         if received not in done:
@@ -259,6 +260,7 @@ class Harness:
                 if t is not me and not t.done() and HANDLER_TASKS.match(t.get_name())
             ]
             if not pending:
+                await asyncio.wait_for(self.bot.store.modifiers.given_back(), WAIT)
                 return
             _, still = await asyncio.wait(pending, timeout=WAIT)
             if still:

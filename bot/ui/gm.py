@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import discord
 
 from bot.store import MODIFIER_KINDS, SYSTEMS, GuildSettings, PendingModifier, Store
 from bot.store.models import SYSTEM_NAMES
+from bot.store.modifiers import BeforeRoll
 from bot.ui.embeds import NO_MENTIONS, clip, info_embed
 from bot.ui.reply import (
     GIVE_BACK_ON_ERROR,
@@ -28,12 +30,7 @@ from bot.ui.reply import (
 
 REQUEST_PREFIX = "roll_request:"
 BLIND_PREFIX = "blind_request:"
-# on an interaction's extras, from the read before its roll (`take_blind_request`): the system it found no
-# pending modifier for, the guild's settings and the channel's default visibility as it read them
-NO_MODIFIERS_FOR = "tabletop_no_modifiers_for"
-SETTINGS_READ = "tabletop_guild_settings"
-VISIBILITY_READ = "tabletop_channel_visibility"  # (channel id, visibility)
-SHEET_READ = "tabletop_roller_sheet"  # (guild id, owner id, system, BeforeRoll): taken by `sheet_of`
+ROLL_READ = "tabletop_roll_read"  # on an interaction's extras: its `RollRead`
 KIND_WORDS: dict[str, str] = {
     "sv": "Skill Value modifier",
     "roll": "roll modifier",
@@ -173,11 +170,7 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     state = await store.modifiers.before_roll(guild_id, channel_id, root, kept_key=key, sheet_owner=user_id)
     extras = getattr(interaction, "extras", None)
     if isinstance(extras, dict):
-        extras[SETTINGS_READ] = state.settings
-        extras[VISIBILITY_READ] = (channel_id, state.channel_visibility)
-        extras[SHEET_READ] = (guild_id, user_id, root, state)
-        if not state.modifiers_pending:
-            extras[NO_MODIFIERS_FOR] = root
+        extras[ROLL_READ] = RollRead(guild_id, channel_id, user_id, root, state)
     if state.kept is None or not await store.meta.delete(key):
         return False
     if isinstance(extras, dict):
@@ -185,22 +178,38 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     return True
 
 
+@dataclass
+class RollRead:
+    """What the read before a roll (`take_blind_request`) found, kept on the interaction for the rest of it:
+    whose roll, where, of which system, and the `BeforeRoll` itself."""
+
+    guild_id: int
+    channel_id: int
+    user_id: int
+    system: str
+    state: BeforeRoll
+    sheet_taken: bool = False  # `sheet_of` uses the sheet once; a second look reads it again
+
+
+def roll_read(interaction: discord.Interaction[Any]) -> RollRead | None:
+    """This interaction's `RollRead`, if its roll made that read."""
+    extras = getattr(interaction, "extras", None)
+    read = extras.get(ROLL_READ) if isinstance(extras, dict) else None
+    return read if isinstance(read, RollRead) else None
+
+
 async def settings_read(store: Store, interaction: discord.Interaction[Any], guild_id: int) -> GuildSettings:
     """The guild's settings, as the read before this interaction's roll found them when it made one."""
-    extras = getattr(interaction, "extras", None)
-    read = extras.get(SETTINGS_READ) if isinstance(extras, dict) else None
-    if isinstance(read, GuildSettings) and read.guild_id == guild_id:
-        return read
+    read = roll_read(interaction)
+    if read is not None and read.guild_id == guild_id and read.state.settings is not None:
+        return read.state.settings
     return await store.settings.get(guild_id)
 
 
 def visibility_read(interaction: discord.Interaction[Any], channel_id: int) -> str | None:
     """The channel's default visibility as the read before this interaction's roll found it, or None."""
-    extras = getattr(interaction, "extras", None)
-    read = extras.get(VISIBILITY_READ) if isinstance(extras, dict) else None
-    if isinstance(read, tuple) and read[0] == channel_id:
-        return str(read[1])
-    return None
+    read = roll_read(interaction)
+    return read.state.channel_visibility if read is not None and read.channel_id == channel_id else None
 
 
 class RequestRollButton(
@@ -265,17 +274,16 @@ def request_view(request_id: int) -> discord.ui.View:
 __all__ = [
     "KIND_WORDS",
     "NO_MENTIONS",
-    "NO_MODIFIERS_FOR",
-    "SETTINGS_READ",
-    "SHEET_READ",
-    "VISIBILITY_READ",
+    "ROLL_READ",
     "RequestRollButton",
+    "RollRead",
     "blind_key",
     "kind_allows",
     "modifier_line",
     "modifiers_embed",
     "open_request",
     "request_view",
+    "roll_read",
     "settings_embed",
     "settings_read",
     "take_blind_request",

@@ -21,9 +21,8 @@ from typing import Any
 import discord
 
 from bot.store import AppliedModifier, RollRecord, Sheet, Store
-from bot.store.modifiers import BeforeRoll
 from bot.ui.details import details_view, with_details
-from bot.ui.gm import NO_MODIFIERS_FOR, SHEET_READ
+from bot.ui.gm import roll_read
 from bot.ui.visibility import Delivery, Mode, deliver
 
 MODIFIER_NAMES = {
@@ -60,13 +59,14 @@ async def sheet_of(
     if sheets_hidden(interaction, owner_id):
         return None
     guild_id = guild_key(interaction)
-    extras = getattr(interaction, "extras", None)
-    if isinstance(extras, dict):
-        read = extras.get(SHEET_READ)
-        if isinstance(read, tuple) and read[:3] == (guild_id, owner_id, system):
-            del extras[SHEET_READ]
-            state: BeforeRoll = read[3]
-            return state.active_sheet()
+    read = roll_read(interaction)
+    if (
+        read is not None
+        and (read.guild_id, read.user_id, read.system) == (guild_id, owner_id, system)
+        and not read.sheet_taken
+    ):
+        read.sheet_taken = True
+        return read.state.active_sheet()
     return await store.sheets.active(guild_id, owner_id, system)
 
 
@@ -81,8 +81,15 @@ async def take_modifiers(
     The uses are taken when `publish` logs this interaction's roll (same transaction), or by the write
     given the interaction's ticket; an error before that gives them back (`report_error`).
     """
-    if interaction.channel_id is None or interaction.extras.get(NO_MODIFIERS_FOR) == system:
-        return []  # (the second: the read before the roll found none in this channel)
+    if interaction.channel_id is None:
+        return []
+    read = roll_read(interaction)
+    if (
+        read is not None
+        and (read.system, read.channel_id) == (system, interaction.channel_id)
+        and not read.state.modifiers_pending
+    ):
+        return []  # the read before the roll found none for the system in this channel
     guild_id = interaction.guild.id if interaction.guild is not None else None
     who = user_id if user_id is not None else interaction.user.id
     return await store.modifiers.reserve(interaction.id, guild_id, interaction.channel_id, system, who)

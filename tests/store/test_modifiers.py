@@ -264,3 +264,23 @@ async def test_before_roll_reads_the_guild_s_settings_too(store: Store) -> None:
         False,
     )
     assert (await store.modifiers.before_roll(None, C, "cards", kept_key=key)).settings is None  # a DM
+
+
+async def test_a_roll_s_sheet_from_the_read_before_it_is_used_once_then_read_again(store: Store) -> None:
+    from types import SimpleNamespace
+
+    from bot.ui.gm import ROLL_READ, RollRead
+    from bot.ui.rolls import sheet_of
+
+    await store.sheets.create({"guild_id": G, "owner_id": ANN, "name": "Kit", "system": "rps"})
+    state = await store.modifiers.before_roll(G, C, "rps", kept_key="k", sheet_owner=ANN)
+    await store.sheets.create({"guild_id": G, "owner_id": ANN, "name": "Lee", "system": "rps"})
+    await store.sheets.use(G, ANN, "Lee")  # changed after the read
+    interaction = SimpleNamespace(guild=SimpleNamespace(id=G), user=SimpleNamespace(id=ANN), extras={})
+    interaction.extras[ROLL_READ] = RollRead(G, C, ANN, "rps", state)
+    first = await sheet_of(store, interaction, ANN, "rps")  # type: ignore[arg-type]
+    second = await sheet_of(store, interaction, ANN, "rps")  # type: ignore[arg-type]
+    assert first is not None and first.name == "Kit"  # as the read found it
+    assert second is not None and second.name == "Lee"  # read again: the read is used once
+    # another owner's sheet is read from the store (Bob has none)
+    assert await sheet_of(store, interaction, BOB, "rps") is None  # type: ignore[arg-type]

@@ -139,6 +139,7 @@ async def measure(
     rate: int,
     spy: str,
     server: str | None = None,
+    keep: Path | None = None,
 ) -> Split:
     """Sample one bot (``kind``: "bare", "plain" or "tabletop") through a burst of ``n`` interactions;
     ``server``: the PostgreSQL server the real bot runs on (None: its SQLite file)."""
@@ -166,6 +167,9 @@ async def measure(
             raise SystemExit(f"{label}: {len(run.errors)} errors, first: {run.errors[0]}")
         if not out.exists():
             raise SystemExit(f"py-spy recorded nothing: {err.decode(errors='replace').strip()[-400:]}")
+        if keep is not None:  # for a look past the layers (py-spy's raw format: flamegraph.pl reads it)
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copy(out, keep / f"{kind}.txt")
         own_us = run.cpu_per_answer - run.worker_cpu_per_answer
         others = sum(
             seconds - before.get(tid, 0.0) for tid, seconds in after.items() if tid != session.bot.pid
@@ -233,12 +237,13 @@ async def main(args: argparse.Namespace) -> int:
         "loop thread's samples times the CPU that thread used (from /proc)"
     )
     load = (args.n, args.concurrency, args.rate, spy)
-    splits = [await measure(BARE.kind, "bare /ok", BARE.prepare, BARE.check, *load)]
+    keep = {"keep": args.keep}
+    splits = [await measure(BARE.kind, "bare /ok", BARE.prepare, BARE.check, *load, **keep)]
     plain = target.plain  # the same work, written plainly on discord.py and aiosqlite
-    splits.append(await measure(plain.kind, plain.label, plain.prepare, plain.check, *load))
+    splits.append(await measure(plain.kind, plain.label, plain.prepare, plain.check, *load, **keep))
     server = postgres_server(args.database_url)
     label = args.target + (" (postgres)" if server else "")
-    real = await measure("tabletop", label, target.prepare, target.check, *load, server=server)
+    real = await measure("tabletop", label, target.prepare, target.check, *load, server=server, **keep)
     splits.append(real)
     bare = splits[0]
     print()
@@ -268,6 +273,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--top", type=int, default=25, help="how many of our functions to list")
     parser.add_argument("--py-spy", help="path of the py-spy executable (default: on PATH or beside python)")
     parser.add_argument("--database-url", help=DATABASE_URL_HELP)
+    parser.add_argument(
+        "--keep", type=Path, help="a folder to keep each bot's raw py-spy samples in (bare.txt, plain.txt, ...)"
+    )
     return parser.parse_args(argv)
 
 

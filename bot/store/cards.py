@@ -14,7 +14,7 @@ from bot.core.cards import Card, Shoe, check_decks, parse_cards
 from bot.core.errors import RuleError
 from bot.store._util import dumps, json_column_read_back, now_text, parse_time
 from bot.store.db import Database, Row, Tx
-from bot.store.errors import Conflict, InvalidData, NotFound
+from bot.store.errors import Conflict, InvalidData, MovedOn, NotFound
 from bot.store.log import RollLogRepository
 from bot.store.models import MAX_HAND_JSON, HandRecord, RollRecord
 from bot.store.modifiers import ModifierRepository, ModifierTicket
@@ -108,6 +108,11 @@ _MOVE_WHERE = (
 )
 _MOVE = _MOVE_SET + _MOVE_WHERE
 _MOVE_ENDING = _MOVE_SET + "finished = 1, " + _MOVE_WHERE
+# a move that goes on, with the shoe it drew from, in one statement (bot/store/migrations/0004_hand_moves.sql)
+_HAND_MOVE = (
+    "INSERT INTO hand_moves (hand_id, expected_version, state, cards, data, updated_at, message_id, decks, "
+    "remaining, discards, shoe_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 async def _movable(tx: Tx, hand_id: int, expected_version: int) -> int:
@@ -145,8 +150,12 @@ def _hand_data(hand: Mapping[str, Any] | str) -> tuple[str, Any]:
     return text, value
 
 
+def _is_state(state: object) -> bool:
+    return isinstance(state, str) and 1 <= len(state) <= MAX_STATE
+
+
 def _state(state: str) -> str:
-    if not isinstance(state, str) or not 1 <= len(state) <= MAX_STATE:
+    if not _is_state(state):
         raise InvalidData(f"A hand's state is a word of 1 to {MAX_STATE} characters.")
     return state
 
@@ -190,9 +199,13 @@ class CardRepository:
 
     async def _shoe_write(self, work: Callable[[Tx], Awaitable[_T]]) -> _T:
         """Run a unit that writes a shoe, counted before it is sent and after it settles."""
+        return await self._counted(self._db.run(work))
+
+    async def _counted(self, write: Awaitable[_T]) -> _T:
+        """Await a write of a shoe, counted before it is sent and after it settles."""
         self._shoe_writes += 1
         try:
-            return await self._db.run(work)
+            return await write
         finally:
             self._shoe_writes += 1
 
@@ -456,6 +469,21 @@ class CardRepository:
         cards_text = dumps(codes)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
+        goes_on = not finished and log is None and _is_state(state)
+        if goes_on and shoe_columns is not None and base is not None:
+            # a move that goes on and draws: one statement, which checks both versions
+            move = (hand_id, expected_version, state, cards_text, data, stamp, message_id)
+            await self._draw(move, shoe_columns, shoe_version)
+            # the columns it did not write are the base's (the trigger found the hand at base's version)
+            written = {
+                "state": state,
+                "cards": tuple(codes),
+                "data": data_value,
+                "version": expected_version + 1,
+                "message_id": base.message_id if message_id is None else message_id,
+                "updated_at": parse_time(stamp),
+            }
+            return Written(base.model_copy(update=written), None)
 
         async def work(tx: Tx) -> Written:
             try:
@@ -487,6 +515,20 @@ class CardRepository:
             return Written(record, log_id)
 
         return await (self._db.run(work) if shoe_columns is None else self._shoe_write(work))
+
+    async def _draw(
+        self, move: tuple[Any, ...], shoe: tuple[int, str, str], shoe_version: int | None
+    ) -> None:
+        """Write a move that goes on and the shoe it drew from in one statement (the trigger of migration
+        0004 checks both versions): a Conflict, or NotFound, as `apply_logged`'s unit would raise."""
+        hand_id, expected_version = move[0], move[1]
+        try:
+            await self._counted(self._db.execute(_HAND_MOVE, (*move, *shoe, shoe_version)))
+        except MovedOn as moved:
+            if moved.what == "shoe":
+                raise Conflict(_SHOE_MOVED) from None
+            await self._db.run(lambda tx: _movable(tx, hand_id, expected_version), write=False)
+            raise Conflict(_MOVED_ON) from None  # not reached: the hand was not at that version
 
     async def set_message_id(self, hand_id: int, message_id: int) -> None:
         """Remember which message shows the hand (no version change: it is not a move)."""

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiosqlite
 
-from bot.store.errors import DatabaseTooNew, MigrationFailed, StoreError
+from bot.store.errors import DatabaseTooNew, MigrationFailed, StoreError, moved_on
 from bot.store.lockfile import DatabaseLock
 
 log = logging.getLogger(__name__)
@@ -80,14 +80,25 @@ def latest_version() -> int:
 
 def split_statements(script: str) -> list[str]:
     """A migration's statements: each ends with ``;`` at the end of a line; lines starting ``--`` are
-    comments. (Running the file as a script would COMMIT behind the migration's transaction.)"""
+    comments. (Running the file as a script would COMMIT behind the migration's transaction.)
+
+    Two bodies hold statements of their own and are kept whole: a SQLite ``CREATE TRIGGER``'s, from its
+    line ``BEGIN`` to its line ``END;``, and a PostgreSQL function's between ``$$`` and ``$$``."""
     statements: list[str] = []
     buffer: list[str] = []
+    in_trigger = in_dollars = False
     for line in script.splitlines():
-        if line.strip().startswith("--"):
+        word = line.strip().upper()
+        if word.startswith("--"):
             continue
         buffer.append(line)
-        if line.rstrip().endswith(";"):
+        if line.count("$$") % 2:
+            in_dollars = not in_dollars
+        if word == "BEGIN" and "\n".join(buffer).lstrip().upper().startswith("CREATE TRIGGER"):
+            in_trigger = True
+        elif in_trigger and word == "END;":
+            in_trigger = False
+        if line.rstrip().endswith(";") and not (in_trigger or in_dollars):
             statements.append("\n".join(buffer).strip())
             buffer = []
     if "\n".join(buffer).strip():
@@ -184,7 +195,13 @@ class SqliteTx:
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement; how many rows it changed and the last inserted id."""
-        cursor = await self._conn.execute(sql, params)
+        try:
+            cursor = await self._conn.execute(sql, params)
+        except sqlite3.IntegrityError as err:  # a trigger's RAISE(ABORT, ...) arrives as one
+            conflict = moved_on(str(err))
+            if conflict is None:
+                raise
+            raise conflict from None
         return Outcome(rowcount=cursor.rowcount, lastrowid=cursor.lastrowid)
 
     async def executemany(self, sql: str, rows: Iterable[Params]) -> None:

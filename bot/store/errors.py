@@ -19,6 +19,27 @@ class Conflict(StoreError):
     """The row changed since it was read (a double click or another player); nothing was written."""
 
 
+#: how a statement's trigger says a row it checks has moved on: RAISE with "conflict:<what>"
+MOVED_ON_MARK = "conflict:"
+
+
+class MovedOn(Conflict):
+    """A version check inside one statement found ``what`` ("hand", "shoe") moved on; nothing was written.
+
+    Raised by the database layer for a trigger's RAISE (bot/store/migrations/0004_hand_moves.sql); the
+    repository that wrote the statement turns it into its own sentence.
+    """
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"The {what} changed since it was read; nothing was written.")
+        self.what = what
+
+
+def moved_on(message: str) -> MovedOn | None:
+    """The MovedOn that a driver's error ``message`` stands for; None for any other error."""
+    return MovedOn(message[len(MOVED_ON_MARK) :]) if message.startswith(MOVED_ON_MARK) else None
+
+
 class InvalidData(StoreError):
     """The data breaks a rule of the store (range, size, shape); nothing was written."""
 

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import asyncpg
 
 from bot.store.db import Migration, Outcome, Params, Row, Work, read_migrations, safe_url, split_statements
-from bot.store.errors import Conflict, DatabaseTooNew, InvalidData, MigrationFailed, StoreError
+from bot.store.errors import Conflict, DatabaseTooNew, InvalidData, MigrationFailed, StoreError, moved_on
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,13 @@ class PgTx:
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement; how many rows it changed."""
-        status = await self._conn.execute(to_postgres(sql), *_args(params))
+        try:
+            status = await self._conn.execute(to_postgres(sql), *_args(params))
+        except asyncpg.exceptions.RaiseError as err:  # a trigger's RAISE EXCEPTION
+            conflict = moved_on(str(err))
+            if conflict is None:
+                raise
+            raise conflict from None
         return Outcome(rowcount=_count(status), lastrowid=None)
 
     async def executemany(self, sql: str, rows: Iterable[Params]) -> None:

@@ -416,3 +416,82 @@ async def test_bj1_a_channel_s_shoe_is_busy_while_its_lock_is_held(store: Store)
     async with store.cards.shoe_lock(C):
         assert store.cards.shoe_busy(C) and not store.cards.shoe_busy(C + 1)
     assert not store.cards.shoe_busy(C)
+
+
+# -- a move that goes on and draws: one statement (migration 0004's trigger checks both versions) ---------
+async def _hit_from(store: Store, hand: HandRecord, rng: random.Random) -> tuple[Shoe, int, Shoe, list[str]]:
+    shoe, version = await store.cards.get_shoe(G, C)
+    card, drawn = shoe.draw(rng)
+    return shoe, version, drawn, [*hand.cards, card.code]
+
+
+async def test_bj1_a_draw_that_goes_on_writes_the_hand_and_the_shoe_at_once(store: Store) -> None:  # BJ-1
+    rng = random.Random(21)
+    hand_id = await _deal(store, rng)
+    await store.cards.set_message_id(hand_id, 77)
+    base = await store.cards.hand_in(hand_id, G, C)
+    _, version, drawn, cards = await _hit_from(store, base, rng)
+    written = await store.cards.apply_logged(
+        hand_id, base.version, {"n": 1, "big": 2**70}, state="playing", cards=cards, shoe=drawn,
+        shoe_version=version, base=base,
+    )  # fmt: skip
+    record = await store.cards.get_hand(hand_id)
+    assert written.log_id is None and written.record == record
+    assert (record.version, record.cards, record.message_id, record.finished) == (2, tuple(cards), 77, False)
+    assert record.data == {"n": 1, "big": 2**70} and record.updated_at >= base.updated_at
+    assert await store.cards.get_shoe(G, C) == (drawn, version + 1)
+    assert drawn.is_conserved(await store.cards.in_play(G, C))
+
+
+async def test_bj1_a_draw_refused_by_either_version_writes_neither_row(store: Store) -> None:  # BJ-1
+    rng = random.Random(22)
+    hand_id = await _deal(store, rng)
+    base = await store.cards.hand_in(hand_id, G, C)
+    _, version, drawn, cards = await _hit_from(store, base, rng)
+    # another hand's draw moved the shoe on: the hand's own write, which came first, is undone with it
+    other = await _deal(store, rng)
+    shoe_after, version_after = await store.cards.get_shoe(G, C)
+    with pytest.raises(Conflict, match="shoe changed"):
+        await store.cards.apply_logged(
+            hand_id, base.version, {}, state="playing", cards=cards, shoe=drawn, shoe_version=version,
+            base=base,
+        )  # fmt: skip
+    assert await store.cards.hand_in(hand_id, G, C) == base
+    assert await store.cards.get_shoe(G, C) == (shoe_after, version_after)
+    # the hand moved on (a double click): the shoe is not written either
+    moved = await store.cards.apply(hand_id, base.version, {"n": 2}, state="playing", cards=base.cards)
+    _, version, drawn, cards = await _hit_from(store, base, rng)
+    with pytest.raises(Conflict, match="moved on"):
+        await store.cards.apply_logged(
+            hand_id, base.version, {}, state="playing", cards=cards, shoe=drawn, shoe_version=version,
+            base=base,
+        )  # fmt: skip
+    assert await store.cards.get_hand(hand_id) == moved
+    assert await store.cards.get_shoe(G, C) == (shoe_after, version_after)
+    # a finished hand says so
+    done = await store.cards.apply(other, 1, {}, state="over", cards=[], finished=True)
+    with pytest.raises(Conflict, match="finished"):
+        await store.cards.apply_logged(
+            other, done.version, {}, state="playing", cards=cards, shoe=drawn, shoe_version=version,
+            base=done.model_copy(update={"finished": False}),  # as read just before it finished
+        )  # fmt: skip
+    assert await store.cards.get_shoe(G, C) == (shoe_after, version_after)
+
+
+@pytest.mark.sqlite_only
+async def test_bj1_a_draw_that_goes_on_is_one_statement(store: Store) -> None:  # BJ-1
+    rng = random.Random(23)
+    hand_id = await _deal(store, rng)
+    base = await store.cards.hand_in(hand_id, G, C)
+    _, version, drawn, cards = await _hit_from(store, base, rng)
+    seen: list[str] = []
+    await store.db.trace(seen.append)
+    try:
+        await store.cards.apply_logged(
+            hand_id, base.version, {}, state="playing", cards=cards, shoe=drawn, shoe_version=version,
+            base=base,
+        )  # fmt: skip
+    finally:
+        await store.db.trace(None)
+    # no BEGIN or COMMIT around it (the trace names the statement again for each of its trigger's steps)
+    assert len(set(seen)) == 1 and seen[0].startswith("INSERT INTO hand_moves")

@@ -113,7 +113,15 @@ async def test_gm3_fifty_rolls_reserving_through_several_processes_hold_each_use
 # ------------------------------------------------------------------------------------------------- BJ-1
 
 
-async def test_bj1_a_double_click_fifty_times_draws_once(stores: list[Store]) -> None:  # BJ-1
+# a move that goes on with the record it was computed from is one statement (migration 0004's trigger);
+# without it, a unit of work: both must hold under races
+ONE_STATEMENT = pytest.mark.parametrize("with_base", [True, False], ids=["one_statement", "unit"])
+
+
+@ONE_STATEMENT
+async def test_bj1_a_double_click_fifty_times_draws_once(
+    stores: list[Store], with_base: bool
+) -> None:  # BJ-1
     rng = random.Random(1)
     shoe, version = await stores[0].cards.get_shoe(G, C, 1, rng)
     card, shoe = shoe.draw(rng)
@@ -125,7 +133,7 @@ async def test_bj1_a_double_click_fifty_times_draws_once(stores: list[Store]) ->
     # every click was computed from the same state: hand version 1, this shoe
     async def click(s: Store, i: int) -> object:
         drawn, new_shoe = shoe.draw(random.Random(i))
-        return await s.cards.apply(
+        return await s.cards.apply_logged(
             hand.id,
             hand.version,
             {"click": i},
@@ -133,6 +141,7 @@ async def test_bj1_a_double_click_fifty_times_draws_once(stores: list[Store]) ->
             cards=[card, drawn],
             shoe=new_shoe,
             shoe_version=version,
+            base=hand if with_base else None,
         )
 
     results = _winners(await _race(stores, click))
@@ -143,8 +152,9 @@ async def test_bj1_a_double_click_fifty_times_draws_once(stores: list[Store]) ->
     assert len(shoe_now.remaining) == 50 and shoe_now.is_conserved(final.card_objects)
 
 
+@ONE_STATEMENT
 async def test_bj1_fifty_hits_with_fresh_reads_never_duplicate_or_lose_a_card(
-    stores: list[Store],
+    stores: list[Store], with_base: bool
 ) -> None:  # BJ-1
     rng = random.Random(2)
     shoe, version = await stores[0].cards.get_shoe(G, C, 2, rng)
@@ -157,9 +167,9 @@ async def test_bj1_fifty_hits_with_fresh_reads_never_duplicate_or_lose_a_card(
         current = await s.cards.get_hand(hand.id)
         shoe, version = await s.cards.get_shoe(G, C)
         drawn, new_shoe = shoe.draw(random.Random(i))
-        return await s.cards.apply(
+        return await s.cards.apply_logged(
             hand.id, current.version, {"hit": i}, state="playing", cards=[*current.cards, drawn.code],
-            shoe=new_shoe, shoe_version=version,
+            shoe=new_shoe, shoe_version=version, base=current if with_base else None,
         )  # fmt: skip
 
     wins = len(_winners(await _race(stores, hit)))
@@ -167,6 +177,40 @@ async def test_bj1_fifty_hits_with_fresh_reads_never_duplicate_or_lose_a_card(
     shoe_now, _ = await stores[0].cards.get_shoe(G, C)
     assert wins >= 1 and final.version == 1 + wins and len(final.cards) == 1 + wins
     assert shoe_now.is_conserved(final.card_objects)
+
+
+@ONE_STATEMENT
+async def test_bj1_hands_of_one_channel_hitting_at_once_draw_one_card_from_a_shoe_state(
+    stores: list[Store], with_base: bool
+) -> None:  # BJ-1
+    # every hand's Hit was computed from the same shoe: one draws, and the others change nothing at all
+    rng = random.Random(3)
+    hands = []
+    for owner in range(10):
+        shoe, version = await stores[0].cards.get_shoe(G, C, 1, rng)
+        card, shoe = shoe.draw(rng)
+        hands.append(
+            await stores[0].cards.create_hand(
+                G, C, owner, {}, state="playing", cards=[card], shoe=shoe, shoe_version=version
+            )
+        )
+    shoe, version = await stores[0].cards.get_shoe(G, C)
+
+    async def hit(s: Store, i: int) -> object:
+        hand = hands[i % len(hands)]
+        drawn, new_shoe = shoe.draw(random.Random(i))
+        return await s.cards.apply_logged(
+            hand.id, hand.version, {"hit": i}, state="playing", cards=[*hand.cards, drawn.code],
+            shoe=new_shoe, shoe_version=version, base=hand if with_base else None,
+        )  # fmt: skip
+
+    results = _winners(await _race(stores, hit))
+    assert len(results) == 1
+    finals = [await stores[0].cards.get_hand(hand.id) for hand in hands]
+    assert sorted(final.version for final in finals) == [1] * (len(hands) - 1) + [2]
+    shoe_now, version_now = await stores[0].cards.get_shoe(G, C)
+    assert version_now == version + 1 and len(shoe_now.remaining) == len(shoe.remaining) - 1
+    assert shoe_now.is_conserved([card for final in finals for card in final.card_objects])
 
 
 async def test_bj1_fifty_players_dealing_at_once_each_get_a_distinct_card(

@@ -117,6 +117,30 @@ def test_every_migration_splits_into_whole_statements() -> None:
             assert statement.count(";") == 1 or "BEGIN" in statement.upper(), (migration.name, statement)
 
 
+def test_a_trigger_s_body_and_a_function_s_body_stay_whole() -> None:
+    script = (
+        "-- a comment; not a statement\n"
+        "CREATE VIEW v AS SELECT 1 AS a;\n"
+        "\n"
+        "CREATE TRIGGER t INSTEAD OF INSERT ON v\n"
+        "BEGIN\n"
+        "    SELECT RAISE(ABORT, 'no') WHERE NEW.a = 0;\n"
+        "    UPDATE x SET a = NEW.a;\n"
+        "END;\n"
+        "CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+        "BEGIN\n"
+        "    UPDATE x SET a = 1;\n"
+        "    RETURN NEW;\n"
+        "END;\n"
+        "$$;\n"
+        "CREATE TRIGGER t2 INSTEAD OF INSERT ON v FOR EACH ROW EXECUTE FUNCTION f();\n"
+    )
+    statements = split_statements(script)
+    assert [s.split()[1] for s in statements] == ["VIEW", "TRIGGER", "FUNCTION", "TRIGGER"]
+    assert statements[1].endswith("END;") and statements[1].count(";") == 3
+    assert statements[2].endswith("$$;") and "RETURN NEW;" in statements[2]
+
+
 async def test_reopening_twice_does_not_reapply(db_path: Path) -> None:
     for _ in range(3):
         store = await Store.open(db_path)

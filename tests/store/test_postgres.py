@@ -218,7 +218,8 @@ async def _pg_schema(url: str) -> dict[str, list[str]]:
 def _sqlite_schema(path: Path) -> dict[str, list[str]]:
     conn = sqlite3.connect(path)
     try:
-        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        # views too: information_schema.columns lists a view's columns beside the tables'
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")]
         tables = {
             name: [r[1] for r in conn.execute(f"PRAGMA table_info({name})")]
             for name in names

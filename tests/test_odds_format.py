@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import random
 from fractions import Fraction
 
 import pytest
@@ -39,6 +41,27 @@ def test_percent_with_decimals_and_bad_input() -> None:
     assert format.percent(Fraction(1, 100000), 1) == "<0.1%"
     with pytest.raises(RuleError):
         format.percent(Fraction(3, 2))
+
+
+def _percent_in_fractions(p: Fraction, digits: int) -> str:
+    """The rounding `percent` does in integers, written out in Fractions (its first version)."""
+    step = Fraction(1, 10**digits)
+    rounded = math.floor(p * 100 / step + Fraction(1, 2)) * step
+    if p > 0 and rounded == 0:
+        return f"<{float(step):.{digits}f}%"
+    if p < 1 and rounded == 100:
+        return f">{float(100 - step):.{digits}f}%"
+    return f"{float(rounded):.{digits}f}%"
+
+
+def test_percent_rounds_every_fraction_as_the_fraction_sums_do() -> None:
+    cases = [Fraction(k, d) for d in range(1, 121) for k in range(d + 1)]
+    rng = random.Random(5)
+    cases += [Fraction(rng.randint(0, d), d) for d in (rng.randint(1, 10**30) for _ in range(3000))]
+    for p in cases:
+        for digits in range(5):
+            assert format.percent(p, digits) == _percent_in_fractions(p, digits), (p, digits)
+    assert format.percent(1) == "100%" and format.percent(0, 2) == "0.00%"
 
 
 def test_summaries_read_as_the_issue_asks() -> None:

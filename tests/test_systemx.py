@@ -216,6 +216,20 @@ def test_model_chart_is_monotone() -> None:
                 assert MODEL.cell(sv, roll) <= MODEL.cell(sv + 1, roll)
 
 
+def test_a_chart_hashes_as_its_cells_and_once() -> None:  # SX-5
+    # a chart keys the odds caches; equal charts are one key, in this process and after a pickle
+    import pickle
+
+    other = RollChart(MODEL.rows)
+    assert other == MODEL and hash(other) == hash(MODEL) == hash(MODEL.rows)
+    swap = CF if MODEL.rows[0][-1] != CF else CS
+    moved = RollChart(tuple((*row[:-1], swap) if sv == 0 else row for sv, row in enumerate(MODEL.rows)))
+    assert moved != MODEL and {MODEL: 1, other: 2, moved: 3} == {MODEL: 2, moved: 3}
+    sent = pickle.loads(pickle.dumps(MODEL))
+    assert "_hash" not in pickle.loads(pickle.dumps(other)).__dict__  # each process hashes for itself
+    assert sent == MODEL and hash(sent) == hash(MODEL)
+
+
 def test_a_custom_chart_accepts_signed_cells_bom_and_plain_newlines() -> None:
     lines = MODEL.to_csv().splitlines()
     signed = [lines[0]] + [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from math import floor
 
 from bot.core.dn import SuccessLevel
 from bot.core.errors import RuleError
@@ -31,22 +30,29 @@ __all__ = [
 
 def percent(probability: Fraction | int, digits: int = 0) -> str:
     """``45%``: rounded half up; ``<1%`` / ``>99%`` when rounding would claim an impossible 0% or 100%."""
-    p = Fraction(probability)
-    if not 0 <= p <= 1:
+    p = probability if type(probability) is Fraction else Fraction(probability)
+    n, d = p.numerator, p.denominator  # d > 0
+    if not 0 <= n <= d:
         raise RuleError(f"A probability lies between 0 and 1, not {p}.")
     if not 0 <= digits <= 4:
         raise RuleError("A percentage shows 0 to 4 decimals.")
-    step = Fraction(1, 10**digits)
-    rounded = floor(p * 100 / step + Fraction(1, 2)) * step
-    if p > 0 and rounded == 0:
-        return f"<{_number(step, digits)}%"
-    if p < 1 and rounded == 100:
-        return f">{_number(100 - step, digits)}%"
+    # in whole steps of 10**-digits percent, in integers: a roll's odds line asks for three of these, and
+    # the same sums in Fractions cost about 25 µs each
+    steps = 100 * 10**digits
+    rounded = (2 * n * steps + d) // (2 * d)  # half up
+    if n > 0 and rounded == 0:
+        return f"<{_number(1, digits)}%"
+    if n < d and rounded == steps:
+        return f">{_number(steps - 1, digits)}%"
     return f"{_number(rounded, digits)}%"
 
 
-def _number(value: Fraction, digits: int) -> str:
-    return f"{float(value):.{digits}f}"
+def _number(steps: int, digits: int) -> str:
+    """``steps`` of 10**-digits, written with ``digits`` decimals."""
+    if not digits:
+        return str(steps)
+    whole, part = divmod(steps, 10**digits)
+    return f"{whole}.{part:0{digits}d}"
 
 
 def systemx_summary(

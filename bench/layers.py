@@ -274,7 +274,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--py-spy", help="path of the py-spy executable (default: on PATH or beside python)")
     parser.add_argument("--database-url", help=DATABASE_URL_HELP)
     parser.add_argument(
-        "--keep", type=Path, help="a folder to keep each bot's raw py-spy samples in (bare.txt, plain.txt, ...)"
+        "--keep", type=Path, help="a folder to keep each bot's raw py-spy samples in (bare.txt, plain.txt...)"
     )
     return parser.parse_args(argv)
 

@@ -368,3 +368,12 @@ async def test_the_previous_release_s_database_is_upgraded_with_its_data(
             modifiers=store.modifiers.ticket("r"),
         )
         assert [m.uses_left for m in await store.modifiers.list(1, 10)] == [1]
+        # 0004's one-statement draw works on a hand dealt before the upgrade (BJ-1)
+        shoe, version = await store.cards.get_shoe(1, 10)
+        drawn, shoe = shoe.draw(random.Random(3))
+        hit = await store.cards.apply_logged(
+            hand.id, hand.version, {"k": [2]}, state="playing", cards=[card, drawn], shoe=shoe,
+            shoe_version=version, base=hand,
+        )  # fmt: skip
+        assert hit.record == await store.cards.get_hand(hand.id) and hit.record.version == hand.version + 1
+        assert await store.cards.get_shoe(1, 10) == (shoe, version + 1)

@@ -285,8 +285,8 @@ class RollChart:
                     )
 
     def __hash__(self) -> int:
-        # a chart is part of the odds caches' key on every check: its 600 cells are hashed once (58 µs),
-        # not on each lookup; kept out of a pickle (`__getstate__`), so each process hashes for itself
+        # a chart is part of the odds caches' key on every check: its 600 cells are hashed once, not on
+        # each lookup; kept out of a pickle (`__getstate__`), so each process hashes for itself
         cached: int | None = self.__dict__.get("_hash")
         if cached is None:
             cached = hash(self.rows)

@@ -37,7 +37,7 @@ def percent(probability: Fraction | int, digits: int = 0) -> str:
     if not 0 <= digits <= 4:
         raise RuleError("A percentage shows 0 to 4 decimals.")
     # in whole steps of 10**-digits percent, in integers: a roll's odds line asks for three of these, and
-    # the same sums in Fractions cost about 25 µs each
+    # Fraction sums are slow (bench/README.md, "A Hit in two statements")
     steps = 100 * 10**digits
     rounded = (2 * n * steps + d) // (2 * d)  # half up
     if n > 0 and rounded == 0:

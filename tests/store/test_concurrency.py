@@ -213,6 +213,40 @@ async def test_bj1_hands_of_one_channel_hitting_at_once_draw_one_card_from_a_sho
     assert shoe_now.is_conserved([card for final in finals for card in final.card_objects])
 
 
+@ONE_STATEMENT
+async def test_bj1_reshuffles_racing_hits_never_duplicate_or_lose_a_card(
+    stores: list[Store], with_base: bool
+) -> None:  # BJ-1
+    # a reshuffle puts back every card not held by an open hand: one that read the hands before a Hit
+    # drew must be refused (the shoe's version), or the drawn card would be in the shoe and the hand at once
+    rng = random.Random(4)
+    hands = []
+    for owner in range(5):
+        shoe, version = await stores[0].cards.get_shoe(G, C, 1, rng)
+        card, shoe = shoe.draw(rng)
+        hands.append(
+            (await stores[0].cards.create_hand(
+                G, C, owner, {}, state="playing", cards=[card], shoe=shoe, shoe_version=version
+            )).id
+        )  # fmt: skip
+
+    async def hit_or_reshuffle(s: Store, i: int) -> object:
+        if i % 5 == 0:
+            return await s.cards.reshuffle(G, C, random.Random(i))
+        current = await s.cards.hand_in(hands[i % len(hands)], G, C)
+        shoe, version = await s.cards.get_shoe(G, C)
+        drawn, new_shoe = shoe.draw(random.Random(i))
+        return await s.cards.apply_logged(
+            current.id, current.version, {"hit": i}, state="playing", cards=[*current.cards, drawn.code],
+            shoe=new_shoe, shoe_version=version, base=current if with_base else None,
+        )  # fmt: skip
+
+    assert _winners(await _race(stores, hit_or_reshuffle))
+    held = [card for hand_id in hands for card in (await stores[0].cards.get_hand(hand_id)).card_objects]
+    shoe_now, _ = await stores[0].cards.get_shoe(G, C)
+    assert shoe_now.is_conserved(held)
+
+
 async def test_bj1_fifty_players_dealing_at_once_each_get_a_distinct_card(
     stores: list[Store],
 ) -> None:  # BJ-1

@@ -16,7 +16,7 @@ from typing import TypeVar
 import pytest
 
 from bot.core.cards import full_deck
-from bot.store import Conflict, InvalidData, PoolCheck, RollRecord, Sheet, Store
+from bot.store import Conflict, HandRecord, InvalidData, PoolCheck, RollRecord, Sheet, Store
 
 T = TypeVar("T")
 N = 50
@@ -179,21 +179,26 @@ async def test_bj1_fifty_hits_with_fresh_reads_never_duplicate_or_lose_a_card(
     assert shoe_now.is_conserved(final.card_objects)
 
 
+async def _deal_one_card_each(store: Store, players: int, rng: random.Random) -> list[HandRecord]:
+    """One hand for each of ``players`` in the channel, each dealt one card from its shoe."""
+    hands = []
+    for owner in range(players):
+        shoe, version = await store.cards.get_shoe(G, C, 1, rng)
+        card, shoe = shoe.draw(rng)
+        hands.append(
+            await store.cards.create_hand(
+                G, C, owner, {}, state="playing", cards=[card], shoe=shoe, shoe_version=version
+            )
+        )
+    return hands
+
+
 @ONE_STATEMENT
 async def test_bj1_hands_of_one_channel_hitting_at_once_draw_one_card_from_a_shoe_state(
     stores: list[Store], with_base: bool
 ) -> None:  # BJ-1
     # every hand's Hit was computed from the same shoe: one draws, and the others change nothing at all
-    rng = random.Random(3)
-    hands = []
-    for owner in range(10):
-        shoe, version = await stores[0].cards.get_shoe(G, C, 1, rng)
-        card, shoe = shoe.draw(rng)
-        hands.append(
-            await stores[0].cards.create_hand(
-                G, C, owner, {}, state="playing", cards=[card], shoe=shoe, shoe_version=version
-            )
-        )
+    hands = await _deal_one_card_each(stores[0], 10, random.Random(3))
     shoe, version = await stores[0].cards.get_shoe(G, C)
 
     async def hit(s: Store, i: int) -> object:
@@ -219,16 +224,7 @@ async def test_bj1_reshuffles_racing_hits_never_duplicate_or_lose_a_card(
 ) -> None:  # BJ-1
     # a reshuffle puts back every card not held by an open hand: one that read the hands before a Hit
     # drew must be refused (the shoe's version), or the drawn card would be in the shoe and the hand at once
-    rng = random.Random(4)
-    hands = []
-    for owner in range(5):
-        shoe, version = await stores[0].cards.get_shoe(G, C, 1, rng)
-        card, shoe = shoe.draw(rng)
-        hands.append(
-            (await stores[0].cards.create_hand(
-                G, C, owner, {}, state="playing", cards=[card], shoe=shoe, shoe_version=version
-            )).id
-        )  # fmt: skip
+    hands = [hand.id for hand in await _deal_one_card_each(stores[0], 5, random.Random(4))]
 
     async def hit_or_reshuffle(s: Store, i: int) -> object:
         if i % 5 == 0:

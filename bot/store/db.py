@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import sqlite3
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 Params = Sequence[Any]
 Row = Any  # sqlite3.Row or asyncpg.Record: both read a column by name (row["id"]) or position (row[0])
 _T = TypeVar("_T")
+# a lone statement on the writing connection still unanswered after this long is waiting for a lock
+STUCK_AFTER = 0.05
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -162,7 +165,7 @@ class Database(Protocol):
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome: ...
 
-    async def one(self, sql: str, params: Params = ()) -> Row | None: ...
+    async def one(self, sql: str, params: Params = (), *, short: bool = False) -> Row | None: ...
 
     async def all(self, sql: str, params: Params = ()) -> list[Row]: ...
 
@@ -285,6 +288,8 @@ class SqliteDatabase:
         self._lock = lock
         self._queue: deque[_Job] = deque()
         self._draining: asyncio.Task[None] | None = None
+        # lone statements sent straight to the writing connection and not yet answered: when each was sent
+        self._lone: dict[object, float] = {}
         self._closed = False
         self.path = path
 
@@ -424,9 +429,18 @@ class SqliteDatabase:
 
         return await self._submit(statement, None)
 
-    async def one(self, sql: str, params: Params = ()) -> Row | None:
-        """The first row of a query, or None."""
-        rows = await self.all(sql, params)
+    async def one(self, sql: str, params: Params = (), *, short: bool = False) -> Row | None:
+        """The first row of a query, or None.
+
+        ``short``: a read of a row or a few by key, which may run on the writing connection when no unit
+        is queued or open there and nothing sent to it has waited long (`_writer_free`). Reads and writes
+        then share one thread, which at load runs them back to back instead of waking two threads for each
+        interaction; a long read stays on the reading connection, where it holds up no write.
+        """
+        if short and self._reader is not None and self._writer_free() and _reads_only(sql):
+            rows = await self._submit(lambda tx: tx.all(sql, params), None)
+        else:
+            rows = await self.all(sql, params)
         return rows[0] if rows else None
 
     async def all(self, sql: str, params: Params = ()) -> list[Row]:
@@ -441,13 +455,27 @@ class SqliteDatabase:
 
         return await self._submit(statement, None)
 
+    def _writer_free(self) -> bool:
+        """No unit is queued or open on the writing connection, and no lone statement sent to it has been
+        waiting for `STUCK_AFTER` (another process holding SQLite's write lock makes one wait, up to the
+        busy timeout: reads then go to the reading connection and carry on)."""
+        if self._draining is not None:
+            return False
+        oldest = next(iter(self._lone.values()), None)
+        return oldest is None or time.monotonic() - oldest < STUCK_AFTER
+
     async def _submit(self, work: Work[_T], begin: str | None) -> _T:
         if self._closed:
             raise StoreError("The database is closed.")
         if begin is None and self._draining is None:
             # no unit is queued or open: a lone statement goes straight to the connection, whose thread runs
             # calls in the order they were sent (so a unit sent after it begins after it)
-            return await work(SqliteTx(self._writer))
+            token = object()
+            self._lone[token] = time.monotonic()
+            try:
+                return await work(SqliteTx(self._writer))
+            finally:
+                del self._lone[token]
         loop = asyncio.get_running_loop()
         job = _Job(work, begin, loop.create_future())
         self._queue.append(job)

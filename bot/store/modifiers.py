@@ -198,9 +198,11 @@ class ModifierRepository:
         _check_system(system)
         params = (kept_key, channel_id, guild_id, system, guild_id, channel_id, guild_id)
         if sheet_owner is None:
-            row = await self._db.one(_BEFORE_ROLL, params)
+            row = await self._db.one(_BEFORE_ROLL, params, short=True)
         else:  # sheets are keyed by guild 0 in DMs
-            row = await self._db.one(_BEFORE_ROLL_WITH_SHEET, (*params, guild_id or 0, sheet_owner, system))
+            row = await self._db.one(
+                _BEFORE_ROLL_WITH_SHEET, (*params, guild_id or 0, sheet_owner, system), short=True
+            )
         assert row is not None  # one row: a SELECT without FROM, or a LEFT JOIN to a one-row table
         kept = row["kept"]
         settings = None if guild_id is None else settings_from(guild_id, row["settings"])

@@ -299,8 +299,9 @@ class PgDatabase:
 
         return await self._to_the_end(self._statement(PgTx.execute, sql, params))
 
-    async def one(self, sql: str, params: Params = ()) -> Row | None:
-        """The first row of a query, or None."""
+    async def one(self, sql: str, params: Params = (), *, short: bool = False) -> Row | None:
+        """The first row of a query, or None (``short`` is SQLite's: every read here takes a pooled
+        connection)."""
         rows = await self.all(sql, params)
         return rows[0] if rows else None
 

@@ -8,14 +8,14 @@ import contextlib
 import random
 import sqlite3
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.store import PoolCheck, RollRecord, Sheet, Store, StoreError
-from bot.store.db import Tx
+from bot.store.db import STUCK_AFTER, Tx
 
 G, C, P = 1, 10, 20
 
@@ -243,13 +243,22 @@ async def test_close_runs_what_is_queued_then_refuses(db_path: Path) -> None:
         assert await _keys(again) == {f"q{n}" for n in range(5)}
 
 
+@contextlib.contextmanager
+def _write_lock_held_elsewhere(db_path: Path) -> Iterator[sqlite3.Connection]:
+    """Another process's connection to the file, holding SQLite's write lock until it commits or closes."""
+    other = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield other
+    finally:
+        other.close()
+
+
 async def test_a_locked_database_is_waited_for_off_the_loop_and_reads_carry_on(
     store: Store, db_path: Path
 ) -> None:
     await store.meta.set("seen", "v")
-    other = sqlite3.connect(db_path, isolation_level=None)
-    try:
-        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    with _write_lock_held_elsewhere(db_path) as other:
         other.execute("INSERT INTO meta (key, value) VALUES ('uncommitted', 'v')")
         first = asyncio.ensure_future(store.db.run(_put("first")))
         second = asyncio.ensure_future(store.meta.set("second", "v"))
@@ -263,9 +272,56 @@ async def test_a_locked_database_is_waited_for_off_the_loop_and_reads_carry_on(
         other.execute("COMMIT")
         assert isinstance(await asyncio.wait_for(first, 5), int)
         await asyncio.wait_for(second, 5)
-    finally:
-        other.close()
     assert await _keys(store) == {"seen", "uncommitted", "first", "second"}
+
+
+async def test_a_short_read_runs_on_the_writing_connection_only_while_it_is_free(store: Store) -> None:
+    seen: list[tuple[int, str]] = []
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def open_unit(tx: Tx) -> None:
+        await tx.execute("INSERT INTO meta (key, value) VALUES ('u', 'uncommitted')")
+        started.set()
+        await release.wait()
+
+    await store.db.trace(lambda statement: seen.append((threading.get_ident(), statement)))
+    try:
+        await store.meta.set("w", "1")  # a lone write, on the writing connection
+        assert await store.db.one("SELECT value AS a FROM meta WHERE key = 'w'", short=True) is not None
+        assert await store.db.one("SELECT value AS b FROM meta WHERE key = 'w'") is not None
+        unit = asyncio.ensure_future(store.db.run(open_unit))
+        await started.wait()
+        # a unit is open on the writing connection: the short read goes to the reading one, and sees only
+        # what is committed
+        assert await store.db.one("SELECT value AS c FROM meta WHERE key = 'u'", short=True) is None
+        release.set()
+        await unit
+    finally:
+        await store.db.trace(None)
+
+    def thread(prefix: str) -> int:
+        return next(t for t, statement in seen if statement.startswith(prefix))
+
+    writer = thread("INSERT INTO meta")
+    assert thread("SELECT value AS a") == writer
+    assert thread("SELECT value AS b") != writer and thread("SELECT value AS c") != writer
+    assert await store.meta.get("u") == "uncommitted"
+
+
+async def test_a_short_read_carries_on_past_a_lone_write_waiting_for_a_lock(
+    store: Store, db_path: Path
+) -> None:
+    await store.meta.set("seen", "v")
+    with _write_lock_held_elsewhere(db_path) as other:
+        blocked = asyncio.ensure_future(store.meta.set("blocked", "v"))  # a lone write, waiting for it
+        await asyncio.sleep(STUCK_AFTER * 2)
+        assert not blocked.done()
+        read = store.db.one("SELECT value FROM meta WHERE key = 'seen'", short=True)
+        row = await asyncio.wait_for(read, 2)  # not behind the write on its connection's thread
+        assert row is not None and row["value"] == "v"
+        other.execute("COMMIT")
+        await asyncio.wait_for(blocked, 5)
+    assert await store.meta.get("blocked") == "v"
 
 
 async def test_a_read_after_an_acknowledged_write_sees_it(store: Store) -> None:

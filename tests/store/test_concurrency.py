@@ -164,19 +164,23 @@ async def test_bj1_fifty_hits_with_fresh_reads_never_duplicate_or_lose_a_card(
     )
 
     async def hit(s: Store, i: int) -> object:
-        current = await s.cards.get_hand(hand.id)
-        shoe, version = await s.cards.get_shoe(G, C)
-        drawn, new_shoe = shoe.draw(random.Random(i))
-        return await s.cards.apply_logged(
-            hand.id, current.version, {"hit": i}, state="playing", cards=[*current.cards, drawn.code],
-            shoe=new_shoe, shoe_version=version, base=current if with_base else None,
-        )  # fmt: skip
+        return await _hit_from_fresh_reads(s, await s.cards.get_hand(hand.id), i, with_base)
 
     wins = len(_winners(await _race(stores, hit)))
     final = await stores[0].cards.get_hand(hand.id)
     shoe_now, _ = await stores[0].cards.get_shoe(G, C)
     assert wins >= 1 and final.version == 1 + wins and len(final.cards) == 1 + wins
     assert shoe_now.is_conserved(final.card_objects)
+
+
+async def _hit_from_fresh_reads(s: Store, current: HandRecord, i: int, with_base: bool) -> object:
+    """Hit ``current`` from the channel's shoe as read now (a move from the record, or not)."""
+    shoe, version = await s.cards.get_shoe(G, C)
+    drawn, new_shoe = shoe.draw(random.Random(i))
+    return await s.cards.apply_logged(
+        current.id, current.version, {"hit": i}, state="playing", cards=[*current.cards, drawn.code],
+        shoe=new_shoe, shoe_version=version, base=current if with_base else None,
+    )  # fmt: skip
 
 
 async def _deal_one_card_each(store: Store, players: int, rng: random.Random) -> list[HandRecord]:
@@ -230,12 +234,7 @@ async def test_bj1_reshuffles_racing_hits_never_duplicate_or_lose_a_card(
         if i % 5 == 0:
             return await s.cards.reshuffle(G, C, random.Random(i))
         current = await s.cards.hand_in(hands[i % len(hands)], G, C)
-        shoe, version = await s.cards.get_shoe(G, C)
-        drawn, new_shoe = shoe.draw(random.Random(i))
-        return await s.cards.apply_logged(
-            current.id, current.version, {"hit": i}, state="playing", cards=[*current.cards, drawn.code],
-            shoe=new_shoe, shoe_version=version, base=current if with_base else None,
-        )  # fmt: skip
+        return await _hit_from_fresh_reads(s, current, i, with_base)
 
     assert _winners(await _race(stores, hit_or_reshuffle))
     held = [card for hand_id in hands for card in (await stores[0].cards.get_hand(hand_id)).card_objects]

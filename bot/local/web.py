@@ -98,8 +98,8 @@ class TablePage:
     async def stop(self) -> None:
         if self._watch is not None:
             self._watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watch
+            # wait, not await: a cancel of this stop itself must not be swallowed with the watch's
+            await asyncio.wait({self._watch})
         for viewer in list(self.viewers):
             await viewer.socket.close()
         if self._runner is not None:
@@ -108,12 +108,19 @@ class TablePage:
     # -- pushing changes --------------------------------------------------------------------------------
     async def _on_request(self, _method: str, _path: str, _body: Any) -> None:
         # called before the stand-in handles the bot's request: look once it has been handled
-        asyncio.get_running_loop().call_later(0.01, self._poke.set)
+        asyncio.get_running_loop().call_later(0.01, self.poke)
+
+    def poke(self) -> None:
+        """Look for changes now rather than at the next fallback look."""
+        self._poke.set()
 
     async def _watch_changes(self) -> None:
         while True:
+            # not wait_for: on Python 3.11 it swallows a cancel that lands as the poke arrives, and the
+            # table then never stopped
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poke.wait(), FALLBACK_LOOK)
+                async with asyncio.timeout(FALLBACK_LOOK):
+                    await self._poke.wait()
             self._poke.clear()
             try:
                 await self.push()

@@ -225,8 +225,9 @@ class Table:
         if not self.fake.connected.is_set():
             raise PlayError("The bot is not connected yet; try again in a moment.")
         await self.fake.dispatch("INTERACTION_CREATE", record.payload)
-        try:
-            await asyncio.wait_for(record.answered.wait(), ANSWER_WAIT)
+        try:  # not wait_for, which on Python 3.11 can swallow the page's stop
+            async with asyncio.timeout(ANSWER_WAIT):
+                await record.answered.wait()
         except TimeoutError:
             raise PlayError("The application did not respond.") from None
 

@@ -63,15 +63,16 @@ MOVES: dict[str, Move] = {"hit": hit_move, "stand": stand_move}
 PRIVATE = ("odds", "details")  # never on a blind hand: they would tell its owner the task
 # the select offers ASCII numbers; str.isdigit would also pass "٣" (read as 3) and "³" (which int() refuses)
 ADDER_VALUE = re.compile(r"-?[0-9]{1,3}")
+ADD_SKILL = "Add skill…"  # the select's placeholder
 NOT_KEPT = "The odds of this hand's last move were not kept (it ended before the bot kept them)."
 NO_MOVES = "An involuntary hand has no moves to weigh; its chance is in Details."
 BLIND_DETAILS = f"A blind hand's details are for the GM only. {NOT_GM}"
 
 
-def hand_view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
-    """In play: Hit, Stand, Peek, Odds, Details and, when the skill allows one, Add skill. Finished:
-    Details, and Odds on a voluntary hand that kept its last move. A blind hand shows its owner neither
-    Odds nor Details; finished, it has no buttons (None).
+def hand_controls(record: HandRecord, hand: Hand) -> tuple[list[str], list[int] | None]:
+    """In play: Hit, Stand, Peek, Odds, Details and, when the skill allows one, Add skill (the values it
+    may add). Finished: Details, and Odds on a voluntary hand that kept its last move. A blind hand shows
+    its owner neither Odds nor Details; finished, it has no controls at all.
     """
     private = shows_odds(record)
     if hand.is_over:
@@ -81,14 +82,50 @@ def hand_view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
     else:
         actions = list(ACTIONS)
     actions = [a for a in actions if private or a not in PRIVATE]
+    adders = list(hand.allowed_adders) if not hand.is_over and hand.can_add_skill else None
+    return actions, adders
+
+
+def hand_view(record: HandRecord, hand: Hand) -> discord.ui.View | None:
+    """The hand's buttons and select (`hand_controls`); None when it has none."""
+    actions, adders = hand_controls(record, hand)
     if not actions:
         return None
     view = discord.ui.View(timeout=None)
     for action in actions:
         view.add_item(HandButton(record.id, action))
-    if not hand.is_over and hand.can_add_skill:
-        view.add_item(AddSkillSelect(record.id, adder_options(hand.allowed_adders)))
+    if adders is not None:
+        view.add_item(AddSkillSelect(record.id, adder_options(adders)))
     return view
+
+
+def shows_controls(message: discord.Message | None, record: HandRecord, hand: Hand) -> bool:
+    """Whether ``message`` carries exactly the controls `hand_view` would give it: an edit can then leave
+    them out, and Discord keeps them (most Hits change only the cards)."""
+    if message is None:
+        return False
+    actions, adders = hand_controls(record, hand)
+    if not actions:
+        return not message.components
+    wanted: list[tuple[Any, ...]] = []
+    for action in actions:
+        label, style, emoji = ACTIONS[action]
+        wanted.append((f"bj:{record.id}:{action}", label, style, emoji, False))
+    if adders is not None:
+        options = tuple((option.label, option.value) for option in adder_options(adders))
+        wanted.append((f"bj:{record.id}:add", ADD_SKILL, options, False))
+    shown: list[tuple[Any, ...]] = []
+    for row in message.components:
+        for item in getattr(row, "children", (row,)):
+            if isinstance(item, discord.Button):
+                emoji = str(item.emoji) if item.emoji is not None else None
+                shown.append((item.custom_id, item.label, item.style, emoji, item.disabled))
+            elif isinstance(item, discord.SelectMenu):
+                options = tuple((option.label, option.value) for option in item.options)
+                shown.append((item.custom_id, item.placeholder, options, item.disabled))
+            else:
+                return False
+    return shown == wanted
 
 
 class HandButton(
@@ -149,7 +186,7 @@ class AddSkillSelect(
         super().__init__(
             discord.ui.Select(
                 custom_id=f"bj:{hand_id}:add",
-                placeholder="Add skill…",
+                placeholder=ADD_SKILL,
                 # Discord needs at least one option; a rebuilt select only reads the chosen values
                 options=options or [discord.SelectOption(label="+1", value="1")],
                 min_values=1,
@@ -193,9 +230,12 @@ async def show(interaction: discord.Interaction[Any], moved: Moved) -> None:
     """Edit the hand's message to the new state. At the end of a gm or blind hand, its result goes to the
     GMs, with the fumble chance and the odds the moves had before the last one for them alone."""
     record, hand = moved.record, moved.hand
-    await interaction.response.edit_message(
-        embed=owner_embed(record, hand), view=hand_view(record, hand), allowed_mentions=NO_MENTIONS
-    )
+    if shows_controls(interaction.message, record, hand):
+        await interaction.response.edit_message(embed=owner_embed(record, hand), allowed_mentions=NO_MENTIONS)
+    else:
+        await interaction.response.edit_message(
+            embed=owner_embed(record, hand), view=hand_view(record, hand), allowed_mentions=NO_MENTIONS
+        )
     mode = hand_visibility(record.data)
     if not hand.is_over or mode not in ("gm", "blind") or record.guild_id is None or moved.log_id is None:
         return

@@ -469,9 +469,15 @@ def shoe_embed(shoe: Shoe, in_hands: int, open_hands: int) -> discord.Embed:
     )
 
 
+def adder_choices(values: Sequence[int]) -> list[tuple[str, str]]:
+    """The Add skill choices as (label, value): exactly the values the hand's skill may add (BJ-7),
+    `Hand.allowed_adders`."""
+    return [(f"+{value}", str(value)) for value in values]
+
+
 def adder_options(values: Sequence[int]) -> list[discord.SelectOption]:
-    """The Add skill choices: exactly the values the hand's skill may add (BJ-7), `Hand.allowed_adders`."""
-    return [discord.SelectOption(label=f"+{value}", value=str(value)) for value in values]
+    """`adder_choices` as the select's options."""
+    return [discord.SelectOption(label=label, value=value) for label, value in adder_choices(values)]
 
 
 def codes(cards: Sequence[Card]) -> list[str]:

@@ -18,6 +18,7 @@ import discord
 from bot.core.blackjack import Hand, HandMode
 from bot.store import HandRecord
 from bot.ui.cards import (
+    adder_choices,
     adder_options,
     gm_notes_embed,
     hand_details_embed,
@@ -112,8 +113,7 @@ def shows_controls(message: discord.Message | None, record: HandRecord, hand: Ha
         label, style, emoji = ACTIONS[action]
         wanted.append((f"bj:{record.id}:{action}", label, style, emoji, False))
     if adders is not None:
-        options = tuple((option.label, option.value) for option in adder_options(adders))
-        wanted.append((f"bj:{record.id}:add", ADD_SKILL, options, False))
+        wanted.append((f"bj:{record.id}:add", ADD_SKILL, tuple(adder_choices(adders)), False))
     shown: list[tuple[Any, ...]] = []
     for row in message.components:
         for item in getattr(row, "children", (row,)):

@@ -38,15 +38,27 @@ _SHOE_MOVED = "The shoe changed while you were playing (another draw came first)
 _T = TypeVar("_T")
 # the log row of a hand that has ended, from the hand as written (its id included)
 LogFor = Callable[[HandRecord], RollRecord]
+# shoe writes are counted per channel, in this many buckets (bounded memory; two channels that share a
+# bucket only make each other's reads look stale, which costs a read)
+SHOE_WRITE_BUCKETS = 4096
 
 
 class ShoeRead(NamedTuple):
-    """A channel's shoe as `CardRepository.hand_with_shoe` read it beside a hand: the shoe, its version, and
-    the repository's shoe-write count when it was read (`CardRepository.shoe_read_current`)."""
+    """A channel's shoe as this process knows it (read beside a hand by `CardRepository.hand_with_shoe`, or
+    as its last write left it): the shoe, its version, its channel, and the repository's count of that
+    channel's shoe writes at the time (`CardRepository.shoe_read_current`)."""
 
     shoe: Shoe
     version: int
-    writes: int
+    channel_id: int
+    writes: tuple[int, int]
+
+
+class _ShoeLock(asyncio.Lock):
+    """A channel's shoe lock, and the shoe as the last write in this process left it (`known_shoe`): the
+    next move waiting on the lock draws from it instead of reading the shoe again."""
+
+    carried: ShoeRead | None = None
 
 
 class Written(NamedTuple):
@@ -166,11 +178,14 @@ class CardRepository:
     def __init__(self, db: Database, modifiers: ModifierRepository | None = None) -> None:
         self._db = db
         self._modifiers = modifiers if modifiers is not None else ModifierRepository(db)
-        # Weak values: a channel's lock lives while some coroutine holds or waits on it, then goes away.
-        self._shoe_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-        # every write of a shoe counts one when it is sent and one when it has settled (`_shoe_write`): a
-        # shoe read while the count stood still is the shoe as this process last wrote it
-        self._shoe_writes = 0
+        # Weak values: a channel's lock lives while some coroutine holds or waits on it, then goes away,
+        # and the shoe it carries with it.
+        self._shoe_locks: weakref.WeakValueDictionary[int, _ShoeLock] = weakref.WeakValueDictionary()
+        # every write of a shoe counts one when it is sent and one when it has settled (`_counted`), in its
+        # channel's bucket (or in the count of all channels, when its channel is not known before it
+        # settles): a shoe read while its counts stood still is the shoe as this process last wrote it
+        self._all_writes = 0
+        self._channel_writes = [0] * SHOE_WRITE_BUCKETS
 
     def shoe_lock(self, channel_id: int) -> asyncio.Lock:
         """The in-process lock for a channel's shoe: hold it around read shoe, compute, write.
@@ -179,7 +194,7 @@ class CardRepository:
         """
         lock = self._shoe_locks.get(channel_id)
         if lock is None:
-            lock = asyncio.Lock()
+            lock = _ShoeLock()
             self._shoe_locks[channel_id] = lock
         return lock
 
@@ -189,25 +204,52 @@ class CardRepository:
         return lock is not None and lock.locked()
 
     def shoe_read_current(self, read: ShoeRead) -> bool:
-        """True when no write of any shoe was sent or settled in this process since ``read`` was taken.
+        """True when no write of the read's channel's shoe was sent or settled in this process since ``read``
+        was taken.
 
         Checked while holding the channel's `shoe_lock`, that makes ``read`` what `get_shoe` would read now:
         a move or a deal holds the lock while its write is in flight. Any other write (a reshuffle, another
         process) is still caught by the version check of the write that follows: a Conflict, read again.
         """
-        return read.writes == self._shoe_writes
+        return read.writes == self._writes(read.channel_id)
 
-    async def _shoe_write(self, work: Callable[[Tx], Awaitable[_T]]) -> _T:
+    def known_shoe(self, channel_id: int, read: ShoeRead | None = None) -> ShoeRead | None:
+        """The channel's shoe as this process knows it now, without reading it: ``read`` (taken with a
+        hand) or the shoe the last write here left (kept while someone holds or waits on the channel's
+        `shoe_lock`), whichever is still current; None when neither is. Use it under the lock."""
+        lock = self._shoe_locks.get(channel_id)
+        for known in (read, lock.carried if lock is not None else None):
+            if known is not None and known.channel_id == channel_id and self.shoe_read_current(known):
+                return known
+        return None
+
+    def _writes(self, channel_id: int) -> tuple[int, int]:
+        return self._all_writes, self._channel_writes[channel_id % SHOE_WRITE_BUCKETS]
+
+    def _count(self, channel_id: int | None) -> None:
+        if channel_id is None:
+            self._all_writes += 1
+        else:
+            self._channel_writes[channel_id % SHOE_WRITE_BUCKETS] += 1
+
+    def _carry(self, channel_id: int, shoe: Shoe, version: int) -> None:
+        """Remember the shoe a write just left, on the channel's lock while it lives (`known_shoe`)."""
+        lock = self._shoe_locks.get(channel_id)
+        if lock is not None:
+            lock.carried = ShoeRead(shoe, version, channel_id, self._writes(channel_id))
+
+    async def _shoe_write(self, work: Callable[[Tx], Awaitable[_T]], channel_id: int | None) -> _T:
         """Run a unit that writes a shoe, counted before it is sent and after it settles."""
-        return await self._counted(self._db.run(work))
+        return await self._counted(self._db.run(work), channel_id)
 
-    async def _counted(self, write: Awaitable[_T]) -> _T:
-        """Await a write of a shoe, counted before it is sent and after it settles."""
-        self._shoe_writes += 1
+    async def _counted(self, write: Awaitable[_T], channel_id: int | None) -> _T:
+        """Await a write of ``channel_id``'s shoe (None: not known yet), counted before it is sent and after
+        it settles."""
+        self._count(channel_id)
         try:
             return await write
         finally:
-            self._shoe_writes += 1
+            self._count(channel_id)
 
     async def get_shoe(
         self, guild_id: int | None, channel_id: int, decks: int = 1, rng: random.Random | None = None
@@ -235,13 +277,15 @@ class CardRepository:
                 assert created is not None
                 return created
 
-            row = await self._shoe_write(create)
+            row = await self._shoe_write(create, channel_id)
         return shoe_from_columns(row["decks"], row["remaining"], row["discards"]), int(row["version"])
 
     async def put_shoe(self, channel_id: int, shoe: Shoe, shoe_version: int) -> int:
         """Replace the channel's shoe if it is still at ``shoe_version`` (else Conflict); the new version."""
         columns = shoe_to_columns(shoe)
-        return await self._shoe_write(lambda tx: self._write_columns(tx, channel_id, columns, shoe_version))
+        return await self._shoe_write(
+            lambda tx: self._write_columns(tx, channel_id, columns, shoe_version), channel_id
+        )
 
     @staticmethod
     async def _write_columns(
@@ -349,7 +393,11 @@ class CardRepository:
             return Written(record, log_id)
 
         async with self._modifiers.settling(modifiers):
-            return await (self._db.run(work) if shoe_columns is None else self._shoe_write(work))
+            if shoe is None or shoe_version is None:
+                return await self._db.run(work)
+            written = await self._shoe_write(work, channel_id)
+            self._carry(channel_id, shoe, shoe_version + 1)  # at once: the counts must be the write's
+            return written
 
     async def get_hand(self, hand_id: int) -> HandRecord:
         """A hand by id (open or finished)."""
@@ -381,7 +429,7 @@ class CardRepository:
         Use the shoe only under the channel's `shoe_lock` and while `shoe_read_current` holds; read it with
         `get_shoe` otherwise.
         """
-        writes = self._shoe_writes  # before the read: a write settling while it runs makes it stale
+        writes = self._writes(channel_id)  # before the read: a write settling while it runs makes it stale
         row = await self._db.one(_HAND_WITH_SHOE, (hand_id, channel_id, guild_id))
         if row is None:
             raise NotFound(_NOT_IN_CHANNEL.format(hand_id=hand_id))
@@ -389,7 +437,7 @@ class CardRepository:
         if row["shoe_version"] is None:
             return record, None
         shoe = shoe_from_columns(row["shoe_decks"], row["shoe_remaining"], row["shoe_discards"])
-        return record, ShoeRead(shoe, int(row["shoe_version"]), writes)
+        return record, ShoeRead(shoe, int(row["shoe_version"]), channel_id, writes)
 
     async def open_hands(self, guild_id: int | None, channel_id: int) -> builtins.list[HandRecord]:
         """The channel's hands still in play, oldest first."""
@@ -467,13 +515,13 @@ class CardRepository:
             raise InvalidData("A move's base record is the hand at the version the move was computed from.")
         (data, data_value), codes = _hand_data(hand), _codes(cards)
         cards_text = dumps(codes)
-        shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
         stamp = now_text()
         goes_on = not finished and log is None and _is_state(state)
-        if goes_on and shoe_columns is not None and base is not None:
+        if goes_on and shoe is not None and shoe_version is not None and base is not None:
             # a move that goes on and draws: one statement, which checks both versions
             move = (hand_id, expected_version, state, cards_text, data, stamp, message_id)
-            await self._draw(move, shoe_columns, shoe_version)
+            await self._draw(move, shoe_to_columns(shoe), shoe_version, base.channel_id)
+            self._carry(base.channel_id, shoe, shoe_version + 1)
             # the columns it did not write are the base's (the trigger found the hand at base's version)
             written = {
                 "state": state,
@@ -484,6 +532,7 @@ class CardRepository:
                 "updated_at": parse_time(stamp),
             }
             return Written(base.model_copy(update=written), None)
+        shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
 
         async def work(tx: Tx) -> Written:
             try:
@@ -514,16 +563,20 @@ class CardRepository:
             log_id = await RollLogRepository.inserter(log(record))(tx) if log is not None else None
             return Written(record, log_id)
 
-        return await (self._db.run(work) if shoe_columns is None else self._shoe_write(work))
+        if shoe is None or shoe_version is None:
+            return await self._db.run(work)
+        done = await self._shoe_write(work, base.channel_id if base is not None else None)
+        self._carry(done.record.channel_id, shoe, shoe_version + 1)
+        return done
 
     async def _draw(
-        self, move: tuple[Any, ...], shoe: tuple[int, str, str], shoe_version: int | None
+        self, move: tuple[Any, ...], shoe: tuple[int, str, str], shoe_version: int | None, channel_id: int
     ) -> None:
         """Write a move that goes on and the shoe it drew from in one statement (the trigger of migration
         0004 checks both versions): a Conflict, or NotFound, as `apply_logged`'s unit would raise."""
         hand_id, expected_version = move[0], move[1]
         try:
-            await self._counted(self._db.execute(_HAND_MOVE, (*move, *shoe, shoe_version)))
+            await self._counted(self._db.execute(_HAND_MOVE, (*move, *shoe, shoe_version)), channel_id)
         except MovedOn as moved:
             if moved.what == "shoe":
                 raise Conflict(_SHOE_MOVED) from None
@@ -579,4 +632,4 @@ class CardRepository:
                 return 1
             return await self._write_columns(tx, channel_id, columns, int(current["version"]))
 
-        return shoe, await self._shoe_write(write)
+        return shoe, await self._shoe_write(write, channel_id)

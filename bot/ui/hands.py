@@ -220,8 +220,10 @@ async def play(interaction: discord.Interaction[Any], found: Found, move: Move) 
         hand = Hand.from_dict(record.data)
         try:
             async with store.cards.shoe_lock(record.channel_id):  # no conflicts between in-process moves
-                if read is not None and store.cards.shoe_read_current(read):
-                    shoe, shoe_version = read.shoe, read.version  # read with the hand, still the shoe
+                # read with the hand, or as the move before this one left it: still the shoe
+                known = store.cards.known_shoe(record.channel_id, read)
+                if known is not None:
+                    shoe, shoe_version = known.shoe, known.version
                 else:
                     if decks is None:
                         decks = (await store.settings.get(record.guild_id or 0)).decks_per_shoe

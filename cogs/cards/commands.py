@@ -205,7 +205,11 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         for _ in range(SHOE_RETRIES):
             try:
                 async with self.store.cards.shoe_lock(channel_id):  # no conflicts between in-process draws
-                    shoe, version = await self.store.cards.get_shoe(guild_id, channel_id, decks, rng)
+                    known = self.store.cards.known_shoe(channel_id)  # as the draw before this one left it
+                    if known is not None:
+                        shoe, version = known.shoe, known.version
+                    else:
+                        shoe, version = await self.store.cards.get_shoe(guild_id, channel_id, decks, rng)
                     dealt, after = play_out(hand, shoe, rng)
                     # over as dealt: the shoe it came from is kept for its odds, shown in Details
                     notes = {**meta, "dealt_from": shoe_note(shoe)} if dealt.is_over else meta

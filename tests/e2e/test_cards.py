@@ -505,6 +505,26 @@ async def test_concurrent_hits_on_a_channel_s_hands_each_draw_without_a_conflict
     assert await conserved(store, world.general)
 
 
+async def test_a_busy_channel_s_hits_draw_from_the_shoe_the_hit_before_left(
+    harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:  # BJ-1: each Hit reads its hand and writes its move; none reads the shoe or the settings again
+    store = harness.bot.store
+    await stack_shoe(store, world.general, ["2S", "2H", "2C", "2D", "3S", "3H", "3C", "3D"] * 2, decks=2)
+    messages = [(await deal_voluntary(harness, world)).original for _ in range(8)]
+    reads: list[str] = []
+    for name, repository in (("get_shoe", store.cards), ("get", store.settings)):
+        read = getattr(repository, name)
+
+        async def counted(*args: Any, _read: Any = read, _name: str = name, **kwargs: Any) -> Any:
+            reads.append(_name)
+            return await _read(*args, **kwargs)
+
+        monkeypatch.setattr(repository, name, counted)
+    answers = await asyncio.gather(*(harness.click(m, "Hit", world.alice) for m in messages))
+    assert all(a.callback_type == UPDATE_MESSAGE for a in answers) and reads == []
+    assert await conserved(store, world.general)
+
+
 async def test_forged_custom_id_for_another_channels_hand_is_refused(harness: Harness, world: World) -> None:
     store = harness.bot.store
     other = await harness.slash(

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
+from collections.abc import Awaitable, Callable
 
 import pytest
 
 from bot.core.cards import Card, Shoe, full_deck
 from bot.store import Conflict, HandRecord, InvalidData, NotFound, RollRecord, Store
+from bot.store.cards import SHOE_WRITE_BUCKETS
 
 G, C, P = 1, 10, 20
 
@@ -375,8 +377,9 @@ async def test_bj1_a_hand_is_read_with_its_channel_s_shoe(store: Store) -> None:
     assert await store.cards.hand_with_shoe(bare.id, G, C + 5) == (bare, None)
 
 
-async def test_bj1_a_shoe_read_with_a_hand_is_current_until_a_shoe_is_written(store: Store) -> None:
-    # BJ-1: a move may draw from the shoe it read with its hand only while no shoe write came in between
+async def test_bj1_a_shoe_read_with_a_hand_is_current_until_its_shoe_is_written(store: Store) -> None:
+    # BJ-1: a move may draw from the shoe it read with its hand only while no write of that channel's shoe
+    # came in between; other channels' writes leave it current
     rng = random.Random(12)
     first, second = await _deal(store, rng), await _deal(store, rng)
     _, read = await store.cards.hand_with_shoe(first, G, C)
@@ -384,10 +387,11 @@ async def test_bj1_a_shoe_read_with_a_hand_is_current_until_a_shoe_is_written(st
     await store.cards.hand_in(second, G, C)  # reads change nothing
     assert store.cards.shoe_read_current(read)
     shoe, version = await store.cards.get_shoe(G, C + 3, 1, rng)  # creating another channel's shoe
-    assert not store.cards.shoe_read_current(read)
-    _, read = await store.cards.hand_with_shoe(first, G, C)
-    assert read is not None
-    await store.cards.put_shoe(C + 3, shoe.draw(rng)[1], version)  # any channel's: the count is global
+    await store.cards.put_shoe(C + 3, shoe.draw(rng)[1], version)  # and writing it
+    assert store.cards.shoe_read_current(read)
+    # channels are counted in buckets: one that shares this channel's makes its reads look stale
+    shared = C + SHOE_WRITE_BUCKETS
+    shoe, version = await store.cards.get_shoe(G, shared, 1, rng)
     assert not store.cards.shoe_read_current(read)
     _, read = await store.cards.hand_with_shoe(first, G, C)
     assert read is not None
@@ -409,6 +413,84 @@ async def test_bj1_a_shoe_read_with_a_hand_is_current_until_a_shoe_is_written(st
     with pytest.raises(Conflict):  # a move from a stale read is refused by its version check anyway
         await store.cards.put_shoe(C, read.shoe, read.version)
     assert store.cards.shoe_read_current(after) is False  # a refused write counted too
+    # a move given without its base record names no channel before it settles: every read is stale
+    _, after = await store.cards.hand_with_shoe(first, G, C)
+    hand = await store.cards.get_hand(second)
+    assert after is not None and store.cards.shoe_read_current(after)
+    await store.cards.apply(
+        second, hand.version, {"cards": list(hand.cards)}, state="playing", cards=hand.card_objects,
+        shoe=after.shoe, shoe_version=after.version,
+    )  # fmt: skip
+    assert not store.cards.shoe_read_current(after)
+
+
+async def test_bj1_the_next_move_under_a_channel_s_lock_knows_the_shoe_the_last_one_left(
+    store: Store,
+) -> None:  # BJ-1: a busy channel's moves draw from the shoe as the move before left it, without a read
+    rng = random.Random(13)
+    first, second = await _deal(store, rng), await _deal(store, rng)
+    assert store.cards.known_shoe(C) is None  # nobody holds the lock: nothing is carried
+    lock = store.cards.shoe_lock(C)
+    async with lock:
+        assert store.cards.known_shoe(C) is None  # the deals before it were written under no lock
+        record, read = await store.cards.hand_with_shoe(first, G, C)
+        assert read is not None and store.cards.known_shoe(C, read) == read
+        card, moved = read.shoe.draw(rng)
+        await store.cards.apply_logged(
+            first, record.version, {"cards": [*record.cards, card.code]}, state="playing",
+            cards=[*record.card_objects, card], shoe=moved, shoe_version=read.version, base=record,
+        )  # fmt: skip
+        assert store.cards.known_shoe(C, read) == store.cards.known_shoe(C)  # the stale read gives way
+        known = store.cards.known_shoe(C)
+        assert known is not None and (known.shoe, known.version) == await store.cards.get_shoe(G, C)
+        assert store.cards.known_shoe(C + 1) is None and store.cards.known_shoe(C + 1, known) is None
+    async with lock:  # the next holder of the same lock: the second hand stands on a card drawn from it
+        record = await store.cards.hand_in(second, G, C)
+        known = store.cards.known_shoe(C)
+        assert known is not None
+        card, moved = known.shoe.draw(rng)
+        await store.cards.apply_logged(
+            second, record.version, {"cards": [*record.cards, card.code]}, state="stood",
+            cards=[*record.card_objects, card], shoe=moved, shoe_version=known.version, finished=True,
+        )  # fmt: skip
+        known = store.cards.known_shoe(C)
+        assert known is not None and (known.shoe, known.version) == await store.cards.get_shoe(G, C)
+        # a write that carries nothing (a reshuffle) makes what was carried stale
+        await store.cards.reshuffle(G, C, rng)
+        assert store.cards.known_shoe(C) is None
+    del lock
+    assert store.cards.known_shoe(C) is None  # the lock went, and what it carried with it
+
+
+async def test_bj1_a_shoe_carried_in_one_process_loses_to_another_s_write(
+    open_store: Callable[[], Awaitable[Store]],
+) -> None:  # BJ-1: what a process carries is checked by the write's version check, like any read
+    one, two = await open_store(), await open_store()
+    rng = random.Random(14)
+    hand_id = await _deal(one, rng)
+    lock = one.cards.shoe_lock(C)
+    async with lock:
+        record, read = await one.cards.hand_with_shoe(hand_id, G, C)
+        assert read is not None
+        card, moved = read.shoe.draw(rng)
+        written = await one.cards.apply_logged(
+            hand_id, record.version, {"cards": [*record.cards, card.code]}, state="playing",
+            cards=[*record.card_objects, card], shoe=moved, shoe_version=read.version, base=record,
+        )  # fmt: skip
+        record = written.record
+        carried = one.cards.known_shoe(C)
+        assert carried is not None
+        shoe, version = await two.cards.get_shoe(G, C)  # the other process draws a card meanwhile
+        await two.cards.put_shoe(C, shoe.draw(rng)[1], version)
+        assert one.cards.known_shoe(C) == carried  # this process cannot know
+        card, moved = carried.shoe.draw(rng)
+        with pytest.raises(Conflict, match="shoe changed"):
+            await one.cards.apply_logged(
+                hand_id, record.version, {"cards": [*record.cards, card.code]}, state="playing",
+                cards=[*record.card_objects, card], shoe=moved, shoe_version=carried.version, base=record,
+            )  # fmt: skip
+        assert one.cards.known_shoe(C) is None  # the refused write counted: read the shoe again
+    assert await one.cards.get_hand(hand_id) == record
 
 
 async def test_bj1_a_channel_s_shoe_is_busy_while_its_lock_is_held(store: Store) -> None:  # BJ-1

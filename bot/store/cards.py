@@ -54,6 +54,11 @@ class ShoeRead(NamedTuple):
     writes: tuple[int, int]
 
 
+def _bucket(channel_id: int) -> int:
+    # a snowflake's low bits count the ids its worker made; its time (from bit 22 up) mixed in spreads them
+    return (channel_id ^ (channel_id >> 22)) % SHOE_WRITE_BUCKETS
+
+
 class _ShoeLock(asyncio.Lock):
     """A channel's shoe lock, and the shoe as the last write in this process left it (`known_shoe`): the
     next move waiting on the lock draws from it instead of reading the shoe again."""
@@ -224,13 +229,13 @@ class CardRepository:
         return None
 
     def _writes(self, channel_id: int) -> tuple[int, int]:
-        return self._all_writes, self._channel_writes[channel_id % SHOE_WRITE_BUCKETS]
+        return self._all_writes, self._channel_writes[_bucket(channel_id)]
 
     def _count(self, channel_id: int | None) -> None:
         if channel_id is None:
             self._all_writes += 1
         else:
-            self._channel_writes[channel_id % SHOE_WRITE_BUCKETS] += 1
+            self._channel_writes[_bucket(channel_id)] += 1
 
     def _carry(self, channel_id: int, shoe: Shoe, version: int) -> None:
         """Remember the shoe a write just left, on the channel's lock while it lives (`known_shoe`)."""

@@ -40,7 +40,8 @@ _T = TypeVar("_T")
 LogFor = Callable[[HandRecord], RollRecord]
 # shoe writes are counted per channel, in this many buckets (bounded memory; two channels that share a
 # bucket only make each other's reads look stale, which costs a read)
-SHOE_WRITE_BUCKETS = 4096
+_BUCKET_BITS = 12
+SHOE_WRITE_BUCKETS = 1 << _BUCKET_BITS
 
 
 class ShoeRead(NamedTuple):
@@ -54,9 +55,10 @@ class ShoeRead(NamedTuple):
     writes: tuple[int, int]
 
 
-def _bucket(channel_id: int) -> int:
-    # a snowflake's low bits count the ids its worker made; its time (from bit 22 up) mixed in spreads them
-    return (channel_id ^ (channel_id >> 22)) % SHOE_WRITE_BUCKETS
+def write_bucket(channel_id: int) -> int:
+    """Which count a channel's shoe writes go to. A snowflake's low bits count the ids its worker made
+    (often the same few), so its bits are mixed (Fibonacci hashing) rather than taken modulo."""
+    return ((channel_id * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) >> (64 - _BUCKET_BITS)
 
 
 class _ShoeLock(asyncio.Lock):
@@ -229,13 +231,13 @@ class CardRepository:
         return None
 
     def _writes(self, channel_id: int) -> tuple[int, int]:
-        return self._all_writes, self._channel_writes[_bucket(channel_id)]
+        return self._all_writes, self._channel_writes[write_bucket(channel_id)]
 
     def _count(self, channel_id: int | None) -> None:
         if channel_id is None:
             self._all_writes += 1
         else:
-            self._channel_writes[_bucket(channel_id)] += 1
+            self._channel_writes[write_bucket(channel_id)] += 1
 
     def _carry(self, channel_id: int, shoe: Shoe, version: int) -> None:
         """Remember the shoe a write just left, on the channel's lock while it lives (`known_shoe`)."""

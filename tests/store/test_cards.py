@@ -11,7 +11,7 @@ import pytest
 
 from bot.core.cards import Card, Shoe, full_deck
 from bot.store import Conflict, HandRecord, InvalidData, NotFound, RollRecord, Store
-from bot.store.cards import SHOE_WRITE_BUCKETS
+from bot.store.cards import SHOE_WRITE_BUCKETS, write_bucket
 
 G, C, P = 1, 10, 20
 
@@ -390,7 +390,7 @@ async def test_bj1_a_shoe_read_with_a_hand_is_current_until_its_shoe_is_written(
     await store.cards.put_shoe(C + 3, shoe.draw(rng)[1], version)  # and writing it
     assert store.cards.shoe_read_current(read)
     # channels are counted in buckets: one that shares this channel's makes its reads look stale
-    shared = C + SHOE_WRITE_BUCKETS
+    shared = next(c for c in range(C + 1, C + 10**6) if write_bucket(c) == write_bucket(C))
     shoe, version = await store.cards.get_shoe(G, shared, 1, rng)
     assert not store.cards.shoe_read_current(read)
     _, read = await store.cards.hand_with_shoe(first, G, C)
@@ -422,6 +422,15 @@ async def test_bj1_a_shoe_read_with_a_hand_is_current_until_its_shoe_is_written(
         shoe=after.shoe, shoe_version=after.version,
     )  # fmt: skip
     assert not store.cards.shoe_read_current(after)
+
+
+def test_channels_made_apart_in_time_count_their_shoe_writes_apart() -> None:
+    # a snowflake's low 12 bits count the ids its worker made, the same few for ids made a moment apart:
+    # a bucket mixes every bit, so 1,000 channels made over a day do not crowd into a few buckets
+    day = 86_400_000
+    channels = [((1_420_070_400_000 + i * day // 1000) << 22) | (1 << 17) | (i % 3) for i in range(1000)]
+    assert len({write_bucket(channel) for channel in channels}) > 850  # about 890 for 1,000 drawn at random
+    assert all(0 <= write_bucket(channel) < SHOE_WRITE_BUCKETS for channel in (*channels, 0, 2**63 - 1))
 
 
 async def test_bj1_the_next_move_under_a_channel_s_lock_knows_the_shoe_the_last_one_left(

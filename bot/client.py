@@ -99,6 +99,8 @@ class TabletopBot(commands.AutoShardedBot):
         freeze_gc: bool = False,
         **options: Any,
     ) -> None:
+        if settings.shard_ids is not None:  # else discord.py runs every shard of shard_count
+            options["shard_ids"] = list(settings.shard_ids)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents(),
@@ -106,7 +108,6 @@ class TabletopBot(commands.AutoShardedBot):
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=options.pop("tree_cls", TableTree),
             shard_count=settings.shard_count,
-            shard_ids=list(settings.shard_ids) if settings.shard_ids is not None else None,
             **options,
         )
         self.settings = settings

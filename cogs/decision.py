@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -39,6 +39,9 @@ from bot.ui.reply import UserError
 from bot.ui.roll_inputs import contest_sides, decision_stat, missing_stat_note
 from bot.ui.rolls import guild_key, has_modifier, modifier_total, publish, take_modifiers
 from bot.ui.visibility import resolve_mode
+
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
 
 SYSTEM = "decision"
 Visibility = Literal["public", "private", "gm", "blind"]
@@ -103,7 +106,7 @@ def _edges(text: str | None, slots: dict[int, str], option: str) -> set[int]:
 class Decision(commands.GroupCog, group_name="decision", group_description="2d6 decision dice (DD)."):
     """Decision dice: rolls, contests and percentage rolls."""
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
 
     @property
@@ -398,5 +401,5 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         )
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(Decision(bot))

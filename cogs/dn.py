@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -29,6 +29,9 @@ from bot.ui.rolls import publish, sheet_of, take_modifiers
 from bot.ui.sysx import list_choices
 from bot.ui.visibility import resolve_mode
 
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
+
 Visibility = Literal["public", "private", "gm", "blind"]
 DF = app_commands.Range[int, -10, 5]
 KIND = "Difficulty Number check"
@@ -45,7 +48,7 @@ class DifficultyNumber(
 ):
     """DN checks; rules in bot.core.dn, rendering in bot.ui.dn."""
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
 
     @property
@@ -218,5 +221,5 @@ class DifficultyNumber(
         )
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(DifficultyNumber(bot))

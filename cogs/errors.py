@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -10,11 +10,14 @@ from discord.ext import commands
 
 from bot.ui.reply import report_error
 
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
+
 
 class Errors(commands.Cog):
     """Installs `report_error` as the tree's error handler while loaded."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
         self._previous = bot.tree.on_error
 
@@ -30,5 +33,5 @@ class Errors(commands.Cog):
         await report_error(interaction, error)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(Errors(bot))

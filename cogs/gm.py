@@ -8,7 +8,7 @@ time (`@manage_guild_only()`). Both are guild-only: they act on a guild's channe
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -32,6 +32,9 @@ from bot.ui.gm import (
 )
 from bot.ui.permissions import gm_only, manage_guild_only
 from bot.ui.reply import UserError, defer, reply
+
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
 
 Choice = app_commands.Choice
 SYSTEM_CHOICES = [Choice(name=system_label(s), value=s) for s in SYSTEMS]
@@ -130,7 +133,7 @@ class GM(commands.Cog):
         guild_only=True,
     )
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
 
     # -- GM-3: pending modifiers ----------------------------------------------------------------------------
@@ -294,7 +297,7 @@ class ServerSetup(commands.Cog):
     )
     roles = app_commands.Group(name="roles", description="The server's GM roles.", parent=setup_group)
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
 
     # -- GM-1: channel GMs and GM roles ---------------------------------------------------------------------
@@ -512,7 +515,7 @@ class ServerSetup(commands.Cog):
         return parse_chart(text).to_csv()  # ChartError (a RuleError) names the bad line or cell
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(GM(bot))
     await bot.add_cog(ServerSetup(bot))
     bot.add_dynamic_items(RequestRollButton)

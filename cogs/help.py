@@ -7,7 +7,7 @@ from the running command tree, so it never names a command that is gone.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -16,6 +16,9 @@ from discord.ext import commands
 from bot.ui.embeds import clip, info_embed
 from bot.ui.freeroll import MAX_DICE, MAX_EXTRA, MAX_LENGTH, MAX_OPERATED, MAX_SIDES
 from bot.ui.reply import reply
+
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
 
 SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
     "sysx": (
@@ -293,11 +296,11 @@ class Help(commands.Cog):
     async def help(self, interaction: discord.Interaction[Any], system: str | None = None) -> None:
         ephemeral = interaction.guild is not None
         if system is None:
-            tree: app_commands.CommandTree[Any] = interaction.client.tree  # type: ignore[attr-defined]
+            tree: app_commands.CommandTree[Any] = interaction.client.tree
             await reply(interaction, embeds=start_embeds(tree), ephemeral=ephemeral)
             return
         await reply(interaction, embed=help_embed(system), ephemeral=ephemeral)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(Help())

@@ -9,7 +9,7 @@ public and revealed rolls.
 from __future__ import annotations
 
 import io
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -22,6 +22,9 @@ from bot.ui.embeds import clip, info_embed
 from bot.ui.permissions import is_gm
 from bot.ui.reply import defer, reply
 from bot.ui.sheets import system_label
+
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
 
 MAX_PAGE = 25  # rolls a page at most
 LINE_MAX = 155  # so a full page fits in an embed's 4,096 characters: 25 x 155 + 24 line breaks
@@ -63,7 +66,7 @@ def log_line(record: RollRecord, visible: bool) -> str:
 async def log_page(interaction: discord.Interaction[Any], args: tuple[int, ...], number: int) -> pages.Page:
     """Page ``number`` of the channel's log as the clicker may see it: ``count`` rolls a page, page 1 the
     newest, each page oldest first. Reloaded on every click, the viewer's GM rights with it."""
-    store: Store = interaction.client.store  # type: ignore[attr-defined]
+    store: Store = interaction.client.store
     count = min(max(args[0] if args else 10, 1), MAX_PAGE)
     guild_id = interaction.guild.id if interaction.guild is not None else None
     channel_id = interaction.channel_id or interaction.user.id
@@ -87,12 +90,12 @@ async def log_page(interaction: discord.Interaction[Any], args: tuple[int, ...],
 class Log(commands.Cog):
     """The roll log of a channel."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
 
     @property
     def store(self) -> Store:
-        store: Store = self.bot.store  # type: ignore[attr-defined]
+        store: Store = self.bot.store
         return store
 
     @app_commands.command(name="log", description="The last rolls in this channel (or the log as a file).")
@@ -147,6 +150,6 @@ class Log(commands.Cog):
         )
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     pages.register(bot, "log", log_page)
     await bot.add_cog(Log(bot))

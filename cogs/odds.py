@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -83,6 +83,9 @@ from bot.ui.roll_inputs import (
 from bot.ui.rolls import sheet_of
 from bot.ui.rps import DIFFICULTY_CHOICES, ended_sentence, pool_insider
 
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
+
 log = logging.getLogger(__name__)
 
 CHART_FILE = Path(__file__).resolve().parents[1] / "data" / "systemx_roll_chart.csv"
@@ -141,7 +144,7 @@ class Odds(
 ):
     """`/odds sysx | dn | rps | decision | supply | cards | pool`."""
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
         self.charts = sx_ui.ChartBook(parse_chart(CHART_FILE.read_text(encoding="utf-8")))
 
@@ -763,5 +766,5 @@ class Odds(
         return _matching([p.name for p in reversed(pools)], current)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(Odds(bot))

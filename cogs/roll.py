@@ -7,7 +7,7 @@ visibility modes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -25,6 +25,9 @@ from bot.ui.freeroll import (
 from bot.ui.rolls import publish
 from bot.ui.visibility import Mode, resolve_mode
 
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
+
 SYSTEM = "dice"  # the log's name for free rolls, beside the five systems
 LABEL_MAX = 100
 
@@ -32,7 +35,7 @@ LABEL_MAX = 100
 class Roll(commands.Cog):
     """One command: roll an expression and show it."""
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
 
     @property
@@ -73,5 +76,5 @@ class Roll(commands.Cog):
         )
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(Roll(bot))

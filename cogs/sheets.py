@@ -6,7 +6,7 @@ Thin: options in, the store validates (ranges per system, names, sizes) and refu
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -27,6 +27,9 @@ from bot.ui.sheets import (
     sheet_list_embed,
     system_label,
 )
+
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
 
 Choice = app_commands.Choice
 DM_SHEETS = "In DMs you can see only your own sheets; ask in the server where you play together."
@@ -146,12 +149,12 @@ class Sheets(commands.Cog):
         allowed_contexts=app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=True),
     )
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
 
     @property
     def store(self) -> Store:
-        store: Store = self.bot.store  # type: ignore[attr-defined]
+        store: Store = self.bot.store
         return store
 
     async def _answer(self, interaction: discord.Interaction[Any], sheet: Sheet, text: str) -> None:
@@ -390,6 +393,6 @@ class Sheets(commands.Cog):
         await self._answer(interaction, sheet, text)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     pages.register(bot, "sheets", sheets_page)
     await bot.add_cog(Sheets(bot))

@@ -13,7 +13,7 @@ set by a guild's GMs. A supply roll is never blind: the die's new size is visibl
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -36,6 +36,9 @@ from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
 from bot.ui.rolls import publish, roll_record
 from bot.ui.visibility import resolve_mode
+
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
 
 SYSTEM = "decision"
 Visibility = Literal["public", "private", "gm", "blind"]
@@ -60,7 +63,7 @@ async def character_of(store: Store, guild_id: int, member: discord.abc.User) ->
 class Supply(commands.GroupCog, group_name="supply", group_description="Supply dice: d12 down to empty."):
     """Supply dice: roll one, show them, and (GM) set or restore them."""
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
 
     @property
@@ -208,5 +211,5 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         return [app_commands.Choice(name=i, value=i) for i in items[:25]]
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(Supply(bot))

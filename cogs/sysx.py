@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -72,6 +72,9 @@ from bot.ui.sysx import (
 )
 from bot.ui.visibility import resolve_mode
 
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
+
 CHART_FILE = Path(__file__).resolve().parents[1] / "data" / "systemx_roll_chart.csv"
 KIND = "System X check"
 MAX_SYNERGY = 10
@@ -102,7 +105,7 @@ class SystemX(
 ):
     """System X on Discord; rules in bot.core.systemx, rendering in bot.ui.sysx."""
 
-    def __init__(self, bot: Any, charts: ChartBook) -> None:
+    def __init__(self, bot: TabletopBot, charts: ChartBook) -> None:
         self.bot = bot
         self.charts = charts
 
@@ -650,5 +653,5 @@ def load_chart(path: Path = CHART_FILE) -> RollChart:
     return parse_chart(path.read_text(encoding="utf-8"))
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(SystemX(bot, ChartBook(load_chart())))

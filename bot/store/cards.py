@@ -285,6 +285,7 @@ class CardRepository:
                 return created
 
             row = await self._shoe_write(create, channel_id)
+        assert row is not None  # read, or created
         return shoe_from_columns(row["decks"], row["remaining"], row["discards"]), int(row["version"])
 
     async def put_shoe(self, channel_id: int, shoe: Shoe, shoe_version: int) -> int:

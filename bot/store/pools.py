@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -118,7 +119,7 @@ class PoolRepository:
             raise InvalidData("No loss is yes or no.")
         if len(base_parts) > MAX_BASE_PARTS:
             raise InvalidData(f"A Base is built from at most {MAX_BASE_PARTS} parts.")
-        parts = [validated(lambda p=p: BaseTerm.model_validate(p), "Base part") for p in base_parts]
+        parts = [validated(functools.partial(BaseTerm.model_validate, p), "Base part") for p in base_parts]
         parts_text = dumps([part.model_dump(mode="json") for part in parts])
         stamp = now_text()
 

@@ -18,12 +18,18 @@ import random
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import asyncpg
 
 from bot.store.db import Migration, Outcome, Params, Row, Work, read_migrations, safe_url, split_statements
 from bot.store.errors import Conflict, DatabaseTooNew, InvalidData, MigrationFailed, StoreError, moved_on
+
+if TYPE_CHECKING:
+    from asyncpg.pool import PoolConnectionProxy
+
+    # a pooled connection (what the store uses) or one opened by itself
+    Connection = asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +94,7 @@ class PgTx:
 
     __slots__ = ("_conn",)
 
-    def __init__(self, conn: asyncpg.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
@@ -115,7 +121,7 @@ class PgTx:
         return list(await self._conn.fetch(to_postgres(sql), *_args(params)))
 
 
-async def _keep_session(conn: asyncpg.Connection) -> None:
+async def _keep_session(conn: Connection) -> None:
     """Give a connection back to the pool without the default reset query (a round trip on every release).
 
     The store changes no session state (no SET, LISTEN, cursors or session-level advisory locks: the
@@ -189,7 +195,7 @@ class PgDatabase:
             return await self._version(conn)
 
     @staticmethod
-    async def _version(conn: asyncpg.Connection) -> int:
+    async def _version(conn: Connection) -> int:
         # a query of the catalog (not to_regclass, whose cache may predate the advisory lock's wait)
         exists = await conn.fetchval(
             "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables "

@@ -398,14 +398,15 @@ _NUMBERS = {
 def _number_range(loc: tuple[object, ...], system: Any) -> str:
     """What a number at ``loc`` may be, with the system's range when the file names a known system."""
     ranges = SHEET_RANGES.get(system) if isinstance(system, str) else None
-    bounds = None
+    bounds: tuple[int, int] | None = None
     if ranges is not None:
-        bounds = {
+        by_place: dict[tuple[object, ...], tuple[int, int]] = {
             ("attributes", "*"): ranges.attributes,
             ("skills", "*", "rating"): ranges.skills,
             ("bonuses", "*"): ranges.bonuses,
             ("wounds", "maximum"): ranges.wounds_max,
-        }.get(loc)
+        }
+        bounds = by_place.get(loc)
     if loc == ("wounds", "current"):
         return "a whole number from 0 to the maximum"
     return f"a whole number from {bounds[0]} to {bounds[1]}" if bounds else "a whole number"

@@ -30,8 +30,7 @@ _KEPT = ("title", "description", "color", "fields", "footer")
 
 def details_payload(embed: discord.Embed) -> dict[str, Any]:
     """The details embed as plain JSON for the log row, trailing fields dropped to fit its budget."""
-    data = embed.to_dict()
-    payload: dict[str, Any] = {key: data[key] for key in _KEPT if key in data}
+    payload: dict[str, Any] = {key: value for key, value in embed.to_dict().items() if key in _KEPT}
     fields = list(payload.get("fields", []))
     while fields and len(json.dumps(payload, ensure_ascii=False)) > DETAILS_BUDGET:
         fields.pop()

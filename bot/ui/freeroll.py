@@ -161,9 +161,9 @@ def _group_size(node: Any) -> int:
     while isinstance(node, d20.ast.AnnotatedNumber | d20.ast.Parenthetical | d20.ast.OperatedSet):
         node = node.value
     if isinstance(node, d20.ast.Dice):
-        return node.num
+        return int(node.num)
     values = len(node.values) if isinstance(node, d20.ast.NumberSet) else 1
-    return values + sum(n.num for n in _walk(node) if isinstance(n, d20.ast.Dice))
+    return values + sum(int(n.num) for n in _walk(node) if isinstance(n, d20.ast.Dice))
 
 
 @contextlib.contextmanager
@@ -243,7 +243,7 @@ class _ShortStringifier(d20.MarkdownStringifier):
 
 def dice_line(expr: Any, total: int) -> str:
     """The dice under the title: every die while the line is short, fewer per group when it is not."""
-    line = _ShortStringifier(max(SHOWN_PER_GROUP)).stringify(expr)
+    line: str = _ShortStringifier(max(SHOWN_PER_GROUP)).stringify(expr)
     for per_group in SHOWN_PER_GROUP[1:]:
         if len(line) <= LINE_MAX:
             break

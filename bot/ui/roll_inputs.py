@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
@@ -204,20 +204,21 @@ async def sysx_party(
         raise UserError(f"An NPC has no sheet: give {npc.strip()[:64]}'s SV in {sv_option}, not a skill.")
     if sv is None:
         raise UserError(f"Give the NPC {npc.strip()[:64]}'s Skill Value in {sv_option}.")
-    source = from_numbers(sv, None, None)
-    assert source is not None
+    given = from_numbers(sv, None, None)
+    assert given is not None
     name = shown_name(npc.strip())
-    return SxParty(name, name, source, None)
+    return SxParty(name, name, given, None)
 
 
 def distinct_parties(sides: Sequence[tuple[discord.abc.User | None, str | None]]) -> None:
     """Refuse a member or an NPC named twice among (member, NPC name) sides: each takes part once.
     Checked before any sheet is read."""
-    keys = [
-        f"member:{member.id}" if member is not None else f"npc:{name_key(npc)}"
-        for member, npc in sides
-        if member is not None or npc is not None
-    ]
+    keys: list[str] = []
+    for member, npc in sides:
+        if member is not None:
+            keys.append(f"member:{member.id}")
+        elif npc is not None:
+            keys.append(f"npc:{name_key(npc)}")
     if len(set(keys)) != len(keys):
         raise UserError("Each member or NPC takes part only once; give NPCs different names.")
 
@@ -410,7 +411,7 @@ class ContestSide:
 async def contest_sides(
     store: Store,
     interaction: discord.Interaction[Any],
-    slots: dict[int, tuple[discord.abc.User | None, str | None, int]],
+    slots: Mapping[int, tuple[discord.abc.User | None, str | None, int]],
     stat: str | None,
 ) -> dict[int, ContestSide]:
     """The contest's parties by slot, each a member (their active sheet's ``stat``) or a named NPC.

@@ -82,7 +82,7 @@ class _Pool:
         self.stopped = why
         if why == "overran":  # at once: a job stuck in one long C call would not see the pipe close
             with self.pids.get_lock():
-                pids = [pid for pid in self.pids if pid]
+                pids = [pid for pid in self.pids[:] if pid]
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))

@@ -31,13 +31,16 @@ Decisions (where the rules are silent):
 
 from __future__ import annotations
 
-from discord.ext import commands
+from typing import TYPE_CHECKING
 
 from .buttons import DYNAMIC_ITEMS
 from .commands import Cards
 
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
 
-async def setup(bot: commands.Bot) -> None:
+
+async def setup(bot: TabletopBot) -> None:
     """Add the cog and register its hand buttons (they work on hands dealt before a restart too)."""
     await bot.add_cog(Cards(bot))
     bot.add_dynamic_items(*DYNAMIC_ITEMS)

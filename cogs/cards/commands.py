@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -51,6 +51,9 @@ from bot.ui.visibility import Mode, default_notice, keep_gm_copies, resolve_mode
 
 from .buttons import hand_view
 
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
+
 SKILL_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(SKILL_NAMES)]
 DIFFICULTY_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumerate(DIFFICULTY_NAMES)]
 
@@ -69,8 +72,8 @@ def _chosen_difficulty(asked: int, applied: Sequence[AppliedModifier]) -> int:
 class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-style task resolution."):
     """`/cards task | shoe` and GM `/cards shuffle | reveal`."""
 
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot  # the TabletopBot: .store and .rng
+    def __init__(self, bot: TabletopBot) -> None:
+        self.bot = bot
 
     @property
     def store(self) -> Store:

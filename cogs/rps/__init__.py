@@ -14,13 +14,16 @@ GM-3: pending `difficulty` modifiers add to the Base of the roller's next check(
 
 from __future__ import annotations
 
-from discord.ext import commands
+from typing import TYPE_CHECKING
 
 from .buttons import DYNAMIC_ITEMS
 from .commands import Rps
 
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
 
-async def setup(bot: commands.Bot) -> None:
+
+async def setup(bot: TabletopBot) -> None:
     """Add the cog and its buttons (they work on messages sent before a restart too)."""
     await bot.add_cog(Rps(bot))
     bot.add_dynamic_items(*DYNAMIC_ITEMS)

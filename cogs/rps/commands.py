@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -38,6 +38,9 @@ from bot.ui.second_tries import grant_second_try, grant_text, logged_check, publ
 from bot.ui.visibility import resolve_mode
 
 from .buttons import grant_items, pool_view, refresh_pool_message, try_view
+
+if TYPE_CHECKING:
+    from bot.client import TabletopBot
 
 log = logging.getLogger(__name__)
 
@@ -114,12 +117,12 @@ class Rps(
         name="sustained", description="Sustained actions: a Success Pool per channel."
     )
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
 
     @property
     def store(self) -> Store:
-        return self.bot.store  # type: ignore[attr-defined,no-any-return]
+        return self.bot.store
 
     # -- /rps check -------------------------------------------------------------------------------------
     @app_commands.command(name="check", description="An RPS check: Success Level = Base - 2d10.")
@@ -175,7 +178,7 @@ class Rps(
         if forgo:
             result = rps.forgo(build.base, granted_by_gm=gm_user and build.base <= rps.FORGO_ABOVE)
         else:
-            result = roll_check(self.bot.rng, build.base)  # type: ignore[attr-defined]
+            result = roll_check(self.bot.rng, build.base)
         await publish_check(
             interaction,
             store,
@@ -284,7 +287,7 @@ class Rps(
         applied_all: list[AppliedModifier] = []
         applied_by: list[tuple[str, list[AppliedModifier]]] = []
         parties: list[rps.ResistedParty] = []
-        dice = Dice(self.bot.rng)  # type: ignore[attr-defined]
+        dice = Dice(self.bot.rng)
         for name, spec, member_id in specs:
             applied = await take_modifiers(interaction, store, SYSTEM, user_id=member_id) if member_id else []
             applied_all += applied

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import discord
+from pydantic import SecretStr
 
 from bot.client import COGS, TabletopBot
 from bot.local.fake.server import FakeDiscord, InteractionRecord
@@ -296,7 +297,7 @@ async def start_bot(
     """Start the real bot class in-process against ``fake`` and wait until it is ready (every shard)."""
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
-        discord_token=TOKEN,
+        discord_token=SecretStr(TOKEN),
         database_path=database or tmp_path / "bot.db",
         discord_api_base=fake.api_base,
         dice_seed=seed,
@@ -378,7 +379,7 @@ class SubprocessBot(Harness):
     ) -> SubprocessBot:
         import sys
 
-        clean = subprocess_env(fake, database, seed=seed, **env)
+        clean = subprocess_env(fake, database, seed=seed) | env  # (upper-case names: none is a keyword of it)
         fake.connected.clear()
         # a busy DEBUG log would fill a pipe nobody reads until the end: ``log_path`` sends it to a file
         log_file = log_path.open("ab") if log_path is not None else None

@@ -20,7 +20,7 @@ from typing import Any
 
 import discord
 import orjson
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 
 from bot.local.fake.schema import Violation, validator
 from bot.local.fake.world import (
@@ -309,9 +309,7 @@ class FakeDiscord:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server
-        assert server is not None and server.sockets
-        self.port = server.sockets[0].getsockname()[1]
+        self.port = self._runner.addresses[0][1]  # port 0 above: the one the system chose
 
     async def stop(self) -> None:
         for session in list(self.sessions):
@@ -708,13 +706,13 @@ class FakeDiscord:
             files: list[tuple[str, bytes]] = []
             names: list[str] = []
             while (part := await reader.next()) is not None:
-                assert not hasattr(part, "next") or part.name  # no nested multipart
-                data = await part.read()  # type: ignore[union-attr]
+                assert isinstance(part, BodyPartReader)  # Discord's bodies nest no multipart
+                data = await part.read()
                 if part.name == "payload_json":
                     body = json.loads(data)
                 else:
                     names.append(part.name or "")
-                    files.append((part.filename or part.name or "file", bytes(data)))  # type: ignore[union-attr]
+                    files.append((part.filename or part.name or "file", bytes(data)))
             self._check_uploads(request, body, names, files)
             return body, files
         raw = await request.read()
@@ -929,7 +927,7 @@ class FakeDiscord:
 
     async def _callback(
         self, _r: Any, body: Any, files: Any, interaction_id: str, token: str
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | None:
         record = self._record(token)
         if record.dispatched_clock is not None:
             late = _r[ARRIVED_CLOCK] - record.dispatched_clock
@@ -1011,7 +1009,7 @@ class FakeDiscord:
             raise FakeHTTPError(404, 10008, "Unknown Message")
         return message
 
-    async def _followup(self, _r: Any, body: Any, files: Any, app: str, token: str) -> dict[str, Any]:
+    async def _followup(self, _r: Any, body: Any, files: Any, app: str, token: str) -> dict[str, Any] | None:
         record = self._live_record(_r, token)
         if record.callback is None:
             raise FakeHTTPError(
@@ -1352,8 +1350,15 @@ def _usable_in_dms(command: dict[str, Any]) -> bool:
 
 def _check_primitive(declared: dict[str, Any], value: Any) -> Any:
     kind = declared["type"]
-    expected = {STRING: str, INTEGER: int, BOOLEAN: bool, NUMBER: (int, float)}.get(kind)
-    if expected is None or not isinstance(value, expected) or (kind == INTEGER and isinstance(value, bool)):
+    types: dict[int, type | tuple[type, ...]] = {
+        STRING: str,
+        INTEGER: int,
+        BOOLEAN: bool,
+        NUMBER: (int, float),
+    }
+    expected = types.get(kind)
+    typed = expected is not None and isinstance(value, expected)  # (not in the `if`: value stays Any)
+    if not typed or (kind == INTEGER and isinstance(value, bool)):
         raise AssertionError(f"option {declared['name']!r} (type {kind}) cannot take {value!r}")
     if declared.get("choices") and value not in [c["value"] for c in declared["choices"]]:
         raise AssertionError(f"option {declared['name']!r} must be one of its choices, not {value!r}")

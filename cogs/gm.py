@@ -29,6 +29,7 @@ from bot.ui.gm import (
     request_view,
     settings_embed,
     system_label,
+    value_text,
 )
 from bot.ui.permissions import gm_only, manage_guild_only
 from bot.ui.reply import UserError, defer, reply
@@ -88,6 +89,13 @@ async def value_choices(interaction: discord.Interaction[Any], current: str) -> 
         words = [str(w) for w in allowed]
     else:
         low, high = int(allowed[0]), int(allowed[1])
+        if low == high:  # advantage, disadvantage: no value to give
+            return []
+        if system == "cards":  # a task difficulty, by name: it replaces the one asked for
+            named = [
+                (f"{v}: {value_text('cards', 'difficulty', v).strip()}", str(v)) for v in range(low, high + 1)
+            ]
+            return [Choice(name=n, value=v) for n, v in named if current.strip().casefold() in n.casefold()]
         words = [f"{v:+d}" if v else "0" for v in range(low, high + 1)]
     return [Choice(name=w, value=w) for w in words if current.strip().casefold() in w.casefold()][:25]
 
@@ -110,17 +118,25 @@ def parse_value(system: str, kind: str, value: str | None) -> int | str:
             raise UserError(f"A required margin is one of {', '.join(MARGINS)}, not {value.strip()!r}.")
         return letters
     low, high = int(allowed[0]), int(allowed[1])
-    if value is None:
-        if low == high:
+    if low == high:  # advantage, disadvantage: the modifier is the kind itself
+        if value is None or value.strip().lstrip("+") in ("", str(low)):
             return low
+        word = KIND_WORDS[kind]
+        raise UserError(
+            f"{'An' if word[0] in 'aeiou' else 'A'} {word} modifier takes no value; leave value empty."
+        )
+    if value is None:
         raise UserError(f"Give a value for {KIND_WORDS[kind]}: a whole number from {low} to {high}.")
     text = value.strip().replace("−", "-")
+    word = KIND_WORDS[kind]
     try:
         number = int(text)
     except ValueError:
         raise UserError(
-            f"{value.strip()!r} is not a whole number; {kind} runs from {low} to {high}."
+            f"{value.strip()!r} is not a whole number; a {word} runs from {low} to {high}."
         ) from None
+    if not low <= number <= high:
+        raise UserError(f"A {word} runs from {low} to {high}, not {number}.")
     return number
 
 
@@ -171,11 +187,7 @@ class GM(commands.Cog):
             interaction.user.id,
         )
         whose = f"{_name(member)}'s" if member else "each player's"
-        amount = (
-            ""
-            if kind in ("advantage", "disadvantage")
-            else (f" {parsed:+d}" if isinstance(parsed, int) else f" {parsed}")
-        )
+        amount = value_text(system, kind, parsed)
         rolls = f"{system_label(system)} roll" if uses == 1 else f"{uses} {system_label(system)} rolls"
         await reply(
             interaction,
@@ -332,6 +344,10 @@ class ServerSetup(commands.Cog):
     @manage_guild_only()
     async def roles_add(self, interaction: discord.Interaction[Any], role: discord.Role) -> None:
         guild_id, _ = _here(interaction)
+        if role.is_default():  # every member would be a GM: they would all see hidden rolls
+            raise UserError(
+                "@everyone cannot be a GM role: every member would see hidden rolls. Add your GMs' own role."
+            )
         store = _store(interaction)
 
         def add(current: GuildSettings) -> dict[str, Any] | None:

@@ -267,7 +267,10 @@ class PendingModifier(_Frozen):
         else:
             low, high = allowed
             if not isinstance(self.value, int) or not low <= self.value <= high:
-                raise ValueError(f"A {self.kind} modifier runs from {low} to {high}, not {self.value!r}.")
+                article = "An" if self.kind[0] in "aeiou" else "A"
+                raise ValueError(
+                    f"{article} {self.kind} modifier runs from {low} to {high}, not {self.value!r}."
+                )
         if self.uses_left is not None and not 0 <= self.uses_left <= self.uses:
             raise ValueError(f"A modifier has 0 to {self.uses} uses left, not {self.uses_left}.")
         return self

@@ -16,6 +16,7 @@ from typing import Any
 
 import discord
 
+from bot.core.blackjack import difficulty_name
 from bot.store import MODIFIER_KINDS, SYSTEMS, GuildSettings, PendingModifier, Store
 from bot.store.models import SYSTEM_NAMES
 from bot.store.modifiers import BeforeRoll
@@ -57,13 +58,21 @@ def kind_allows(system: str, kind: str) -> str:
     return "no value" if low == high else f"{low} to {high}"
 
 
-def modifier_value_text(modifier: PendingModifier) -> str:
-    """``+2``, ``S1``, or nothing for advantage/disadvantage."""
-    if modifier.kind in ("advantage", "disadvantage"):
+def value_text(system: str, kind: str, value: int | str) -> str:
+    """`` +2``, `` S1``, nothing for advantage/disadvantage, and a cards task's difficulty by name
+    (`` Easy (2)``): that modifier replaces the difficulty asked for, it adds nothing."""
+    if kind in ("advantage", "disadvantage"):
         return ""
-    if isinstance(modifier.value, int):
-        return f" {modifier.value:+d}"
-    return f" {modifier.value}"
+    if system == "cards" and kind == "difficulty" and isinstance(value, int):
+        return f" {difficulty_name(value)} ({value})"
+    if isinstance(value, int):
+        return f" {value:+d}"
+    return f" {value}"
+
+
+def modifier_value_text(modifier: PendingModifier) -> str:
+    """`value_text` of a pending modifier."""
+    return value_text(modifier.system, modifier.kind, modifier.value)
 
 
 def modifier_line(modifier: PendingModifier) -> str:
@@ -287,5 +296,6 @@ __all__ = [
     "settings_embed",
     "settings_read",
     "take_blind_request",
+    "value_text",
     "visibility_read",
 ]

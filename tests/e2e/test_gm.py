@@ -91,15 +91,15 @@ async def test_gm_sentences_read_as_english(harness: Harness, world: World) -> N
 async def test_modifier_values_are_validated_per_system(harness: Harness, world: World) -> None:  # GM-3, SX-6
     store = harness.bot.store
     cases = [
-        ({"system": "sysx", "kind": "sv", "value": "5"}, "A sv modifier runs from -4 to 4, not 5."),
+        ({"system": "sysx", "kind": "sv", "value": "5"}, "A Skill Value modifier runs from -4 to 4, not 5."),
         ({"system": "sysx", "kind": "df", "value": "1"}, "System X takes a modifier of kind sv, roll,"),
         ({"system": "sysx", "kind": "required_margin", "value": "S9"}, "A required margin is one of CF, F5"),
         (
             {"system": "dn", "kind": "df", "value": "six"},
-            "'six' is not a whole number; df runs from -10 to 5.",
+            "'six' is not a whole number; a Difficulty Factor runs from -10 to 5.",
         ),
         ({"system": "dn", "kind": "df"}, "Give a value for Difficulty Factor"),
-        ({"system": "cards", "kind": "difficulty", "value": "8"}, "A difficulty modifier runs from 0 to 7"),
+        ({"system": "cards", "kind": "difficulty", "value": "8"}, "A difficulty runs from 0 to 7, not 8."),
     ]
     for options, sentence in cases:
         answer = await gm(harness, world, world.gm, "modifier", options)
@@ -239,6 +239,24 @@ async def test_gm_roles_add_list_remove(harness: Harness, world: World, fake: Fa
     removed = await set_up(harness, world, world.manager, "roles remove", {"role": lead})
     assert "no longer a GM role" in removed.content and "count again" in removed.content
     assert (await store.settings.get(world.guild.id)).gm_role_ids == []
+
+
+async def test_an_advantage_modifier_takes_no_value(harness: Harness, world: World) -> None:  # GM-3
+    options = {"system": "decision", "kind": "advantage", "value": "3"}
+    refused = await gm(harness, world, world.gm, "modifier", options)
+    assert refused.ephemeral and refused.content == "An advantage modifier takes no value; leave value empty."
+    assert await harness.bot.store.modifiers.list(world.guild.id, world.general.id) == []
+    taken = await gm(harness, world, world.gm, "modifier", {**options, "value": "+1"})
+    assert "advantage on each player's next decision dice roll" in taken.content
+
+
+async def test_everyone_cannot_be_a_gm_role(harness: Harness, world: World) -> None:  # GM-1, GM-2
+    answer = await set_up(harness, world, world.manager, "roles add", {"role": world.guild.everyone})
+    assert answer.ephemeral and answer.content == (
+        "@everyone cannot be a GM role: every member would see hidden rolls. Add your GMs' own role."
+    )
+    assert (await harness.bot.store.settings.get(world.guild.id)).gm_role_ids == []
+    assert "Only a GM" in (await gm(harness, world, world.bob, "modifiers")).content
 
 
 async def test_gm_roles_added_and_removed_at_once_all_count(

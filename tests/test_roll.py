@@ -53,6 +53,13 @@ def test_standard_notation_reads(expression: str, dice: int) -> None:
     assert read.text == expression and read.dice == dice
 
 
+def test_d_percent_is_a_d100() -> None:  # General: a d100 shows 1..100
+    faces = {rolled("d%", seed).total for seed in range(2000)}
+    assert min(faces) == 1 and max(faces) == 100 and len(faces) == 100
+    assert rolled("d%", 7).total == rolled("d100", 7).total
+    assert rolled("2d%+1d4[d% as written]").expression == "2d%+1d4[d% as written]"
+
+
 def test_case_and_spaces_are_forgiven_but_annotations_keep_theirs() -> None:
     assert normalise("  2D6 +\t3 ") == "2d6 + 3"
     assert normalise("1D6[Fire] + 1D4[Cold Iron]") == "1d6[Fire] + 1d4[Cold Iron]"

@@ -82,6 +82,15 @@ def normalise(expression: str) -> str:
     )
 
 
+def percentile(text: str) -> str:
+    """``d%`` as ``d100`` (outside annotations): d20 reads ``%`` as the tens die of a pair (0, 10 .. 90),
+    where a table's d% is a d100 (1..100)."""
+    return "".join(
+        part if part.startswith("[") and part.endswith("]") else part.replace("d%", "d100")
+        for part in _OUTSIDE_BRACKETS.findall(text)
+    )
+
+
 def read_dice(expression: str) -> DiceExpression:
     """Parse ``expression`` and check it against the limits; a refusal says where or what to change."""
     text = normalise(expression)
@@ -93,7 +102,7 @@ def read_dice(expression: str) -> DiceExpression:
             f"so split it into several rolls."
         )
     try:
-        tree = d20.parse(text)
+        tree = d20.parse(percentile(text))
     except d20.RollSyntaxError as error:
         raise UserError(_syntax_sentence(text, error)) from None
     dice = 0

@@ -127,7 +127,9 @@ class Log(commands.Cog):
     ) -> None:
         await defer(interaction, ephemeral=True)  # a long log takes a while to read, build and upload
         viewer_is_gm = await is_gm(interaction, self.store)
-        rows = await self.store.log.export_rows(guild_id, channel_id, include_hidden=viewer_is_gm)
+        rows = await self.store.log.export_rows(
+            guild_id, channel_id, include_hidden=viewer_is_gm, roller_id=interaction.user.id
+        )
         # Built in the chart worker process (the one for bulky files), a slice at a time: a long log is
         # seconds of CPU, which a thread would take from the loop a GIL turn at a time, and odds or charts
         # asked meanwhile wait for one slice, not the whole file.
@@ -141,7 +143,11 @@ class Log(commands.Cog):
             note = " It was cut at 8 MB: the oldest rolls are complete, the newest are missing."
         else:
             note = ""
-        scope = "every roll" if viewer_is_gm else "the public and revealed rolls"
+        scope = (
+            "every roll"
+            if viewer_is_gm
+            else "the public and revealed rolls, and your own private and gm rolls"
+        )
         await reply(
             interaction,
             f"The log of this channel: {scope}.{note}",

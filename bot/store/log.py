@@ -190,22 +190,42 @@ class RollLogRepository:
         return [_record(row) for row in rows]
 
     async def export_rows(
-        self, guild_id: int | None, channel_id: int, include_hidden: bool = True
+        self,
+        guild_id: int | None,
+        channel_id: int,
+        include_hidden: bool = True,
+        *,
+        roller_id: int | None = None,
     ) -> list[tuple[Any, ...]]:
-        """The channel's whole log, oldest first, as plain rows for `export_text` (they pickle)."""
+        """The channel's whole log, oldest first, as plain rows for `export_text` (they pickle).
+
+        ``include_hidden=False`` skips unrevealed rolls, except ``roller_id``'s own private and gm rolls
+        (they saw those results when they rolled; a blind roll's roller never does)."""
         sql = f"SELECT {_COLUMNS} FROM rolls WHERE channel_id = ? AND guild_id IS ?"
+        params: list[Any] = [channel_id, guild_id]
         if not include_hidden:
-            sql += " AND (visibility = 'public' OR revealed_by IS NOT NULL)"
-        rows = await self._db.all(sql + " ORDER BY id", (channel_id, guild_id))
+            sql += (
+                " AND (visibility = 'public' OR revealed_by IS NOT NULL"
+                " OR (visibility IN ('private', 'gm') AND user_id = ?))"
+            )
+            params.append(roller_id)
+        rows = await self._db.all(sql + " ORDER BY id", params)
         return [tuple(row) for row in rows]
 
     async def export(
-        self, guild_id: int | None, channel_id: int, fmt: ExportFormat = "jsonl", include_hidden: bool = True
+        self,
+        guild_id: int | None,
+        channel_id: int,
+        fmt: ExportFormat = "jsonl",
+        include_hidden: bool = True,
+        *,
+        roller_id: int | None = None,
     ) -> str:
-        """The channel's whole log, oldest first, as JSON lines (one object per roll) or CSV with a header."""
+        """The channel's whole log, oldest first, as JSON lines (one object per roll) or CSV with a header
+        (``include_hidden``, ``roller_id``: as `export_rows`)."""
         if fmt not in ("jsonl", "csv"):
             raise InvalidData(f"The log exports as jsonl or csv, not {fmt!r}.")
-        rows = await self.export_rows(guild_id, channel_id, include_hidden)
+        rows = await self.export_rows(guild_id, channel_id, include_hidden, roller_id=roller_id)
         return await asyncio.to_thread(export_text, rows, fmt)  # (the bot builds it in a worker process)
 
     async def mark_revealed(self, record_id: int, by_user_id: int) -> bool:

@@ -141,14 +141,26 @@ async def test_export_gives_gms_everything_and_players_only_what_they_may_see(
     [file] = full.original.attachments
     rows = [json.loads(line) for line in file.data.decode().splitlines()]
     assert [r["visibility"] for r in rows] == ["public", "private", "gm", "blind"]
+    # on the terms of /log: Alice's own private roll too; Bob's gm roll and Carol's blind one not
     player = await log(harness, world, world.alice, {"export": "csv"})
+    assert "your own private and gm rolls" in player.content
     [file] = player.original.attachments
     assert file.filename.endswith(".csv")
     table = list(csv.DictReader(io.StringIO(file.data.decode())))
-    assert [r["visibility"] for r in table] == ["public"]
-    for visibility in ("private", "gm", "blind"):
+    assert [r["visibility"] for r in table] == ["public", "private"]
+    for visibility in ("gm", "blind"):
         for secret in secrets_of(visibility)[:2]:
             assert secret.encode() not in file.data
+    # Bob sees his gm roll; Carol never her blind one (its roller never sees a blind result)
+    bob = await log(harness, world, world.bob, {"export": "jsonl"})
+    assert [
+        json.loads(line)["visibility"] for line in bob.original.attachments[0].data.decode().splitlines()
+    ] == [
+        "public",
+        "gm",
+    ]
+    carol = await log(harness, world, world.carol, {"export": "jsonl"})
+    assert b"BLINDSECRET" not in carol.original.attachments[0].data
 
 
 async def test_a_long_logs_export_defers_first_and_is_built_off_the_event_loop(

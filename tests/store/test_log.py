@@ -59,6 +59,9 @@ async def test_export_jsonl_and_csv(store: Store) -> None:
     lines = (await store.log.export(G, C)).splitlines()
     assert [json.loads(line)["summary"] for line in lines] == ["roll 0", "roll 1", "roll 2"]
     assert len((await store.log.export(G, C, include_hidden=False)).splitlines()) == 2
+    # a roller's own private roll is theirs to export; nobody else's
+    assert len((await store.log.export(G, C, include_hidden=False, roller_id=P)).splitlines()) == 3
+    assert len((await store.log.export(G, C, include_hidden=False, roller_id=P + 1)).splitlines()) == 2
     rows = list(csv.DictReader(io.StringIO(await store.log.export(G, C, "csv"))))
     assert [r["result"] for r in rows] == ["SL 0", "SL 1", "SL 2"]
     assert json.loads(rows[0]["inputs"]) == {"base": 12, "n": 0} and rows[0]["revealed_by"] == ""

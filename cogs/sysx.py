@@ -626,7 +626,7 @@ class SystemX(
         updated = await self.store.sheets.set_wounds(guild.id, member.id, sheet.name, current, maximum)
         assert updated.wounds is not None
         cap = wound_cap(updated.wounds.current, updated.wounds.maximum)
-        effect = "no cap (full wounds)" if cap is None else f"SV capped at {cap} (SX-2)"
+        effect = "no cap (full wounds)" if cap is None else f"SV capped at {cap} by wounds"
         await reply(
             interaction,
             f"{member.mention}'s {updated.name!r}: wounds {updated.wounds.current}/{updated.wounds.maximum}, "

@@ -33,8 +33,10 @@ def _label(die: int) -> str:
 
 
 def _name(value: str, what: str) -> str:
-    if not isinstance(value, str) or not 1 <= len(value.strip()) <= MAX_NAME:
-        raise InvalidData(f"A {what} name is 1 to {MAX_NAME} characters.")
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidData(f"Give the {what} a name (1 to {MAX_NAME} characters).")
+    if len(value.strip()) > MAX_NAME:
+        raise InvalidData(f"The {what} name is {len(value.strip())} characters long; at most {MAX_NAME}.")
     return value.strip()
 
 

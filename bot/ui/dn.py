@@ -157,7 +157,7 @@ def dn_compact(result: DnCheck, *, who: str, what: str, applied: Sequence[Applie
         f"{who} - {shown_name(what)}: {level_words(result.level)}",
         [
             f"d20 **{result.natural_roll}**, {needed} (margin {result.margin:+d})",
-            f"{result.level.value}: {gloss}" if gloss else None,
+            f"{result.level.value.capitalize()}: {gloss}" if gloss else None,
             gm_line(applied),
         ],
         verdict=result.verdict,

@@ -138,7 +138,8 @@ def record_for_log(record: HandRecord, hand: Hand, command: str = COMMAND) -> Ro
         },
         dice=codes(hand.played),
         result=f"{result.name} (TRL {result.trl}, total {result.total})",
-        summary=f"cards task: {result.name} (TRL {result.trl})",
+        # the log line says "/cards task:" before it: the outcome alone, as the other systems' summaries
+        summary=f"{result.name} (TRL {result.trl}), {'success' if result.succeeded else 'failure'}",
     )
 
 

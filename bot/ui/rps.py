@@ -463,7 +463,6 @@ def pool_embed(pool: Pool, *, hidden: bool = False) -> discord.Embed:
         f"Sustained action: {pool.name} ({state})",
         description=f"Pool {'hidden' if hidden else pool.pool} of Goal {pool.goal}.{ending}",
         fields=fields,
-        footer=rule_footer("RPS-8"),
     )
     embed.colour = pool_colour(pool) if not hidden or pool.running else NEUTRAL
     return embed

@@ -198,6 +198,9 @@ async def test_involuntary_hand_plays_out_at_once(harness: Harness, world: World
     assert len(shoe.discards) == len(expected.played) and await conserved(store, world.general)
     [logged] = await store.log.last(world.guild.id, world.general.id, 1)
     assert logged.dice == [card.code for card in expected.played] and logged.visibility == "public"
+    # the log line reads "/cards task: <outcome>": the summary does not say "cards task" again
+    verdict = "success" if result.succeeded else "failure"
+    assert logged.summary == f"{result.name} (TRL {result.trl}), {verdict}"
 
 
 async def test_gm_difficulty_modifier_replaces_the_task_difficulty(

@@ -63,7 +63,11 @@ async def assert_check(
     needed = "no roll can succeed at a DN of 0 or less" if value <= 0 else f"needed {value} or less"
     assert lines[0] == f"d20 **{natural}**, {needed} (margin {expected.margin:+d})"
     gloss = LEVEL_GLOSS.get(expected.level)
-    assert (lines[1] == f"{expected.level.value}: {gloss}") if gloss else len(lines) < 2 or "GM" in lines[1]
+    assert (
+        (lines[1] == f"{expected.level.value.capitalize()}: {gloss}")
+        if gloss
+        else len(lines) < 2 or "GM" in lines[1]
+    )
     assert answer.embed["color"] == VERDICT_COLOURS[expected.verdict].value
     embed = await open_details(harness, answer.original, user)
     assert field(embed, "DN").endswith(f"= **{value}**")

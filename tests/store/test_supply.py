@@ -55,5 +55,7 @@ async def test_missing_supplies_and_delete(store: Store) -> None:
     assert [s.character for s in await store.supply.list(G, P, character="bob")] == ["Bob"]
     assert await store.supply.delete(G, P, "Ann", "Oil")
     assert not await store.supply.delete(G, P, "Ann", "Oil")
-    with pytest.raises(InvalidData, match="item name"):
+    with pytest.raises(InvalidData, match=r"^Give the item a name \(1 to 64 characters\)\.$"):
         await store.supply.set(G, P, "Ann", " ", 6)
+    with pytest.raises(InvalidData, match=r"^The item name is 65 characters long; at most 64\.$"):
+        await store.supply.set(G, P, "Ann", "x" * 65, 6)

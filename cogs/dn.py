@@ -185,6 +185,8 @@ class DifficultyNumber(
             raise UserError("Give either a DN or a characteristic (with a complexity), not both or neither.")
         if dn is not None and df != 0:
             raise UserError("A DN given directly already includes its DF; give a characteristic to add a DF.")
+        if dn is not None and complexity != "1":
+            raise UserError("A complexity multiplies a characteristic; a DN given directly takes none.")
         factor_choice = parse_complexity(complexity)
         mode = await resolve_mode(interaction, self.store, visibility)
         applied = await take_modifiers(interaction, self.store, SYSTEM)

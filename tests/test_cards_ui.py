@@ -10,6 +10,7 @@ from bot.core.errors import RuleError
 from bot.store import Sheet
 from bot.ui.cards import (
     Notes,
+    adder_words,
     characteristic_choices,
     hand_details_embed,
     hand_embed,
@@ -92,3 +93,10 @@ def test_characteristic_suggestions_complete_the_last_entry() -> None:
     assert offered[0] == ("Strength, Dexterity (♦, your bonus +3)", "Strength, Dexterity")
     assert all(value.startswith("Strength, ") and value != "Strength, Strength" for _, value in offered)
     assert ("Speed (♥)", "Speed") in characteristic_choices(None, "spe")
+
+
+def test_an_adder_set_reads_in_words() -> None:  # BJ-7
+    assert adder_words([1, 2, 3, 4, 5]) == "1-5"
+    assert adder_words([1, 10]) == "1 or 10"
+    assert adder_words([1, 2, 9, 10]) == "1-2 or 9-10"
+    assert adder_words([1, 3, 5]) == "1, 3 or 5"

@@ -183,11 +183,17 @@ def task_line(hand: Hand, summary: HandSummary, notes: Notes) -> str:
     return " · ".join([head, *_characteristic_parts(hand, summary)])
 
 
+def adder_words(values: Sequence[int]) -> str:
+    """An adder set in words: ``1-5``, ``1 or 10``, ``1-2 or 9-10`` (the seed writes ``1,10``)."""
+    runs = format_adder_values(values).split(",")
+    return runs[0] if len(runs) == 1 else f"{', '.join(runs[:-1])} or {runs[-1]}"
+
+
 def choices_line(hand: Hand) -> str:
     """What each move does, for a voluntary hand in play."""
     parts = ["**Hit** draws a card", "**Stand** keeps your total"]
     if hand.can_add_skill:
-        parts.append(f"**Add skill** adds {format_adder_values(hand.allowed_adders)} and ends the hand")
+        parts.append(f"**Add skill** adds {adder_words(hand.allowed_adders)} and ends the hand")
     return " · ".join(parts)
 
 

@@ -195,6 +195,11 @@ async def test_bad_input_is_one_sentence_and_logs_nothing(harness: Harness, worl
             {"dn": 12, "df": -2},
             "A DN given directly already includes its DF; give a characteristic to add a DF.",
         ),
+        (
+            "raw",
+            {"dn": 10, "complexity": "2"},
+            "A complexity multiplies a characteristic; a DN given directly takes none.",
+        ),
     ]
     for path, options, sentence in cases:
         answer = await slash(harness, world, path, options)

@@ -27,6 +27,8 @@ from bot.ui.cards import (
     KIND,
     characteristic_choices,
     gm_notes_embed,
+    hand_meta,
+    hand_visibility,
     shoe_embed,
 )
 from bot.ui.gm import settings_read
@@ -43,7 +45,7 @@ from bot.ui.hands import (
     where,
 )
 from bot.ui.odds import involuntary_line
-from bot.ui.permissions import gm_only, is_gm
+from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.reply import UserError, reply
 from bot.ui.roll_inputs import at_once, cards_task
 from bot.ui.rolls import publish, take_modifiers
@@ -318,6 +320,65 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             interaction,
             f"🔀 {interaction.user.mention} reshuffled the shoe: {len(shoe.remaining)} cards from "
             f"{shoe.decks} deck{'s' if shoe.decks != 1 else ''}; {in_hands} stay in open hands.",
+        )
+
+    async def resume_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[Choice[int]]:
+        """The open hands here that the user may resume: their own; a GM's, every one. Labels say only the
+        number of cards and who holds it (a blind hand's owner must not see its difficulty)."""
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        hands = await self.store.cards.open_hands(interaction.guild_id, interaction.channel_id)
+        if not await is_gm(interaction, self.store):
+            hands = [h for h in hands if h.owner_id == interaction.user.id]
+        out: list[Choice[int]] = []
+        for record in hands:
+            count = len(record.cards)
+            owner = hand_meta(record.data).get("owner_name") or "a player"
+            label = f"#{record.id}: {owner}'s hand, {count} card{'s' if count != 1 else ''}"
+            if str(current).strip() in label:  # Discord sends partial input; never trust its type
+                out.append(Choice(name=label[:100], value=record.id))
+        return out[-25:]
+
+    @app_commands.command(
+        name="resume", description="An open hand's buttons again (yours; a GM's: anyone's)."
+    )
+    @app_commands.describe(
+        hand="The hand's number (#12 on its message); default: your latest open hand here."
+    )
+    @app_commands.autocomplete(hand=resume_autocomplete)
+    async def resume(
+        self, interaction: discord.Interaction[Any], hand: app_commands.Range[int, 1, 2**53 - 1] | None = None
+    ) -> None:
+        """A private, gm or blind hand's buttons are on a message only its owner sees, which Discord lets
+        them dismiss: this gives them back, to the owner, or to a GM who must end a hand left open (GM-4).
+        A public hand's message is in the channel for all: the answer links to it."""
+        guild_id, channel_id = where(interaction)
+        if hand is None:
+            mine = [
+                h
+                for h in await self.store.cards.open_hands(guild_id, channel_id)
+                if h.owner_id == interaction.user.id
+            ]
+            if not mine:
+                raise UserError("You have no open hand in this channel; start one with /cards task.")
+            record = mine[-1]
+        else:
+            record = await self.store.cards.hand_in(hand, guild_id, channel_id)
+            if not await owner_or_gm(interaction, self.store, record.owner_id):
+                return
+            if record.finished:
+                raise UserError(f"Hand #{record.id} is over; start a new one with /cards task.")
+        played = Hand.from_dict(record.data)
+        if hand_visibility(record.data) == "public" and record.message_id is not None:
+            link = f"https://discord.com/channels/{guild_id}/{channel_id}/{record.message_id}"
+            await reply(
+                interaction, f"Hand #{record.id} is in play in this channel's message: {link}", ephemeral=True
+            )
+            return
+        await reply(
+            interaction, embed=owner_embed(record, played), view=hand_view(record, played), ephemeral=True
         )
 
     @app_commands.command(name="reveal", description="GM: see a hand with its face-down card (only you).")

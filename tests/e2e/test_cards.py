@@ -38,6 +38,7 @@ from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord
 from bot.local.fake.world import FakeChannel, FakeMessage, FakeUser
 from bot.store import Conflict, Store
 from bot.ui.hands import BUSY
+from bot.ui.permissions import NOT_OWNER
 from tests.e2e.compact import compact_lines
 
 # -- helpers -------------------------------------------------------------------------------------------
@@ -920,3 +921,71 @@ async def test_an_involuntary_hand_keeps_to_three_lines(
         shown = hand_lines(message)
         assert len(shown) == 2
         assert (world.gm.mention in shown[1]) == modifier
+
+
+# -- /cards resume: a hand's buttons back, for its owner or a GM (GM-4) -------------------------------------
+
+
+async def resume(harness: Harness, world: World, user: FakeUser, **options: Any) -> Answer:
+    return await harness.slash(world.guild, world.general, user, "cards resume", options)
+
+
+async def test_a_dismissed_private_hand_is_resumed_by_its_owner_and_plays_on(
+    harness: Harness, world: World
+) -> None:  # GM-4
+    store = harness.bot.store
+    await stack_shoe(store, world.general, ["7S", "6H", "2C", "3D"])
+    dealt = (await deal_voluntary(harness, world, visibility="private")).original
+    hand_id = hand_id_of(dealt)
+    again = await resume(harness, world, world.alice)  # no number: her latest open hand here
+    assert again.ephemeral and again.public() == [] and hand_id_of(again.original) == hand_id
+    assert again.original.embed == dealt.embed
+    hit = await harness.click(again.original, "Hit", world.alice)
+    assert hit.callback_type == UPDATE_MESSAGE and (await store.cards.get_hand(hand_id)).version == 2
+    # anyone else is refused, and learns nothing of the hand
+    bob = await resume(harness, world, world.bob, hand=hand_id)
+    assert bob.ephemeral and bob.content == NOT_OWNER and bob.original.embeds == []
+    none = await resume(harness, world, world.bob)
+    assert (
+        none.ephemeral
+        and none.content == "You have no open hand in this channel; start one with /cards task."
+    )
+
+
+async def test_a_gm_resumes_a_hidden_hand_left_open_and_ends_it(
+    harness: Harness, world: World
+) -> None:  # GM-4
+    store = harness.bot.store
+    await store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    await stack_shoe(store, world.general, ["7S", "6H", "2C", "3D"])
+    dealt = (await deal_voluntary(harness, world, visibility="gm")).original
+    hand_id = hand_id_of(dealt)
+    offered = await harness.autocomplete(
+        world.guild, world.general, world.gm, "cards resume", {"hand": ""}, "hand"
+    )
+    [choice] = offered.choices
+    assert choice == {"name": f"#{hand_id}: Alice's hand, 1 card", "value": hand_id}
+    other = await harness.autocomplete(
+        world.guild, world.general, world.bob, "cards resume", {"hand": ""}, "hand"
+    )
+    assert other.choices == []  # only her own, or a GM's
+    again = await resume(harness, world, world.gm, hand=hand_id)
+    assert again.ephemeral and again.original.component("Stand")
+    await harness.click(again.original, "Stand", world.gm)
+    record = await store.cards.get_hand(hand_id)
+    assert record.finished and await conserved(store, world.general)
+    [logged] = await store.log.last(world.guild.id, world.general.id, 1)
+    assert logged.visibility == "gm" and logged.inputs["hand_id"] == hand_id
+    over = await resume(harness, world, world.alice, hand=hand_id)
+    assert over.ephemeral and over.content == f"Hand #{hand_id} is over; start a new one with /cards task."
+
+
+async def test_a_public_hand_resumed_is_linked_not_copied(harness: Harness, world: World) -> None:  # GM-4
+    dealt = (await deal_voluntary(harness, world)).original
+    again = await resume(harness, world, world.alice)
+    link = f"https://discord.com/channels/{world.guild.id}/{world.general.id}/{dealt.id}"
+    assert (
+        again.ephemeral
+        and again.content == f"Hand #{hand_id_of(dealt)} is in play in this channel's message: {link}"
+    )
+    assert again.original.components == []

@@ -191,9 +191,9 @@ def roll_line(check: RpsCheck) -> str:
     return f"{text} = {check.raw_sl}; {pair} make it SL {check.sl}"
 
 
-def _near_miss(check: RpsCheck) -> str | None:
+def _near_miss(check: RpsCheck, grantable: bool = True) -> str | None:
     if check.outcome is Outcome.NEAR_MISS and check.doubles is None:
-        return "SL 0: just short; the GM may grant a second try"
+        return "SL 0: just short; the GM may grant a second try" if grantable else "SL 0: just short"
     return None
 
 
@@ -209,12 +209,14 @@ def check_compact(
     *,
     who: str,
     second_try: bool = False,
+    grantable: bool = True,
 ) -> discord.Embed:
-    """``Ayla - Stealth (Agility): SL 4, acceptable success``; the dice from the Base, a near miss glossed."""
+    """``Ayla - Stealth (Agility): SL 4, acceptable success``; the dice from the Base, a near miss glossed
+    (``grantable``: with the GM's second try, which a DM, with no GM, has not)."""
     what = what_text(build) + (" (second try)" if second_try else "")
     embed = compact_embed(
         f"{who} - {what}: {sl_words(check)}",
-        [roll_line(check), _near_miss(check), gm_line(applied)],
+        [roll_line(check), _near_miss(check, grantable), gm_line(applied)],
     )
     embed.colour = colour(check)
     return embed

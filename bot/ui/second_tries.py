@@ -82,8 +82,14 @@ async def publish_check(
     ``task``: the Base before GM modifiers, as a later second try builds it again.
     """
     failed = result.sl <= 0
+    grantable = interaction.guild is not None  # a DM has no GM to grant a second try
     compact = check_compact(
-        build, result, applied, who=shown_name(interaction.user.display_name), second_try=bool(second_try)
+        build,
+        result,
+        applied,
+        who=shown_name(interaction.user.display_name),
+        second_try=bool(second_try),
+        grantable=grantable,
     )
     details = check_details(
         build,
@@ -139,7 +145,7 @@ async def publish_check(
         summary=summary,
         kind=KIND,
         log_id=log_id,
-        gm_items=gm_items if failed else None,
+        gm_items=gm_items if failed and grantable else None,
     )
     return log_id
 

@@ -130,6 +130,11 @@ async def test_raw_base_works_in_dms_and_the_seed_example_holds(harness: Harness
     assert fields(await details_of(harness, second))["Success Level"] == "12 - 13 = -1"
     assert second.embed["title"] == "Stranger - Base 12: SL -1, failure"
     assert second.embed["color"] == VERDICT_COLOURS[rps.Verdict.FAILURE].value
+    # a DM has no GM: a failed check there offers no second try, and its near miss does not promise one
+    assert [c for c in second.original.custom_ids() if "grant" in c] == []
+    dice(harness, 6, 6)
+    near = await harness.slash(None, None, world.stranger, "rps check", {"base": 12})
+    assert assert_compact(near.original)[1] == "SL 0: just short"
 
 
 async def test_doubles_make_criticals_and_fumbles(harness: Harness, world: World) -> None:  # RPS-4, RPS-5

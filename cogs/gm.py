@@ -461,6 +461,17 @@ class ServerSetup(commands.Cog):
         # validate everything before writing anything
         if visibility is not None and visibility not in VISIBILITIES:
             raise UserError(f"Visibility is one of {', '.join(VISIBILITIES)}, not {visibility!r}.")
+        if visibility == "blind" or allow_blind is False:
+            # a blind default where players may not roll blind would refuse every plain roll here
+            blind_off = not (
+                allow_blind if allow_blind is not None else (await store.settings.get(guild_id)).allow_blind
+            )
+            here = visibility or await store.settings.channel_visibility(guild_id, channel_id)
+            if blind_off and here == "blind":
+                raise UserError(
+                    "Blind rolls would be off while this channel's rolls are blind by default: turn "
+                    "allow_blind on, or give this channel another visibility."
+                )
         if changes or visibility is not None:  # one transaction: both or neither
             settings, mode = await store.settings.save(
                 guild_id, changes, channel_id=channel_id, visibility=visibility
@@ -470,6 +481,8 @@ class ServerSetup(commands.Cog):
             mode = await store.settings.channel_visibility(guild_id, channel_id)
         changed = bool(changes) or visibility is not None
         note = chart_note or ("Saved." if changed else "")
+        if decks is not None:  # a shoe keeps its decks until it is shuffled (BJ-1)
+            note += " Each channel's shoe takes the new number of decks at its next /cards shuffle."
         await reply(
             interaction,
             embed=settings_embed(settings, channel_id=channel_id, channel_visibility=mode, chart_note=note),

@@ -327,6 +327,30 @@ async def test_settings_round_trip(harness: Harness, world: World) -> None:
     assert {f["name"]: f["value"] for f in shown.embed["fields"]}["GM channel"] == f"<#{world.gm_screen.id}>"
 
 
+async def test_a_blind_default_with_blind_rolls_off_is_refused(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    sentence = (
+        "Blind rolls would be off while this channel's rolls are blind by default: turn allow_blind on, "
+        "or give this channel another visibility."
+    )
+    both = await set_up(
+        harness, world, world.manager, "settings", {"visibility": "blind", "allow_blind": False}
+    )
+    assert both.ephemeral and both.content == sentence
+    assert (await store.settings.get(world.guild.id)).allow_blind
+    await set_up(harness, world, world.manager, "settings", {"visibility": "blind"})
+    off = await set_up(harness, world, world.manager, "settings", {"allow_blind": False, "decks": 3})
+    assert off.content == sentence  # nothing of it saved, the decks neither
+    settings = await store.settings.get(world.guild.id)
+    assert settings.allow_blind and settings.decks_per_shoe == 1
+    # elsewhere blind rolls may go off; a new deck count says when a shoe takes it
+    elsewhere = await harness.slash(
+        world.guild, world.gm_screen, world.manager, "setup settings", {"allow_blind": False, "decks": 3}
+    )
+    assert "at its next /cards shuffle" in elsewhere.original.text()
+    assert not (await store.settings.get(world.guild.id)).allow_blind
+
+
 async def test_custom_chart_valid_invalid_and_back_to_default(  # SX-5
     harness: Harness, world: World, fake: FakeDiscord
 ) -> None:

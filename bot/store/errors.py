@@ -53,6 +53,15 @@ def _field_name(loc: tuple[int | str, ...]) -> str:
     return ".".join(parts) if parts else "the data"
 
 
+def _key_name(loc: tuple[int | str, ...]) -> str | None:
+    """``a skill name`` for a dict key pydantic refused (its loc ends ``(..., "skills", key, "[key]")``)."""
+    if len(loc) < 3 or loc[-1] != "[key]":
+        return None
+    container = str(loc[-3])
+    one = container[:-2] if container.endswith("ses") else container.removesuffix("s")
+    return f"{'an' if one[:1] in ('a', 'e', 'i', 'o', 'u') else 'a'} {one} name"
+
+
 def _sentence(text: str) -> str:
     text = text.strip()
     if text and text[0].islower():
@@ -68,8 +77,15 @@ def invalid_from(error: ValidationError, what: str = "") -> InvalidData:
         # Our own validators already speak in sentences; pydantic prefixes them.
         message = message.removeprefix("Value error, ")
         return InvalidData(_sentence(message))
-    field = _field_name(tuple(first.get("loc", ())))
-    prefix = f"{what} " if what else ""
+    loc = tuple(first.get("loc", ()))
+    key = _key_name(loc)
+    field = key or _field_name(loc)
+    prefix = f"{what} " if what and key is None else ""
+    kind, context = first.get("type"), first.get("ctx") or {}
+    if kind == "string_too_short" and context.get("min_length") == 1:  # (names are stripped first)
+        return InvalidData(_sentence(f"{prefix}{field} is empty"))
+    if kind == "string_too_long" and "max_length" in context:
+        return InvalidData(_sentence(f"{prefix}{field} is longer than {context['max_length']} characters"))
     return InvalidData(_sentence(f"{prefix}{field}: {message[:1].lower() + message[1:]}"))
 
 

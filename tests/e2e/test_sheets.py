@@ -280,6 +280,21 @@ async def test_nobody_reads_another_players_dm_sheets(harness: Harness, world: W
 PYTHON_WORDS = ("Error", "dict", "Input should", "pydantic", "Traceback", "int_", "str", "None", "[key]")
 
 
+async def test_blank_names_are_refused_in_plain_words(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    blank = await sheet(harness, world, world.alice, "create", {"name": "   ", "system": "cards"})
+    assert blank.ephemeral and blank.content == "Sheet name is empty."
+    await sheet(harness, world, world.alice, "create", {"name": "Ayla", "system": "cards"})
+    before = await store.sheets.get(world.guild.id, world.alice.id, "Ayla")
+    skill = await sheet(
+        harness, world, world.alice, "set-skill", {"name": "Ayla", "skill": "  ", "rating": 7}
+    )
+    assert skill.ephemeral and skill.content == "A skill name is empty."
+    for answer in (blank, skill):
+        assert not any(word in answer.content for word in PYTHON_WORDS), answer.content
+    assert await store.sheets.get(world.guild.id, world.alice.id, "Ayla") == before
+
+
 async def test_item11_set_skill_refuses_a_parent_the_sheet_lacks(harness: Harness, world: World) -> None:
     store = harness.bot.store
     await sheet(harness, world, world.alice, "create", {"name": "Aria", "system": "sysx"})

@@ -46,6 +46,7 @@ from bot.ui.roll_inputs import (
     sysx_entries,
     sysx_party,
     sysx_table,
+    unnamed_party,
 )
 from bot.ui.rolls import publish, sheet_of, take_modifiers
 from bot.ui.sysx import (
@@ -235,10 +236,10 @@ class SystemX(
     @app_commands.describe(
         actor="Who acts, a member (their active System X sheet gives the SV).",
         target="Who opposes, a member (their active System X sheet gives the SV).",
-        actor_skill="A skill from the actor's sheet.",
+        actor_skill="A skill from the actor's sheet (no actor given: from yours).",
         target_skill="A skill from the target's sheet.",
-        actor_sv="Or the actor's raw Skill Value (an NPC actor's SV).",
-        target_sv="Or the target's raw Skill Value (an NPC target's SV).",
+        actor_sv="Or the actor's raw Skill Value (an NPC actor's SV; alone, an NPC called The actor).",
+        target_sv="Or the target's raw Skill Value (an NPC target's SV; alone, an NPC called The target).",
         actor_npc="Or an NPC acting: its name (with actor_sv).",
         target_npc="Or an NPC opposing: its name (with target_sv).",
         visibility=VISIBILITY_HELP,
@@ -257,16 +258,19 @@ class SystemX(
         visibility: Visibility | None = None,
     ) -> None:
         _need_guild(interaction)
-        distinct_parties([(actor, actor_npc), (target, target_npc)])
+        you = interaction.user
+        acts, actor_npc = unnamed_party("the actor", actor, actor_npc, actor_skill, actor_sv, you)
+        opposes, target_npc = unnamed_party("the target", target, target_npc, target_skill, target_sv, you)
+        distinct_parties([(acts, actor_npc), (opposes, target_npc)])
         mode = await resolve_mode(interaction, self.store, visibility)
         table, acting, opposing = await at_once(
             sysx_table(self.store, interaction, self.charts),
             sysx_party(
-                self.store, interaction, slot="the actor", member=actor, npc=actor_npc, skill=actor_skill,
+                self.store, interaction, slot="the actor", member=acts, npc=actor_npc, skill=actor_skill,
                 sv=actor_sv, npc_option="actor_npc", sv_option="actor_sv",
             ),
             sysx_party(
-                self.store, interaction, slot="the target", member=target, npc=target_npc,
+                self.store, interaction, slot="the target", member=opposes, npc=target_npc,
                 skill=target_skill, sv=target_sv, npc_option="target_npc", sv_option="target_sv",
             ),
         )  # fmt: skip
@@ -366,13 +370,13 @@ class SystemX(
         member4="Fourth actor.",
         member5="Fifth actor.",
         member6="Sixth actor.",
-        skill1="A skill from member1's sheet.",
+        skill1="A skill from member1's sheet (no member1 given: from yours).",
         skill2="A skill from member2's sheet.",
         skill3="A skill from member3's sheet.",
         skill4="A skill from member4's sheet.",
         skill5="A skill from member5's sheet.",
         skill6="A skill from member6's sheet.",
-        sv1="Or actor 1's raw Skill Value (an NPC's SV).",
+        sv1="Or actor 1's raw Skill Value (an NPC's SV; alone, an NPC called Actor 1).",
         sv2="Or actor 2's raw Skill Value.",
         sv3="Or actor 3's raw Skill Value.",
         sv4="Or actor 4's raw Skill Value.",
@@ -425,9 +429,9 @@ class SystemX(
             (member6, npc6, skill6, sv6),
         ]
         given = [
-            (index, slot)
-            for index, slot in enumerate(slots, start=1)
-            if any(value is not None for value in slot)
+            (index, (*unnamed_party(f"actor {index}", member, npc, skill, sv, interaction.user), skill, sv))
+            for index, (member, npc, skill, sv) in enumerate(slots, start=1)
+            if any(value is not None for value in (member, npc, skill, sv))
         ]
         if len(given) < 2:
             raise UserError("A combined check needs at least two actors: members (member1, ...) or NPCs.")

@@ -210,6 +210,27 @@ async def sysx_party(
     return SxParty(name, name, given, None)
 
 
+def unnamed_party(
+    slot: str,
+    member: discord.abc.User | None,
+    npc: str | None,
+    skill: str | None,
+    sv: int | None,
+    user: discord.abc.User,
+) -> tuple[discord.abc.User | None, str | None]:
+    """A side given without a member or an NPC's name: by a skill alone, the user's own sheet (as
+    ``/sysx check skill:``); by a Skill Value alone, an NPC named for its slot ("Actor 2", "The target").
+    Anything else is left for `sysx_party` to take or refuse."""
+    if member is not None or (npc is not None and npc.strip()):
+        return member, npc
+    has_skill = skill is not None and bool(skill.strip())
+    if has_skill and sv is None:
+        return user, npc
+    if sv is not None and not has_skill:
+        return None, slot[:1].upper() + slot[1:]
+    return member, npc
+
+
 def distinct_parties(sides: Sequence[tuple[discord.abc.User | None, str | None]]) -> None:
     """Refuse a member or an NPC named twice among (member, NPC name) sides: each takes part once.
     Checked before any sheet is read."""

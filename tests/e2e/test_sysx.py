@@ -432,6 +432,18 @@ async def test_opposed_against_an_npc_and_an_npc_acting(harness: Harness, world:
     assert len(await harness.bot.store.modifiers.list(world.guild.id, world.general.id)) == 1
 
 
+async def test_a_side_given_by_a_skill_alone_is_yours_and_by_an_sv_alone_an_unnamed_npc(
+    harness: Harness, world: World
+) -> None:  # SX-8, SX-9: the options' help says so
+    await alice_sheet(harness, world)
+    mine = await sysx(harness, world, "opposed", {"actor_skill": "Climb", "target_sv": 10})
+    assert not mine.ephemeral and mine.embed["title"].startswith("Ayla (Climb) vs The target (SV 10): ")
+    bare = await sysx(harness, world, "combined", {"sv1": 12, "sv2": 14, "skill3": "Climb"})
+    assert not bare.ephemeral
+    assert bare.embed["title"].startswith("Combined: Actor 1, Actor 2, Ayla: ")
+    assert await logged(harness, world) == 2
+
+
 async def test_npc_parties_are_refused_without_an_sv_or_with_a_skill(harness: Harness, world: World) -> None:
     cases = [
         ({"actor": world.alice, "actor_npc": "Ogre", "actor_sv": 9, "target_sv": 9, "target_npc": "Elf"},
@@ -442,8 +454,10 @@ async def test_npc_parties_are_refused_without_an_sv_or_with_a_skill(harness: Ha
          "An NPC has no sheet: give Ogre's SV in actor_sv, not a skill."),
         ({"actor_npc": "Ogre", "actor_sv": 9, "target_npc": "ogre", "target_sv": 9},
          "Each member or NPC takes part only once; give NPCs different names."),
-        ({"actor_sv": 9, "target_npc": "Elf", "target_sv": 9},
+        ({"target_npc": "Elf", "target_sv": 9},
          "Give the actor: a member, or an NPC's name in actor_npc with its SV."),
+        ({"actor_skill": "Climb", "target_skill": "Climb"},  # both default to the user: once only
+         "Each member or NPC takes part only once; give NPCs different names."),
     ]  # fmt: skip
     for options, sentence in cases:
         refused = await sysx(harness, world, "opposed", options, user=world.gm)

@@ -4,7 +4,7 @@ newcomer would stumble, and never more than three lines."""
 import pytest
 
 from bot.core.systemx import CF, CS, F0, F2, S0, S2, S3, MarginStyle
-from bot.ui.embeds import compact_embed
+from bot.ui.embeds import COMPACT_TITLE, compact_embed, keep_outcome
 from bot.ui.sysx import outcome_words
 
 LETTERS, SIGNED = MarginStyle.LETTERS, MarginStyle.SIGNED
@@ -36,3 +36,10 @@ def test_item1_a_compact_result_has_at_most_three_lines() -> None:
     assert embed.description == "one\ntwo\nthree" and not embed.fields and embed.footer.text is None
     with pytest.raises(ValueError):
         compact_embed("Too long", ["1", "2", "3", "4"])
+
+
+def test_a_long_title_is_cut_before_its_outcome() -> None:
+    names = ", ".join(f"{'Z' * 55} {n}" for n in range(6))
+    title = keep_outcome(f"Combined: {names}: -9, failure")
+    assert len(title) == COMPACT_TITLE and title.endswith("…: -9, failure")
+    assert keep_outcome("Ayla - Climb: S2, success") == "Ayla - Climb: S2, success"

@@ -86,6 +86,16 @@ def result_embed(
 
 
 COMPACT_LINES = 3  # a roll's public message: a title and at most this many short lines
+COMPACT_TITLE = 120  # a longer title (six long names) is cut before its outcome, never in it
+
+
+def keep_outcome(title: str, limit: int = COMPACT_TITLE) -> str:
+    """``title`` within ``limit``, cut in who rolled what so the outcome after its last ``": "`` stays."""
+    if len(title) <= limit or ": " not in title:
+        return clip(title, limit)
+    head, outcome = title.rsplit(": ", 1)
+    room = limit - len(outcome) - 2
+    return f"{clip(head, room)}: {outcome}" if room >= 20 else clip(title, limit)
 
 
 def compact_embed(
@@ -96,7 +106,7 @@ def compact_embed(
     shown = [line for line in lines if line]
     if len(shown) > COMPACT_LINES:
         raise ValueError(f"A compact result has at most {COMPACT_LINES} lines, not {len(shown)}.")
-    return result_embed(title, verdict=verdict, description="\n".join(shown) or None)
+    return result_embed(keep_outcome(title), verdict=verdict, description="\n".join(shown) or None)
 
 
 def info_embed(title: str, description: str, *, fields: Iterable[tuple[str, str]] = ()) -> discord.Embed:

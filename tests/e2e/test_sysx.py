@@ -444,6 +444,18 @@ async def test_a_side_given_by_a_skill_alone_is_yours_and_by_an_sv_alone_an_unna
     assert await logged(harness, world) == 2
 
 
+async def test_six_long_names_keep_the_combined_outcome_in_the_title(
+    harness: Harness, world: World
+) -> None:  # SX-9
+    options = {}
+    for n in range(1, 7):
+        options[f"npc{n}"] = f"{'Ｚ' * 60}{n}"
+        options[f"sv{n}"] = 10 + n
+    answer = await sysx(harness, world, "combined", options)
+    title = answer.embed["title"]
+    assert len(title) <= 120 and title.endswith(("success", "failure")), title
+
+
 async def test_npc_parties_are_refused_without_an_sv_or_with_a_skill(harness: Harness, world: World) -> None:
     cases = [
         ({"actor": world.alice, "actor_npc": "Ogre", "actor_sv": 9, "target_sv": 9, "target_npc": "Elf"},

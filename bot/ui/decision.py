@@ -127,7 +127,8 @@ def contest_compact(
     modes = {party.name: party.mode.label for party in result.parties}
     edge = {name: f" ({label})" if label != "normal" else "" for name, label in modes.items()}
     totals = " · ".join(
-        f"{e.name}{edge.get(e.name, '')} {' + '.join(map(str, e.dice))} {e.modifier:+d} = **{e.total}**"
+        # the dice in brackets, so a third die (advantage) never reads as the stat that follows
+        f"{e.name}{edge.get(e.name, '')} ({' + '.join(map(str, e.dice))}) {e.modifier:+d} = **{e.total}**"
         for e in final.entries
     )
     rounds = len(result.rounds)

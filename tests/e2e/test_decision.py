@@ -246,7 +246,7 @@ async def test_contested_ties_reroll_until_one_wins(harness: Harness, world: Wor
     assert not answer.ephemeral
     assert answer.embed["title"] == "Contest: Rook wins, 9 vs 6"
     assert assert_compact(answer.original) == [
-        "Mira 2 + 2 +2 = **6** · Rook 6 + 1 +2 = **9**",
+        "Mira (2 + 2) +2 = **6** · Rook (6 + 1) +2 = **9**",
         "Rook wins by 3 over Mira after 2 rounds (ties rolled again)",
     ]
     embed = await shown(harness, answer)
@@ -302,7 +302,7 @@ async def test_contested_a_stat_a_sheet_lacks_rolls_with_0_and_says_so(
     note = "Rook, Carol have no Wits on their sheet, so they rolled with 0."
     assert not answer.ephemeral and answer.embed["title"] == "Contest: Rook wins, 12 vs 9"
     assert assert_compact(answer.original) == [
-        "Mira 3 + 4 +2 = **9** · Rook 6 + 6 +0 = **12** · Carol 1 + 1 +0 = **2**",
+        "Mira (3 + 4) +2 = **9** · Rook (6 + 6) +0 = **12** · Carol (1 + 1) +0 = **2**",
         "Rook wins by 3 over Mira",
         note,  # the table reads it in the result itself
     ]

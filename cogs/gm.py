@@ -59,6 +59,14 @@ def _here(interaction: discord.Interaction[Any]) -> tuple[int, int]:
     return interaction.guild.id, interaction.channel_id
 
 
+def everyone_reads(channel: discord.TextChannel) -> bool:
+    """Whether @everyone may view ``channel`` (its overwrites as the bot's cache has them): a GM channel
+    anyone can read would show every hidden roll to the table."""
+    cached = channel.guild.get_channel(channel.id)
+    seen = cached if isinstance(cached, discord.TextChannel) else channel
+    return seen.permissions_for(seen.guild.default_role).view_channel
+
+
 def _name(user: discord.abc.User) -> str:
     return shown_name(user.display_name)
 
@@ -508,6 +516,12 @@ class ServerSetup(commands.Cog):
         if channel is not None:
             if channel.guild.id != guild_id:
                 raise UserError("The GM channel must be a channel of this server.")
+            if everyone_reads(channel):
+                raise UserError(
+                    f"Everyone in this server can read {channel.mention}, so hidden rolls would not be "
+                    "hidden there: give it a permission that hides it from @everyone (and lets your GMs and "
+                    "me in), then set it again."
+                )
             await store.settings.update(guild_id, gm_channel_id=channel.id)
             text = (
                 f"GM and blind rolls now go to {channel.mention}, each with a Reveal button; I need View "

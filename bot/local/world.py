@@ -162,6 +162,7 @@ class TableWorld:
             guild.channels[channel.id] = channel
             fake.channels[channel.id] = channel
         self.table, self.gm_screen = guild.channel(TABLE), guild.channel(GM_SCREEN)
+        self.gm_screen.make_private(self.gm_role, fake.bot_user)  # players do not see it
         for entry in spec["people"]:
             person = Person(int(entry["id"]), entry["username"], name=entry["name"], kind=entry["kind"])
             fake.users[person.id] = person

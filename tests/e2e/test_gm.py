@@ -192,6 +192,12 @@ async def test_an_admin_sets_the_gm_channel_and_players_never_see_setup(
     removed = await set_up(harness, world, world.manager, "gm-channel", {"remove": True})
     assert "No GM channel" in removed.content
     assert (await store.settings.get(world.guild.id)).gm_channel_id is None
+    # a channel everyone reads would show the table every hidden roll: refused, nothing stored
+    public = await set_up(harness, world, world.manager, "gm-channel", {"channel": world.general})
+    assert public.ephemeral and public.content.startswith(
+        f"Everyone in this server can read <#{world.general.id}>, so hidden rolls would not be hidden there"
+    )
+    assert (await store.settings.get(world.guild.id)).gm_channel_id is None
 
 
 async def test_a_member_with_a_game_master_role_is_a_gm(

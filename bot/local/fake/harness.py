@@ -132,6 +132,7 @@ def standard_world(fake: FakeDiscord) -> World:
     alice, bob, carol = fake.add_user("alice"), fake.add_user("bob"), fake.add_user("carol")
     fake.add_member(guild, manager, [admin_role])
     fake.add_member(guild, gm, [gm_role])
+    gm_screen.make_private(gm_role, admin_role, fake.bot_user)  # as a server's GM channel is
     for player in (alice, bob, carol):
         fake.add_member(guild, player)
     stranger = fake.add_user("stranger")

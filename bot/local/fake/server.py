@@ -1262,7 +1262,7 @@ class FakeDiscord:
             resolved.setdefault("roles", {})[str(value.id)] = value.payload()
             out["value"] = str(value.id)
         elif kind == CHANNEL and isinstance(value, FakeChannel):
-            channel = value.payload()
+            channel = value.partial()
             channel["permissions"] = str(EVERYONE_PERMISSIONS)
             resolved.setdefault("channels", {})[str(value.id)] = channel
             out["value"] = str(value.id)

@@ -99,10 +99,26 @@ class FakeChannel:
     guild_id: int | None = None
     type: int = 0  # 0 guild text, 1 DM
     recipient: FakeUser | None = None
+    # Discord's permission overwrites ({"id", "type": 0 role / 1 member, "allow", "deny"}), as it sends them
+    overwrites: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def is_dm(self) -> bool:
         return self.type == 1
+
+    def make_private(self, *allowed: FakeRole | FakeUser) -> None:
+        """Hide the channel from @everyone (its role's id is the guild's) and show it to ``allowed``."""
+        assert self.guild_id is not None, "a DM has no permission overwrites"
+        seen = VIEW_CHANNEL | SEND_MESSAGES | EMBED_LINKS | READ_MESSAGE_HISTORY
+        self.overwrites = [{"id": str(self.guild_id), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)}]
+        for who in allowed:
+            kind = 1 if isinstance(who, FakeUser) else 0
+            self.overwrites.append({"id": str(who.id), "type": kind, "allow": str(seen), "deny": "0"})
+
+    def partial(self) -> dict[str, Any]:
+        """The channel as an interaction's resolved data carries it: Discord sends a partial channel there
+        (id, name, type and the member's permissions in it), never its overwrites."""
+        return {"id": str(self.id), "name": self.name, "type": self.type}
 
     def payload(self) -> dict[str, Any]:
         if self.is_dm:
@@ -120,7 +136,7 @@ class FakeChannel:
             "name": self.name,
             "guild_id": str(self.guild_id),
             "position": 0,
-            "permission_overwrites": [],
+            "permission_overwrites": [dict(o) for o in self.overwrites],
             "parent_id": None,
             "topic": None,
             "nsfw": False,

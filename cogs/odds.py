@@ -602,6 +602,10 @@ class Odds(
                 or characteristics is not None
             ):
                 raise UserError("Give either a hand in play or a task (difficulty and skill), not both.")
+            if public:
+                raise UserError(
+                    "A hand's odds depend on its face-down card, so only you see them: leave public off."
+                )
             await self._hand_odds(interaction, hand, settings.decks_per_shoe)
             return
         if difficulty is None:
@@ -677,7 +681,8 @@ class Odds(
             )
         best = decision.best
         embed = odds_embed(
-            f"Odds: your hand #{record.id} (total {decision.total})",
+            f"Odds: {'your hand' if record.owner_id == interaction.user.id else 'hand'} #{record.id} "
+            f"(total {decision.total})",
             headline=f"best: {best.action.label} ({move_chance(decision, best)} to succeed)",
             rows_text=table(rows, head="move", cumulative=""),
             fields=fields,

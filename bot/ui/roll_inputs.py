@@ -482,7 +482,8 @@ def missing_stat_note(sides: dict[int, ContestSide], stat: str | None) -> str | 
         return None
     names = ", ".join(missing)  # as the result shows them
     verb = "has" if len(missing) == 1 else "have"
-    return f"{names} {verb} no {shown_name(stat.strip()[:64])} on their sheet, so they rolled with 0."
+    # "an active sheet": a member with no sheet at all rolls with 0 too
+    return f"{names} {verb} no {shown_name(stat.strip()[:64])} on an active sheet, so they rolled with 0."
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -299,7 +299,7 @@ async def test_contested_a_stat_a_sheet_lacks_rolls_with_0_and_says_so(
         "decision contested",
         {"party1": world.alice, "party2": world.bob, "party3": world.carol, "stat": "Wits"},
     )
-    note = "Rook, Carol have no Wits on their sheet, so they rolled with 0."
+    note = "Rook, Carol have no Wits on an active sheet, so they rolled with 0."
     assert not answer.ephemeral and answer.embed["title"] == "Contest: Rook wins, 12 vs 9"
     assert assert_compact(answer.original) == [
         "Mira (3 + 4) +2 = **9** · Rook (6 + 6) +0 = **12** · Carol (1 + 1) +0 = **2**",

@@ -361,8 +361,13 @@ async def test_odds_cards_hand_for_its_owner_only(harness: Harness, world: World
     record = await harness.bot.store.cards.get_hand(hand_id)
     shoe = await shoe_of(harness.bot.store, world.general)
     expected = voluntary_decision(Hand.from_dict(record.data), shoe.remaining)
-    own = await odds(harness, world, "cards", {"hand": hand_id, "public": True})
+    public = await odds(harness, world, "cards", {"hand": hand_id, "public": True})
+    assert public.ephemeral and public.content == (
+        "A hand's odds depend on its face-down card, so only you see them: leave public off."
+    )
+    own = await odds(harness, world, "cards", {"hand": hand_id})
     embed = answered(own, ephemeral=True)  # the face-down card's odds are never public
+    assert embed["title"].startswith(f"Odds: your hand #{hand_id} ")
     assert f"best: {expected.best.action.label} ({percent(expected.best.success)}" in embed["description"]
     assert own.public() == []
     stranger = await odds(harness, world, "cards", {"hand": hand_id}, user=world.bob)

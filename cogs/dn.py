@@ -14,6 +14,7 @@ from bot.store import Sheet, Store
 from bot.ui.dn import (
     COMPLEXITY_CHOICES,
     SYSTEM,
+    DifficultyFactor,
     difficulty_factor,
     dn_compact,
     dn_details,
@@ -72,12 +73,13 @@ class DifficultyNumber(
         command: str,
         inputs: dict[str, Any],
         sheet_name: str | None = None,
+        factor: DifficultyFactor | None = None,
     ) -> None:
         natural = Dice(self.bot.rng).d20()
         result = check(dn, natural)
         who = shown_name(sheet_name or interaction.user.display_name)
         what = title if sheet_name else f"DN {dn}"  # a raw check is named by its DN
-        compact = dn_compact(result, who=who, what=what, applied=applied)
+        compact = dn_compact(result, who=who, what=what, applied=applied, factor=factor)
         details = dn_details(
             result,
             title=title,
@@ -145,6 +147,7 @@ class DifficultyNumber(
                 "df": factor.total,
             },
             sheet_name=use.sheet_name,
+            factor=factor,
         )
 
     @check_command.autocomplete("skill")
@@ -220,6 +223,7 @@ class DifficultyNumber(
             applied=applied,
             command="dn raw",
             inputs=inputs,
+            factor=factor,
         )
 
 

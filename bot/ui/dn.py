@@ -149,8 +149,19 @@ def level_words(level: SuccessLevel) -> str:
     return level.value if not level.succeeded else f"{level.value} success"
 
 
-def dn_compact(result: DnCheck, *, who: str, what: str, applied: Sequence[AppliedModifier]) -> discord.Embed:
-    """``Ayla - Stealth: High success``; the d20 against the DN with the margin, what the level means."""
+def dn_compact(
+    result: DnCheck,
+    *,
+    who: str,
+    what: str,
+    applied: Sequence[AppliedModifier],
+    factor: DifficultyFactor | None = None,
+) -> discord.Embed:
+    """``Ayla - Stealth: High success``; the d20 against the DN with the margin, what the level means, and
+    the GM's modifier, with the DF it came to when DN-3's range held it (the GM's +5 may then do nothing)."""
+    gm = gm_line(applied)
+    if gm and factor is not None and factor.gm and factor.limited:
+        gm += f"; the DF came to {factor.chosen + factor.gm:+d}, held at {factor.total:+d}"
     needed = "no roll can succeed at a DN of 0 or less" if result.dn <= 0 else f"needed {result.dn} or less"
     gloss = LEVEL_GLOSS.get(result.level)
     return compact_embed(
@@ -158,7 +169,7 @@ def dn_compact(result: DnCheck, *, who: str, what: str, applied: Sequence[Applie
         [
             f"d20 **{result.natural_roll}**, {needed} (margin {result.margin:+d})",
             f"{result.level.value.capitalize()}: {gloss}" if gloss else None,
-            gm_line(applied),
+            gm,
         ],
         verdict=result.verdict,
     )

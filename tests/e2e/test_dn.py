@@ -150,7 +150,8 @@ async def test_gm_df_is_consumed_once_and_the_total_is_held_at_minus_10(
     )
     gm = field(full, "GM modifier")
     assert "Difficulty Factor -4" in gm and world.gm.mention in gm
-    line = f"GM modifier: Difficulty Factor -4 (set by {world.gm.mention})"
+    # the compact line says the GM's -4 was held (here it moved the DF by only -2)
+    line = f"GM modifier: Difficulty Factor -4 (set by {world.gm.mention}); the DF came to -12, held at -10"
     assert assert_compact(first.original)[-1] == line
     _, again = await assert_check(harness, second, 6 + 13 - 8, two, world.alice)
     assert "GM modifier" not in [f["name"] for f in again["fields"]]

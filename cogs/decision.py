@@ -273,8 +273,6 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         disadvantage: str | None = None,
         visibility: Visibility | None = None,
     ) -> None:
-        if interaction.guild is None:
-            raise app_commands.NoPrivateMessage()
         mode = await resolve_mode(interaction, self.store, visibility)
         raw = {
             1: (party1, npc1, mod1),

@@ -257,7 +257,6 @@ class SystemX(
         target_npc: NpcName | None = None,
         visibility: Visibility | None = None,
     ) -> None:
-        _need_guild(interaction)
         you = interaction.user
         acts, actor_npc = unnamed_party("the actor", actor, actor_npc, actor_skill, actor_sv, you)
         opposes, target_npc = unnamed_party("the target", target, target_npc, target_skill, target_sv, you)
@@ -419,7 +418,6 @@ class SystemX(
         npc6: NpcName | None = None,
         visibility: Visibility | None = None,
     ) -> None:
-        _need_guild(interaction)
         slots = [
             (member1, npc1, skill1, sv1),
             (member2, npc2, skill2, sv2),

@@ -338,8 +338,7 @@ async def test_contested_refuses_bad_parties(harness: Harness, world: World) -> 
         {"npc1": "Orc", "npc2": "Elf", "advantage": "7"},
     )
     assert edge.ephemeral and "not one of the parties" in edge.content
-    dm = await harness.slash(None, None, world.alice, "decision contested", {"npc1": "Orc", "npc2": "Elf"})
-    assert dm.ephemeral and "only in a server" in dm.content
+    # a member cannot be named in a DM; NPCs can (test_a_contest_of_npcs_works_in_a_dm)
 
 
 async def test_contested_advantage_autocomplete_lists_the_parties(harness: Harness, world: World) -> None:
@@ -408,3 +407,11 @@ async def test_item1_every_decision_roll_is_a_title_and_at_most_three_lines(
         if path != "decision percent":  # GM-3: the decision modifier is a 2d6 modifier only
             assert world.gm.mention in lines[-1] and "modifier +1" in lines[-1], lines
         assert (await open_details(harness, answer.original, world.carol))["fields"]
+
+
+async def test_a_contest_of_npcs_works_in_a_dm(harness: Harness, world: World) -> None:  # DD-5
+    answer = await harness.slash(
+        None, None, world.stranger, "decision contested", {"npc1": "Guard", "npc2": "Thief", "mod2": 1}
+    )
+    assert not answer.ephemeral and answer.embed["title"].startswith("Contest: ")
+    assert "Guard" in answer.original.text() and "Thief" in answer.original.text()

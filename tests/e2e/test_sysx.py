@@ -622,3 +622,14 @@ async def test_item1_every_sysx_roll_is_a_title_and_at_most_three_lines(
         if path != "flat":
             assert world.gm.mention in lines[-1] and "roll +1" in lines[-1], (path, lines)
         assert (await details(harness, answer, world.bob))["fields"], path
+
+
+async def test_opposed_and_combined_work_in_dms_with_npcs_and_the_user_s_own_sheet(
+    harness: Harness, world: World
+) -> None:  # SX-8, SX-9: as /rps resisted and /decision contested do
+    opposed = await harness.slash(
+        None, None, world.stranger, "sysx opposed", {"actor_npc": "Ogre", "actor_sv": 12, "target_sv": 9}
+    )
+    assert not opposed.ephemeral and opposed.embed["title"].startswith("Ogre (SV 12) vs The target (SV 9): ")
+    combined = await harness.slash(None, None, world.stranger, "sysx combined", {"sv1": 12, "sv2": 14})
+    assert not combined.ephemeral and combined.embed["title"].startswith("Combined: Actor 1, Actor 2: ")

@@ -32,6 +32,7 @@ from bot.core.rps import (
     success_word,
     total_modifiers,
 )
+from bot.ui.rps import time_text
 from tests.paths import SHARED
 
 D10 = range(1, 11)
@@ -561,3 +562,10 @@ def test_base_parts_kept_as_plain_data_read_back_the_same() -> None:
     records = part_records(parts)
     assert records == [asdict(part) for part in parts]
     assert stored_spec(13, "Climb", records).parts == tuple(parts)
+
+
+def test_a_sustained_action_s_time_reads_in_hours_or_days() -> None:  # RPS-8
+    assert time_text(90, "minutes") == "90 minutes"
+    assert time_text(150, "minutes") == "150 minutes (about 2 hours)"
+    assert time_text(2_000_000, "minutes") == "2,000,000 minutes (about 1,389 days)"
+    assert time_text(3, "weeks") == "3 weeks"

@@ -424,6 +424,15 @@ STATE_WORDS = {
 }
 
 
+def time_text(amount: int, unit: str) -> str:
+    """``90 minutes``; past two hours of minutes, with the hours or days it comes to."""
+    text = f"{amount:,} {unit}"
+    if unit.strip().casefold() == "minutes" and amount >= 120:
+        hours = amount / 60
+        text += f" (about {hours:,.0f} hours)" if hours < 48 else f" (about {hours / 24:,.0f} days)"
+    return text
+
+
 def pool_colour(pool: Pool) -> discord.Colour:
     """Neutral while running; success or critical failure colours when it ended."""
     if pool.state == "completed":
@@ -443,12 +452,17 @@ def pool_embed(pool: Pool, *, hidden: bool = False) -> discord.Embed:
     if hidden and pool.state in ("completed", "failed"):
         state = "finished"
     base = f"{pool.base}" + (f" ({pool.skill})" if pool.skill else "")
-    fields: list[tuple[str, str]] = [("For", f"<@{pool.owner_id}>"), ("Base", base), ("Goal", str(pool.goal))]
-    if not hidden:
+    fields: list[tuple[str, str]] = [("For", f"<@{pool.owner_id}>"), ("Base", base)]
+    if hidden:  # the bar (which shows the Goal) is left out
+        fields.append(("Goal", str(pool.goal)))
+    else:
         fields.insert(0, ("Progress", progress_bar(pool.pool, pool.goal)))
     fields += [
         ("Checks made", str(pool.checks_made)),
-        ("Time spent", f"{pool.time_spent} {pool.time_unit} ({pool.time_per_check} per check)"),
+        (
+            "Time spent",
+            f"{time_text(pool.time_spent, pool.time_unit)} ({pool.time_per_check:,} per check)",
+        ),
         ("On a failed check", "no loss" if pool.no_loss else "the pool loses 1"),
     ]
     if pool.checks and not hidden:

@@ -176,7 +176,7 @@ class Sheets(commands.Cog):
         active = (
             " It is your active sheet for that system." if sheet.active else " Use /sheet use to play it."
         )
-        await self._answer(interaction, sheet, f"Created {sheet.name}.{active}")
+        await self._answer(interaction, sheet, f"Created {shown_name(sheet.name)}.{active}")
 
     @sheet.command(name="show", description="Show a sheet (yours, or another player's).")
     @app_commands.describe(
@@ -234,7 +234,9 @@ class Sheets(commands.Cog):
     async def use(self, interaction: discord.Interaction[Any], name: NameText) -> None:
         sheet = await self.store.sheets.use(guild_key(interaction), interaction.user.id, name)
         await self._answer(
-            interaction, sheet, f"{sheet.name} is now your active {system_label(sheet.system)} sheet."
+            interaction,
+            sheet,
+            f"{shown_name(sheet.name)} is now your active {system_label(sheet.system)} sheet.",
         )
 
     # -- editing ------------------------------------------------------------------------------------------
@@ -247,7 +249,7 @@ class Sheets(commands.Cog):
         sheet = await self.store.sheets.set_attribute(
             guild_key(interaction), interaction.user.id, name, attribute, value
         )
-        await self._answer(interaction, sheet, f"{attribute.strip()} is now {value}.")
+        await self._answer(interaction, sheet, f"{shown_name(attribute.strip())} is now {value}.")
 
     @sheet.command(name="set-skill", description="Set a skill with its parent attribute and alternates.")
     @app_commands.describe(
@@ -276,7 +278,7 @@ class Sheets(commands.Cog):
             parent,
             None if alternates is None else _split_names("" if alternates.strip() == "-" else alternates),
         )
-        await self._answer(interaction, sheet, f"{skill.strip()} is now {rating}.")
+        await self._answer(interaction, sheet, f"{shown_name(skill.strip())} is now {rating}.")
 
     @sheet.command(name="set-bonus", description="Set a characteristic bonus (cards) or a stored bonus.")
     @app_commands.describe(name="The sheet.", bonus="The bonus's name.", value="Its value.")
@@ -287,7 +289,7 @@ class Sheets(commands.Cog):
         sheet = await self.store.sheets.set_bonus(
             guild_key(interaction), interaction.user.id, name, bonus, value
         )
-        await self._answer(interaction, sheet, f"Bonus {bonus.strip()} is now {value:+d}.")
+        await self._answer(interaction, sheet, f"Bonus {shown_name(bonus.strip())} is now {value:+d}.")
 
     @sheet.command(name="wounds", description="Set current wounds (and the maximum); no values clears them.")
     @app_commands.describe(name="The sheet.", current="Current wounds.", maximum="Maximum wounds.")
@@ -343,10 +345,11 @@ class Sheets(commands.Cog):
         sheet = await self.store.sheets.get(guild, owner, name)
         if not confirm:
             raise UserError(
-                f"Nothing deleted: run /sheet delete again with confirm: True to delete {sheet.name}."
+                "Nothing deleted: run /sheet delete again with confirm: True to delete "
+                f"{shown_name(sheet.name)}."
             )
         await self.store.sheets.delete(guild, owner, sheet.name)
-        await reply(interaction, f"Deleted the sheet {sheet.name}.", ephemeral=True)
+        await reply(interaction, f"Deleted the sheet {shown_name(sheet.name)}.", ephemeral=True)
 
     # -- files --------------------------------------------------------------------------------------------
     @sheet.command(name="export", description="Get a sheet as a JSON file that /sheet import reads back.")
@@ -360,7 +363,7 @@ class Sheets(commands.Cog):
             sheet = await self._default_sheet(guild, interaction.user)
         await reply(
             interaction,
-            f"{sheet.name} ({system_label(sheet.system)}); /sheet import reads this file back.",
+            f"{shown_name(sheet.name)} ({system_label(sheet.system)}); /sheet import reads this file back.",
             files=[export_file(sheet)],
             ephemeral=True,
         )
@@ -386,7 +389,7 @@ class Sheets(commands.Cog):
         sheet = await self.store.sheets.import_json(
             guild_key(interaction), interaction.user.id, text, replace
         )
-        text = f"Imported {sheet.name} ({system_label(sheet.system)})."
+        text = f"Imported {shown_name(sheet.name)} ({system_label(sheet.system)})."
         problems = parent_problems(sheet)
         if problems:  # a file may hold what /sheet set-skill refuses: say so now, not at the roll
             text += f" Before rolling with it: {problems[0]}"

@@ -295,6 +295,15 @@ async def test_blank_names_are_refused_in_plain_words(harness: Harness, world: W
     assert await store.sheets.get(world.guild.id, world.alice.id, "Ayla") == before
 
 
+async def test_a_name_s_markdown_is_shown_as_typed(harness: Harness, world: World) -> None:
+    made = await sheet(harness, world, world.alice, "create", {"name": "**Bold**", "system": "cards"})
+    assert made.content.startswith("Created \\*\\*Bold\\*\\*.")  # Discord shows **Bold**, not Bold
+    skill = await sheet(
+        harness, world, world.alice, "set-skill", {"name": "**Bold**", "skill": "_x_", "rating": 3}
+    )
+    assert skill.content == "\\_x\\_ is now 3."
+
+
 async def test_item11_set_skill_refuses_a_parent_the_sheet_lacks(harness: Harness, world: World) -> None:
     store = harness.bot.store
     await sheet(harness, world, world.alice, "create", {"name": "Aria", "system": "sysx"})

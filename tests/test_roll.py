@@ -53,6 +53,11 @@ def test_standard_notation_reads(expression: str, dice: int) -> None:
     assert read.text == expression and read.dice == dice
 
 
+def test_no_dice_is_refused() -> None:
+    assert refusal("0d6") == "`0d6` in `0d6` rolls no dice; roll at least one."
+    assert refusal("1d20 + 0d4") == "`0d4` in `1d20 + 0d4` rolls no dice; roll at least one."
+
+
 def test_d_percent_is_a_d100() -> None:  # General: a d100 shows 1..100
     faces = {rolled("d%", seed).total for seed in range(2000)}
     assert min(faces) == 1 and max(faces) == 100 and len(faces) == 100

@@ -112,6 +112,8 @@ def read_dice(expression: str) -> DiceExpression:
     for node, level in _walk_levels(tree):
         depth = max(depth, level)
         if isinstance(node, d20.ast.Dice):
+            if node.num == 0:  # d20 rolls it as 0 with no dice shown: surely a typo
+                raise UserError(f"`0d{node.size}` in {_echo(text)} rolls no dice; roll at least one.")
             dice += node.num
             if node.size != "%" and not 1 <= node.size <= MAX_SIDES:
                 raise UserError(

@@ -153,6 +153,9 @@ async def sysx_entries(
     """A list of SVs and skills of the user's own sheet, in order (a synergy chain, the other actors of
     a combined check's odds); the sheet is read once, and only when a skill is named."""
     named = [entry for entry in entries if whole_number(entry) is None]
+    for entry in named:  # "12.5", "1e3": meant as a Skill Value, which is a whole number
+        if re.fullmatch(r"[+\-−]?[0-9.][0-9.,eE+\-]*", entry.strip()):
+            raise UserError(f"A Skill Value is a whole number, not {entry.strip()[:20]!r}.")
     sheet = await sheet_of(store, interaction, interaction.user.id, "sysx") if named else None
     if named and sheet is None:
         raise UserError(f"You have no active System X sheet here for {named[0][:64]!r}; {SX_NO_SHEET_HINT}.")

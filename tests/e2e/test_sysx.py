@@ -223,6 +223,8 @@ async def test_bad_input_is_one_sentence_and_changes_nothing(harness: Harness, w
         assert answer.public() == [] and len(answer.messages) == 1
     synergy = await sysx(harness, world, "synergy", {"skills": "Climb"})
     assert synergy.ephemeral and "List 2 to 10" in synergy.content
+    decimal = await sysx(harness, world, "synergy", {"skills": "12.5, 1e3"})
+    assert decimal.ephemeral and decimal.content == "A Skill Value is a whole number, not '12.5'."
     assert await logged(harness, world) == 0
     # the GM's modifier is still pending: refusals consume nothing (GM-3)
     assert (

@@ -1,8 +1,10 @@
 """`/supply roll | show` and GM `/supply set`: supply dice per character and item (RULES.md DD-7).
 
 A supply belongs to a member's character: the name of their active decision-dice sheet, or their display
-name when they have none (so a table without sheets still works). Only a GM creates, sets or restores a
-supply (`/supply set`, any size, including empty); a player's roll of an item they have no supply of says
+name when they have none (so a table without sheets still works); a supply set under that name before the
+member's first sheet stays theirs to roll until the sheet's character has one of the item. Only a GM
+creates, sets or restores a supply (`/supply set`, any size, including empty); a player's roll of an item
+they have no supply of says
 so and asks the GM to set it. A roll rolls the stored die and steps it down on 3 or lower through the
 store's atomic ``apply_roll_logged`` with the die it rolled (the step and the roll's log row are one
 transaction); when someone else's roll changed the die first (Conflict) the bot re-reads it and rolls
@@ -71,6 +73,21 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         store: Store = self.bot.store
         return store
 
+    async def _holder(self, guild_id: int, member: discord.abc.User, item: str) -> str:
+        """The character whose ``item`` the member rolls: their active sheet's. A supply a GM set before the
+        member had a decision sheet was kept under their display name: it stays theirs to roll until the
+        sheet's character has one of that item."""
+        character = await character_of(self.store, guild_id, member)
+        if character == member.display_name:
+            return character
+        for name in (character, member.display_name):
+            try:
+                await self.store.supply.get(guild_id, member.id, name, item)
+            except NotFound:
+                continue
+            return name
+        return character
+
     async def _current(self, guild_id: int, owner_id: int, character: str, item: str) -> SupplyDie:
         try:
             supply = await self.store.supply.get(guild_id, owner_id, character, item)
@@ -97,7 +114,7 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         assert interaction.guild is not None
         guild_id, owner_id = interaction.guild.id, interaction.user.id
         mode = await resolve_mode(interaction, self.store, visibility, blind_refusal=BLIND_SUPPLY)
-        character = await character_of(self.store, guild_id, interaction.user)
+        character = await self._holder(guild_id, interaction.user, item)
         supply = await self._current(guild_id, owner_id, character, item)
         dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source
         for attempt in range(2):
@@ -155,6 +172,12 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
             return []
         character = await character_of(self.store, interaction.guild.id, interaction.user)
         supplies = await self.store.supply.list(interaction.guild.id, interaction.user.id, character)
+        if character != interaction.user.display_name:  # and those set before the sheet (`_holder`)
+            held = {name_key(s.item) for s in supplies}
+            earlier = await self.store.supply.list(
+                interaction.guild.id, interaction.user.id, interaction.user.display_name
+            )
+            supplies += [s for s in earlier if name_key(s.item) not in held]
         key = name_key(current)
         found = [s for s in supplies if key in name_key(s.item)]
         found.sort(key=lambda s: (not name_key(s.item).startswith(key), name_key(s.item)))

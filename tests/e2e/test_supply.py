@@ -131,6 +131,26 @@ async def test_the_character_is_the_active_decision_sheet(harness: Harness, worl
     assert "No supply dice yet" in mine.embed["description"]
 
 
+async def test_a_supply_set_before_the_first_sheet_is_still_rolled(harness: Harness, world: World) -> None:
+    # DD-7: set while Alice had no decision sheet, it was kept under her name; her sheet came later
+    await gm_set(harness, world, world.alice, "Torches", 6)
+    await harness.bot.store.sheets.create(
+        {"guild_id": world.guild.id, "owner_id": world.alice.id, "name": "Mira", "system": "decision"}
+    )
+    offered = await harness.autocomplete(
+        world.guild, world.general, world.alice, "supply roll", {"item": ""}, "item"
+    )
+    assert [c["value"] for c in offered.choices] == ["Torches"]
+    harness.bot.rng = random.Random(1)
+    answer = await supply_roll(harness, world, "Torches")
+    assert not answer.ephemeral and "Torches" in answer.embed["title"]
+    assert len(await harness.bot.store.log.last(world.guild.id, world.general.id, 5)) == 1
+    # once the GM sets one for Mira, Mira's is the one rolled
+    await gm_set(harness, world, world.alice, "Torches", 12)
+    again = await supply_roll(harness, world, "Torches")
+    assert "Mira" in again.embed["title"] and "d12" in again.original.text()
+
+
 async def test_supply_is_guild_only(harness: Harness, world: World, fake: FakeDiscord) -> None:
     synced = {c["name"]: c for c in fake.global_commands}
     assert synced["supply"]["contexts"] == [0]

@@ -4,11 +4,10 @@ A supply belongs to a member's character: the name of their active decision-dice
 name when they have none (so a table without sheets still works); a supply set under that name before the
 member's first sheet stays theirs to roll until the sheet's character has one of the item. Only a GM
 creates, sets or restores a supply (`/supply set`, any size, including empty); a player's roll of an item
-they have no supply of says
-so and asks the GM to set it. A roll rolls the stored die and steps it down on 3 or lower through the
-store's atomic ``apply_roll_logged`` with the die it rolled (the step and the roll's log row are one
-transaction); when someone else's roll changed the die first (Conflict) the bot re-reads it and rolls
-the current die once more, else asks the player to roll again.
+they have no supply of says so and asks the GM to set it. A roll rolls the stored die and steps it down on
+3 or lower through the store's atomic ``apply_roll_logged`` with the die it rolled (the step and the roll's
+log row are one transaction); when someone else's roll changed the die first (Conflict) the bot re-reads
+it and rolls the current die once more, else asks the player to roll again.
 Supply rolls take no GM modifiers (GM-3 lists none for them). The commands are guild-only: supplies are
 set by a guild's GMs. A supply roll is never blind: the die's new size is visible to its owner.
 """

@@ -222,6 +222,7 @@ GROUPS: dict[str, str] = {
     "cards": "Cards",
     "odds": "Chances before you roll",
     "gm": "For GMs",
+    "setup": "Server set-up (Manage Server)",
 }
 RULE_IDS = re.compile(r"\s*\((?:[A-Z]{2,3}(?:-\d+)?(?:, )?)+\)")
 FIELD_MAX = 1024  # Discord's limit on an embed field's value

@@ -213,7 +213,7 @@ def check_compact(
 ) -> discord.Embed:
     """``Ayla - Stealth (Agility): SL 4, acceptable success``; the dice from the Base, a near miss glossed
     (``grantable``: with the GM's second try, which a DM, with no GM, has not)."""
-    what = what_text(build) + (" (second try)" if second_try else "")
+    what = what_text(build) + (", second try" if second_try else "")
     embed = compact_embed(
         f"{who} - {what}: {sl_words(check)}",
         [roll_line(check), _near_miss(check, grantable), gm_line(applied)],

@@ -180,9 +180,16 @@ async def grant_second_try(
     return grant
 
 
+def tried_at(inputs: dict[str, Any]) -> str:
+    """What a second try retries, as its check was named: ``Stealth (Agility)``, or ``Base 12`` for a raw
+    Base (its Base before the GM's modifiers)."""
+    what = str(inputs["what"])
+    return f"Base {inputs['task_base']}" if what == "Base" else shown_name(what)
+
+
 def grant_text(record: RollRecord, grant: SecondTry) -> str:
     """The public line that comes with the player's Try again button."""
-    what = "their hidden check" if record.hidden else shown_name(str(record.inputs["what"]))
+    what = "their hidden check" if record.hidden else tried_at(record.inputs)
     extra = f", with {grant.modifier:+d}" if grant.modifier else ""
     return (
         f"🎲 <@{grant.granted_by}> grants <@{grant.roller_id}> a second try at {what}{extra}: "

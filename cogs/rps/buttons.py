@@ -17,7 +17,7 @@ import discord
 
 from bot.core import rps
 from bot.store import NotFound, Pool, RollRecord, SecondTry, Store
-from bot.ui.embeds import NO_MENTIONS, shown_name
+from bot.ui.embeds import NO_MENTIONS
 from bot.ui.permissions import gm_of_roll, owner_or_gm
 from bot.ui.pools import roll_pool_check
 from bot.ui.reply import (
@@ -35,6 +35,7 @@ from bot.ui.second_tries import (
     grant_second_try,
     grant_text,
     take_second_try,
+    tried_at,
 )
 from bot.ui.visibility import resolve_mode
 
@@ -181,8 +182,9 @@ class GrantButton(
         inputs = self.record.inputs
         await reply(
             interaction,
-            f"A second try for <@{inputs['roller_id']}> at {shown_name(str(inputs['what']))}, "
-            f"Base {inputs['task_base']} before modifiers: pick the GM's modifier.",
+            f"A second try for <@{inputs['roller_id']}> at {tried_at(inputs)}"
+            + (f", Base {inputs['task_base']}" if inputs["what"] != "Base" else "")
+            + " before modifiers: pick the GM's modifier.",
             view=view,
             ephemeral=True,
         )

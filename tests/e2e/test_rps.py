@@ -408,7 +408,7 @@ async def test_a_gm_grants_a_second_try_at_the_failed_checks_base(harness: Harne
     again = await harness.click(offered, "Try again", world.alice)
     shown = fields(await details_of(harness, again))
     assert not again.ephemeral
-    assert again.embed["title"].startswith("Alice - Stealth (Agility) (second try): SL 12")
+    assert again.embed["title"].startswith("Alice - Stealth (Agility), second try: SL 12")
     assert shown["Base"] == "19 = Stealth 8 + Agility 7 + Moderately hard (+2) + second try (+2)"
     assert shown["Success Level"] == "19 - 7 = 12"
     assert "granted by" in shown["Second try"] and "(SL 0)" in shown["Second try"]
@@ -425,7 +425,13 @@ async def test_a_failed_second_try_can_be_granted_again(harness: Harness, world:
     # again, and a grant is made once per check
     scripted = dice(harness, 9, 9, 9, 8, 2, 3)
     failed = await check(harness, world, base=10)  # SL -8
+    asked = await harness.click(failed.original, grant_id(failed.original), world.gm)
+    assert asked.content.startswith(f"A second try for {world.alice.mention} at Base 10 before modifiers: ")
     first = await grant(harness, failed.original, 3, world.gm)
+    assert (
+        f"a second try at Base 10, with +3: only {world.alice.mention}"
+        in try_message(first, world.general).text()
+    )
     try1 = await harness.click(try_message(first, world.general), "Try again", world.alice)
     shown1 = fields(await details_of(harness, try1))
     assert shown1["Base"] == "13 = given Base 10 + second try (+3)"
@@ -459,7 +465,7 @@ async def test_a_double_click_grants_once_and_rolls_once(harness: Harness, world
     assert len(offers) == 1 and len(refused) == 1
     clicks = await asyncio.gather(*(harness.click(offers[0], "Try again", world.alice) for _ in range(2)))
     rolled = [c for c in clicks if not c.ephemeral]
-    assert len(rolled) == 1 and "(second try)" in rolled[0].original.embeds[0]["title"]
+    assert len(rolled) == 1 and ", second try: " in rolled[0].original.embeds[0]["title"]
     [late] = [c for c in clicks if c.ephemeral]
     assert late.content == "This second try was already taken."
     assert len({m.id for c in clicks for m in c.public() if m.embeds}) == 1

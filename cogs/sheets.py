@@ -232,6 +232,13 @@ class Sheets(commands.Cog):
     @app_commands.describe(name="The sheet to play.")
     @app_commands.autocomplete(name=sheet_names)
     async def use(self, interaction: discord.Interaction[Any], name: NameText) -> None:
+        current = await self.store.sheets.get(guild_key(interaction), interaction.user.id, name)
+        if current.active:
+            label = system_label(current.system)
+            await self._answer(
+                interaction, current, f"{shown_name(current.name)} already is your active {label} sheet."
+            )
+            return
         sheet = await self.store.sheets.use(guild_key(interaction), interaction.user.id, name)
         await self._answer(
             interaction,

@@ -24,6 +24,8 @@ async def test_create_show_list_and_use(harness: Harness, world: World) -> None:
     assert "▶ **Aria** (System X, active)" in text and "• Bram (System X)\n" in text
     used = await sheet(harness, world, world.alice, "use", {"name": "bram"})  # names ignore case
     assert "Bram is now your active System X sheet" in used.content
+    again = await sheet(harness, world, world.alice, "use", {"name": "Bram"})
+    assert "Bram already is your active System X sheet" in again.content
     active = await store.sheets.active(world.guild.id, world.alice.id, "sysx")
     assert active is not None and active.name == "Bram"
     shown = await sheet(harness, world, world.alice, "show", {"name": "Aria"})

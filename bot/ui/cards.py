@@ -515,7 +515,7 @@ async def send_to_gms(
         channel_id=channel_id,
         header=gm_header("hand", mode, owner_id, channel_id),
         embeds=embeds,
-        view=reveal_view(log_id),
+        view=reveal_view(log_id, details=True),  # the hand was logged with its details (record_for_log)
     )
     if not copies.messages and not copies.problems:
         return [f"No GM got this hand's result: {HOW_TO_REACH_A_GM}."]

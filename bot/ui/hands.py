@@ -26,12 +26,14 @@ from bot.store import Conflict, HandRecord, NotFound, RollRecord, ShoeRead, Stor
 from bot.ui.cards import (
     blind_hand_embed,
     codes,
+    hand_details_embed,
     hand_embed,
     hand_meta,
     hand_visibility,
     notes_of,
     shoe_as_seen,
 )
+from bot.ui.details import with_details
 from bot.ui.odds import card_codes, hand_decision_text, involuntary_line
 from bot.ui.permissions import is_gm, owner_or_gm
 from bot.ui.reply import refuse
@@ -115,9 +117,11 @@ def shows_odds(record: HandRecord) -> bool:
 
 
 def record_for_log(record: HandRecord, hand: Hand, command: str = COMMAND) -> RollRecord:
-    """The log row of a hand that has ended."""
+    """The log row of a hand that has ended, with its Details as anyone may see them once it is public or
+    revealed (a GM's fumble chance left out): a revealed hidden hand's post and its GM copy show them."""
     meta = hand_meta(record.data)
     result = resolve(hand)
+    details = hand_details_embed(hand, notes_of(record))
     return RollRecord(
         guild_id=record.guild_id,
         channel_id=record.channel_id,
@@ -125,17 +129,20 @@ def record_for_log(record: HandRecord, hand: Hand, command: str = COMMAND) -> Ro
         system=SYSTEM,
         command=command,
         visibility=hand_visibility(record.data),
-        inputs={
-            "hand_id": record.id,
-            "mode": hand.mode.value,
-            "skill": hand.skill,
-            "difficulty": hand.difficulty,
-            "asked_difficulty": meta.get("asked_difficulty", hand.difficulty),
-            "characteristics": [[c.name, c.bonus] for c in hand.characteristics],
-            "adder": hand.adder,
-            "options": hand.options.to_dict(),
-            "modifiers": meta.get("modifiers", []),
-        },
+        inputs=with_details(
+            {
+                "hand_id": record.id,
+                "mode": hand.mode.value,
+                "skill": hand.skill,
+                "difficulty": hand.difficulty,
+                "asked_difficulty": meta.get("asked_difficulty", hand.difficulty),
+                "characteristics": [[c.name, c.bonus] for c in hand.characteristics],
+                "adder": hand.adder,
+                "options": hand.options.to_dict(),
+                "modifiers": meta.get("modifiers", []),
+            },
+            details,
+        ),
         dice=codes(hand.played),
         result=f"{result.name} (TRL {result.trl}, total {result.total})",
         # the log line says "/cards task:" before it: the outcome alone, as the other systems' summaries

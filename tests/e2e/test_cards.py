@@ -971,11 +971,20 @@ async def test_a_gm_resumes_a_hidden_hand_left_open_and_ends_it(
     assert other.choices == []  # only her own, or a GM's
     again = await resume(harness, world, world.gm, hand=hand_id)
     assert again.ephemeral and again.original.component("Stand")
-    await harness.click(again.original, "Stand", world.gm)
+    stood = await harness.click(again.original, "Stand", world.gm)
     record = await store.cards.get_hand(hand_id)
     assert record.finished and await conserved(store, world.general)
     [logged] = await store.log.last(world.guild.id, world.general.id, 1)
     assert logged.visibility == "gm" and logged.inputs["hand_id"] == hand_id
+    # the GMs' copy has Reveal and Details; once revealed, anyone opens the hand's Details from the post
+    [copy] = [m for m in stood.in_channel(world.gm_screen) if m.custom_ids()]
+    assert copy.custom_ids() == [f"reveal:{logged.id}", f"details:{logged.id}"]
+    hidden = await harness.click(copy, f"details:{logged.id}", world.bob)
+    assert hidden.ephemeral and hidden.original.embeds == []
+    revealed = await harness.click(copy, "Reveal", world.gm)
+    [post] = revealed.in_channel(world.general)
+    opened = await harness.click(post, f"details:{logged.id}", world.bob)
+    assert opened.ephemeral and "TRL" in opened.original.text() and "umble" not in opened.original.text()
     over = await resume(harness, world, world.alice, hand=hand_id)
     assert over.ephemeral and over.content == f"Hand #{hand_id} is over; start a new one with /cards task."
 

@@ -126,17 +126,16 @@ def parse_value(system: str, kind: str, value: str | None) -> int | str:
             raise UserError(f"A required margin is one of {', '.join(MARGINS)}, not {value.strip()!r}.")
         return letters
     low, high = int(allowed[0]), int(allowed[1])
+    word = KIND_WORDS[kind]
     if low == high:  # advantage, disadvantage: the modifier is the kind itself
         if value is None or value.strip().lstrip("+") in ("", str(low)):
             return low
-        word = KIND_WORDS[kind]
         raise UserError(
             f"{'An' if word[0] in 'aeiou' else 'A'} {word} modifier takes no value; leave value empty."
         )
     if value is None:
-        raise UserError(f"Give a value for {KIND_WORDS[kind]}: a whole number from {low} to {high}.")
+        raise UserError(f"Give a value for {word}: a whole number from {low} to {high}.")
     text = value.strip().replace("−", "-")
-    word = KIND_WORDS[kind]
     try:
         number = int(text)
     except ValueError:

@@ -49,6 +49,7 @@ MOVED_ON = (
     "Look at the hand again and click if you still want to."
 )
 BUSY = "The shoe is busy with other hands right now; click again."
+OVER = "Hand #{id} is over; start a new one with /cards task."
 
 #: A player's move: the hand and shoe after it, before the cards it makes the hand ask for are dealt.
 Move = Callable[[Hand, Shoe, Any], tuple[Hand, Shoe]]
@@ -199,7 +200,7 @@ async def open_hand(
     if not await owner_or_gm(interaction, store, record.owner_id):
         return None
     if record.finished:
-        await refuse(interaction, f"Hand #{record.id} is over; start a new one with /cards task.")
+        await refuse(interaction, OVER.format(id=record.id))
         return None
     return record, shoe
 

@@ -34,6 +34,7 @@ from bot.ui.cards import (
 from bot.ui.gm import settings_read
 from bot.ui.hands import (
     BUSY,
+    OVER,
     SHOE_RETRIES,
     SYSTEM,
     full_embed,
@@ -369,7 +370,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             if not await owner_or_gm(interaction, self.store, record.owner_id):
                 return
             if record.finished:
-                raise UserError(f"Hand #{record.id} is over; start a new one with /cards task.")
+                raise UserError(OVER.format(id=record.id))
         played = Hand.from_dict(record.data)
         if hand_visibility(record.data) == "public" and record.message_id is not None:
             link = f"https://discord.com/channels/{guild_id}/{channel_id}/{record.message_id}"

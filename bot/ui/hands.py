@@ -118,18 +118,20 @@ def shows_odds(record: HandRecord) -> bool:
 
 
 def record_for_log(record: HandRecord, hand: Hand, command: str = COMMAND) -> RollRecord:
-    """The log row of a hand that has ended, with its Details as anyone may see them once it is public or
-    revealed (a GM's fumble chance left out): a revealed hidden hand's post and its GM copy show them."""
+    """The log row of a hand that has ended. A gm or blind hand's keeps its Details as anyone may see them
+    once revealed (a GM's fumble chance left out), for its GM copy and its reveal; the other hands' Details
+    button reads the hand itself, so their rows (most hands, on a Hit's path) carry none."""
     meta = hand_meta(record.data)
     result = resolve(hand)
-    details = hand_details_embed(hand, notes_of(record))
+    mode = hand_visibility(record.data)
+    details = hand_details_embed(hand, notes_of(record)) if mode in ("gm", "blind") else None
     return RollRecord(
         guild_id=record.guild_id,
         channel_id=record.channel_id,
         user_id=record.owner_id,
         system=SYSTEM,
         command=command,
-        visibility=hand_visibility(record.data),
+        visibility=mode,
         inputs=with_details(
             {
                 "hand_id": record.id,

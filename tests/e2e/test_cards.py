@@ -199,7 +199,9 @@ async def test_involuntary_hand_plays_out_at_once(harness: Harness, world: World
     assert len(shoe.discards) == len(expected.played) and await conserved(store, world.general)
     [logged] = await store.log.last(world.guild.id, world.general.id, 1)
     assert logged.dice == [card.code for card in expected.played] and logged.visibility == "public"
-    # the log line reads "/cards task: <outcome>": the summary does not say "cards task" again
+    # the log line reads "/cards task: <outcome>": the summary does not say "cards task" again; a public
+    # hand's row keeps no Details of its own (its Details button reads the hand)
+    assert "details" not in logged.inputs
     verdict = "success" if result.succeeded else "failure"
     assert logged.summary == f"{result.name} (TRL {result.trl}), {verdict}"
 

@@ -287,6 +287,12 @@ class Run:
     # and never runs in the next bot's burst
     drain: float = 0.0
     bursts: int = 1  # a run pooled over rounds: how many (the row shows the mean drain of one)
+    # per latency, what kind of answer it timed, when the target tells kinds apart (see `fire`'s ``kind``)
+    kinds: list[str] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[float]:
+        """The latencies of the answers of one kind (seconds)."""
+        return [latency for latency, k in zip(self.latencies, self.kinds, strict=True) if k == kind]
 
     def quantile(self, q: float) -> float:
         """The q-quantile of the latencies in ms (nearest rank)."""
@@ -350,8 +356,11 @@ async def fire(
     check: Check,
     bot: BotProcess | None = None,
     settled: Callable[[InteractionRecord], bool] | None = None,
+    kind: Callable[[InteractionRecord], str] | None = None,
 ) -> Run:
     """Send every record, at most ``concurrency`` unanswered at once; time each from dispatch to callback.
+
+    With ``kind``, each latency is noted with the kind of answer it timed (`Run.kinds`).
 
     With ``settled``, wait after the last answer until it holds for every record (the follow-ups the bot
     sends after its answer have arrived) before reading the bot's CPU; the wait is the run's `drain`."""
@@ -372,6 +381,8 @@ async def fire(
                 run.errors.append(problem)
             if record.dispatched_at is not None and record.callback_at is not None:
                 run.latencies.append(record.callback_at - record.dispatched_at)
+                if kind is not None:
+                    run.kinds.append(kind(record))
 
     for record in records:
         record.encode_ahead()

@@ -99,6 +99,16 @@ def answered_by_updating(record: InteractionRecord) -> str | None:
     return answered_publicly(record)
 
 
+def hand_ended(record: InteractionRecord) -> str:
+    """Whether a Hit's answer ended the hand: its controls change (no Hit button is left), so the edit
+    names its components; a move that goes on edits the embed alone."""
+    data = (record.callback or {}).get("data") or {}
+    if "components" not in data:
+        return "went on"
+    ids = [str(c.get("custom_id", "")) for row in data["components"] for c in row.get("components", [row])]
+    return "went on" if any(i.endswith(":hit") for i in ids) else "ended the hand"
+
+
 # -- what the bots are asked ---------------------------------------------------------------------------------
 def command(path: str, options: dict[str, object]) -> Prepare:
     """The same slash command by alice in #general, every time."""
@@ -255,6 +265,8 @@ class Target:
     # for a target whose answer may have a follow-up (an older tree's Odds line): has it arrived? A burst's
     # CPU is read once every follow-up is in, and the next burst starts only then (see `fire`)
     settled: Settled | None = None
+    # tells kinds of answer apart, each reported on a line of its own beside the whole (see `detail`)
+    kind: Callable[[InteractionRecord], str] | None = None
 
 
 def roll(system: str, attributes: dict[str, int], path: str, options: dict[str, object]) -> Prepare:
@@ -320,6 +332,7 @@ TARGETS: dict[str, Target] = {
         _has_cog("cogs.cards"),
         PLAIN_BUTTON,
         settled=odds_line_followed,
+        kind=hand_ended,
     ),
 }
 
@@ -336,6 +349,7 @@ class Session:
     check: Callable[[InteractionRecord], str | None]
     folder: tempfile.TemporaryDirectory[str]
     settled: Settled | None = None
+    answer_kind: Callable[[InteractionRecord], str] | None = None
     made: int = 0
     drop: Callable[[], Awaitable[None]] | None = None  # drops the session's PostgreSQL schema
     backend: str = "sqlite"
@@ -353,6 +367,7 @@ class Session:
         source: Path = ROOT,
         settled: Settled | None = None,
         server: str | None = None,
+        answer_kind: Callable[[InteractionRecord], str] | None = None,
     ) -> Session:
         """``server``: the PostgreSQL server the real bot runs on (None: an SQLite file)."""
         fake, world = await open_fake()
@@ -375,7 +390,7 @@ class Session:
                 await drop()
             raise
         backend = "postgres" if url else "sqlite"
-        return cls(label, fake, bot, make, check, folder, settled, drop=drop, backend=backend)
+        return cls(label, fake, bot, make, check, folder, settled, answer_kind, drop=drop, backend=backend)
 
     @classmethod
     async def floor(cls, floor: Floor, count: int) -> Session:
@@ -385,7 +400,9 @@ class Session:
         records = [self.make(self.made + i) for i in range(n)]
         self.made += n
         violations = len(self.fake.violations)
-        run = await fire(self.fake, records, concurrency, label, self.check, self.bot, self.settled)
+        run = await fire(
+            self.fake, records, concurrency, label, self.check, self.bot, self.settled, self.answer_kind
+        )
         run.errors += [str(v) for v in self.fake.violations[violations:]]
         return run
 
@@ -415,6 +432,7 @@ def pooled(runs: list[Run], label: str) -> Run:
     out = Run(label, sum(r.n for r in runs), runs[0].concurrency)
     for run in runs:
         out.latencies += run.latencies
+        out.kinds += run.kinds
         out.wall += run.wall
         out.errors += run.errors
         out.bot_cpu += run.bot_cpu
@@ -473,6 +491,7 @@ async def compare(
                     profile.with_suffix(f".{name}.prof") if profile and len(backends) > 1 else profile,
                     settled=target.settled,
                     server=server,
+                    answer_kind=target.kind,
                 )
             )
     except BaseException:
@@ -544,6 +563,12 @@ def detail(target: Target, levels: list[Level]) -> None:
         for level in at:
             real = level.real
             print(real.row())
+            for kind in sorted(set(real.kinds)):
+                of_kind = Run(kind, 0, c, real.of_kind(kind))
+                print(
+                    f"{'  of which ' + kind:<34} {of_kind.median:8.2f} {of_kind.quantile(0.9):8.2f} "
+                    f"{of_kind.quantile(0.99):8.2f}   ({len(of_kind.latencies)} answers)"
+                )
             for floor in (level.bare, level.plain):
                 name = floor.label.rsplit(" C=", 1)[0]
                 cpu = _ratio(real.cpu_per_answer, floor.cpu_per_answer)

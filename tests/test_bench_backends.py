@@ -68,3 +68,31 @@ def test_the_verdict_names_a_drop() -> None:
     assert processes.verdict(one, run("2", 10, 1000, 0.9)).startswith("no drop:")
     assert processes.verdict(one, run("2", 10, 970, 1.0)).startswith("no drop beyond noise")
     assert processes.verdict(one, run("2", 10, 800, 1.0)).startswith("DROP: two processes answer 80%")
+
+
+def _clicked(data: dict[str, object]) -> latency.InteractionRecord:
+    record = latency.InteractionRecord(1, "t", 3, None, None, None, {})  # type: ignore[arg-type]
+    record.callback = {"type": 7, "data": data}
+    return record
+
+
+def test_a_hit_s_answers_are_told_apart_by_whether_they_ended_the_hand(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    hit = {"type": 2, "custom_id": "bj:5:hit"}
+    assert latency.hand_ended(_clicked({"embeds": []})) == "went on"  # the embed alone: the controls stay
+    assert latency.hand_ended(_clicked({"components": [{"type": 1, "components": [hit]}]})) == "went on"
+    details = {"type": 2, "custom_id": "bj:5:details"}
+    assert latency.hand_ended(_clicked({"components": [{"type": 1, "components": [details]}]})) == (
+        "ended the hand"
+    )
+    assert latency.hand_ended(_clicked({"components": []})) == "ended the hand"
+    # and each kind gets a line of its own under the bot's row
+    bare, plain = run("bare", 1, 4, 0.1), run("plain", 10, 4, 0.1)
+    real = Run("tabletop hit C=16", 4, 16, [0.010, 0.011, 0.030, 0.031], wall=0.1)
+    real.kinds = ["went on", "went on", "ended the hand", "ended the hand"]
+    latency.detail(latency.TARGETS["hit"], [latency.Level(16, bare, plain, real, [], "sqlite", top=True)])
+    shown = capsys.readouterr().out
+    assert "of which ended the hand" in shown and "(2 answers)" in shown
+    [went_on] = [line for line in shown.splitlines() if "of which went on" in line]
+    assert went_on.split()[4] == "10.50"  # its median: of the two fast answers only

@@ -7,7 +7,7 @@ import builtins
 import json
 import random
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from bot.core.cards import Card, Shoe, check_decks, parse_cards
@@ -131,6 +131,18 @@ _MOVE_ENDING = _MOVE_SET + "finished = 1, " + _MOVE_WHERE
 _HAND_MOVE = (
     "INSERT INTO hand_moves (hand_id, expected_version, state, cards, data, updated_at, message_id, decks, "
     "remaining, discards, shoe_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+# a move that ends the hand, with the shoe it drew from (if it drew) and its log row, in one statement
+# (bot/store/migrations/0005_hand_endings.sql). PostgreSQL's trigger hands the log row's id back in the
+# view's row; SQLite's RETURNING gives back what was inserted into the view, so there it is read from the
+# hand, where the trigger left it (COALESCE reads the hand only when the id did not come back).
+_HAND_ENDING = (
+    "INSERT INTO hand_endings (hand_id, expected_version, state, cards, data, updated_at, message_id, "
+    "decks, remaining, discards, shoe_version, roll_guild_id, roll_channel_id, user_id, system, command, "
+    "visibility, inputs, dice, result, summary, created_at, revealed_by, revealed_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "RETURNING COALESCE(hand_endings.log_id, "
+    "(SELECT hands.log_id FROM hands WHERE hands.id = hand_endings.hand_id)) AS log_id"
 )
 
 
@@ -524,13 +536,12 @@ class CardRepository:
         (data, data_value), codes = _hand_data(hand), _codes(cards)
         cards_text = dumps(codes)
         stamp = now_text()
-        goes_on = not finished and log is None and _is_state(state)
-        if goes_on and shoe is not None and shoe_version is not None and base is not None:
-            # a move that goes on and draws: one statement, which checks both versions
-            move = (hand_id, expected_version, state, cards_text, data, stamp, message_id)
-            await self._draw(move, shoe_to_columns(shoe), shoe_version, base.channel_id)
-            self._carry(base.channel_id, shoe, shoe_version + 1)
-            # the columns it did not write are the base's (the trigger found the hand at base's version)
+        goes_on = not finished and log is None
+        ends = finished and log is not None
+        if ((goes_on and shoe is not None) or ends) and base is not None and _is_state(state):
+            # one statement, which checks both versions: a move that goes on and draws, or one that ends
+            # the hand (and logs it); the columns it did not write are the base's (the trigger found the
+            # hand at base's version)
             written = {
                 "state": state,
                 "cards": tuple(codes),
@@ -538,8 +549,16 @@ class CardRepository:
                 "version": expected_version + 1,
                 "message_id": base.message_id if message_id is None else message_id,
                 "updated_at": parse_time(stamp),
+                "finished": finished,
             }
-            return Written(base.model_copy(update=written), None)
+            record = base.model_copy(update=written)
+            move = (hand_id, expected_version, state, cards_text, data, stamp, message_id)
+            columns = shoe_to_columns(shoe) if shoe is not None else (None, None, None)
+            roll = RollLogRepository.row_params(log(record)) if log is not None else None
+            log_id = await self._move(move, columns, shoe_version, roll, base.channel_id)
+            if shoe is not None and shoe_version is not None:
+                self._carry(base.channel_id, shoe, shoe_version + 1)
+            return Written(record, log_id)
         shoe_columns = shoe_to_columns(shoe) if shoe is not None else None
 
         async def work(tx: Tx) -> Written:
@@ -577,19 +596,31 @@ class CardRepository:
         self._carry(done.record.channel_id, shoe, shoe_version + 1)
         return done
 
-    async def _draw(
-        self, move: tuple[Any, ...], shoe: tuple[int, str, str], shoe_version: int | None, channel_id: int
-    ) -> None:
-        """Write a move that goes on and the shoe it drew from in one statement (the trigger of migration
-        0004 checks both versions): a Conflict, or NotFound, as `apply_logged`'s unit would raise."""
+    async def _move(
+        self,
+        move: tuple[Any, ...],
+        shoe: tuple[int | None, str | None, str | None],
+        shoe_version: int | None,
+        roll: Sequence[Any] | None,
+        channel_id: int,
+    ) -> int | None:
+        """Write a move in one statement whose trigger checks the hand's and the shoe's versions: one that
+        goes on and the shoe it drew from (migration 0004), or, with its ``roll``'s log row, one that ends
+        the hand (0005; ``shoe_version`` None: it drew nothing). The log row's id; a Conflict, or NotFound,
+        as `apply_logged`'s unit would raise."""
         hand_id, expected_version = move[0], move[1]
         try:
-            await self._counted(self._db.execute(_HAND_MOVE, (*move, *shoe, shoe_version)), channel_id)
+            if roll is None:
+                write: Awaitable[Any] = self._db.execute(_HAND_MOVE, (*move, *shoe, shoe_version))
+            else:
+                write = self._db.one(_HAND_ENDING, (*move, *shoe, shoe_version, *roll))
+            done = await (self._counted(write, channel_id) if shoe_version is not None else write)
         except MovedOn as moved:
             if moved.what == "shoe":
                 raise Conflict(_SHOE_MOVED) from None
             await self._db.run(lambda tx: _movable(tx, hand_id, expected_version), write=False)
             raise Conflict(_MOVED_ON) from None  # not reached: the hand was not at that version
+        return None if roll is None else int(done["log_id"])
 
     async def set_message_id(self, hand_id: int, message_id: int) -> None:
         """Remember which message shows the hand (no version change: it is not a move)."""

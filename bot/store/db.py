@@ -19,7 +19,7 @@ import re
 import sqlite3
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -184,6 +184,18 @@ async def open_database(target: str | Path) -> Database:
     return await SqliteDatabase.open(target)
 
 
+@contextlib.contextmanager
+def _trigger_conflicts() -> Iterator[None]:
+    """A trigger's RAISE(ABORT, 'conflict:...'), which sqlite3 raises as an IntegrityError, as `MovedOn`."""
+    try:
+        yield
+    except sqlite3.IntegrityError as err:
+        conflict = moved_on(str(err))
+        if conflict is None:
+            raise
+        raise conflict from None
+
+
 class SqliteTx:
     """The statements of one unit of work, each sent to the connection's thread (see `SqliteDatabase.run`).
 
@@ -198,13 +210,8 @@ class SqliteTx:
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement; how many rows it changed and the last inserted id."""
-        try:
+        with _trigger_conflicts():
             cursor = await self._conn.execute(sql, params)
-        except sqlite3.IntegrityError as err:  # a trigger's RAISE(ABORT, ...) arrives as one
-            conflict = moved_on(str(err))
-            if conflict is None:
-                raise
-            raise conflict from None
         return Outcome(rowcount=cursor.rowcount, lastrowid=cursor.lastrowid)
 
     async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
@@ -218,7 +225,8 @@ class SqliteTx:
 
     async def all(self, sql: str, params: Params = ()) -> list[Row]:
         """Every row of a query (or of a write's RETURNING)."""
-        return list(await self._conn.execute_fetchall(sql, params))
+        with _trigger_conflicts():
+            return list(await self._conn.execute_fetchall(sql, params))
 
 
 @dataclass

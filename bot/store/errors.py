@@ -26,7 +26,7 @@ MOVED_ON_MARK = "conflict:"
 class MovedOn(Conflict):
     """A version check inside one statement found ``what`` ("hand", "shoe") moved on; nothing was written.
 
-    Raised by the database layer for a trigger's RAISE (bot/store/migrations/0004_hand_moves.sql); the
+    Raised by the database layer for a trigger's RAISE (bot/store/migrations/0004_hand_moves.sql, 0005); the
     repository that wrote the statement turns it into its own sentence.
     """
 

@@ -95,7 +95,7 @@ class RollLogRepository:
         """
         if not modifiers:
             self._modifiers.release(modifiers)
-            return _log_id(await self._db.one(_INSERT, self._params(record)))
+            return _log_id(await self._db.one(_INSERT, self.row_params(record)))
         insert = self.inserter(record)
         take = self._modifiers.taker(modifiers)
 
@@ -109,7 +109,7 @@ class RollLogRepository:
     @classmethod
     def inserter(cls, record: RollRecord) -> Callable[[Tx], Awaitable[int]]:
         """Validate ``record`` now; the returned function writes it inside a unit of work (its log id)."""
-        params = cls._params(record)
+        params = cls.row_params(record)
 
         async def insert(tx: Tx) -> int:
             return _log_id(await tx.one(_INSERT, params))
@@ -117,8 +117,9 @@ class RollLogRepository:
         return insert
 
     @staticmethod
-    def _params(record: RollRecord) -> Params:
-        """Validate ``record`` now; the parameters of its row's INSERT."""
+    def row_params(record: RollRecord) -> Params:
+        """Validate ``record`` now; the parameters of its row's INSERT, in the order of the rolls table's
+        columns (as `CardRepository`'s one-statement hand ending takes them too)."""
         # again, from its field values as they are: model_copy(update=...) skips validation
         record = validated(lambda: RollRecord.model_validate(record.__dict__), "Roll")
         inputs = json_column(record.inputs, "roll's inputs", MAX_LOG_JSON)

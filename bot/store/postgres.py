@@ -13,10 +13,11 @@ on its own (READ COMMITTED): the store's lone writes are single guarded statemen
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -89,6 +90,18 @@ def _count(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
+@contextlib.contextmanager
+def _trigger_conflicts() -> Iterator[None]:
+    """A trigger's RAISE EXCEPTION 'conflict:...' as `MovedOn`."""
+    try:
+        yield
+    except asyncpg.exceptions.RaiseError as err:
+        conflict = moved_on(str(err))
+        if conflict is None:
+            raise
+        raise conflict from None
+
+
 class PgTx:
     """The statements of one unit of work on its pooled connection, inside its transaction."""
 
@@ -99,13 +112,8 @@ class PgTx:
 
     async def execute(self, sql: str, params: Params = ()) -> Outcome:
         """Run one statement; how many rows it changed."""
-        try:
+        with _trigger_conflicts():
             status = await self._conn.execute(to_postgres(sql), *_args(params))
-        except asyncpg.exceptions.RaiseError as err:  # a trigger's RAISE EXCEPTION
-            conflict = moved_on(str(err))
-            if conflict is None:
-                raise
-            raise conflict from None
         return Outcome(rowcount=_count(status), lastrowid=None)
 
     async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
@@ -114,11 +122,13 @@ class PgTx:
 
     async def one(self, sql: str, params: Params = ()) -> Row | None:
         """The first row of a query (or of a write's RETURNING), or None."""
-        return await self._conn.fetchrow(to_postgres(sql), *_args(params))
+        with _trigger_conflicts():
+            return await self._conn.fetchrow(to_postgres(sql), *_args(params))
 
     async def all(self, sql: str, params: Params = ()) -> list[Row]:
         """Every row of a query (or of a write's RETURNING)."""
-        return list(await self._conn.fetch(to_postgres(sql), *_args(params)))
+        with _trigger_conflicts():
+            return list(await self._conn.fetch(to_postgres(sql), *_args(params)))
 
 
 async def _keep_session(conn: Connection) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import pytest
 
 from bot.core.cards import Card, Shoe, full_deck
 from bot.store import Conflict, HandRecord, InvalidData, NotFound, RollRecord, Store
-from bot.store.cards import SHOE_WRITE_BUCKETS, write_bucket
+from bot.store.cards import SHOE_WRITE_BUCKETS, Written, write_bucket
 
 G, C, P = 1, 10, 20
 
@@ -569,20 +569,140 @@ async def test_bj1_a_draw_refused_by_either_version_writes_neither_row(store: St
     assert await store.cards.get_shoe(G, C) == (shoe_after, version_after)
 
 
+async def _statements(store: Store, write: Awaitable[object]) -> list[str]:
+    """The statements SQLite ran for ``write``: no BEGIN or COMMIT around a single statement (the trace
+    names the statement again for each of its trigger's steps)."""
+    seen: list[str] = []
+    await store.db.trace(seen.append)
+    try:
+        await write
+    finally:
+        await store.db.trace(None)
+    return seen
+
+
 @pytest.mark.sqlite_only
 async def test_bj1_a_draw_that_goes_on_is_one_statement(store: Store) -> None:  # BJ-1
     rng = random.Random(23)
     hand_id = await _deal(store, rng)
     base = await store.cards.hand_in(hand_id, G, C)
     _, version, drawn, cards = await _hit_from(store, base, rng)
-    seen: list[str] = []
-    await store.db.trace(seen.append)
-    try:
-        await store.cards.apply_logged(
+    seen = await _statements(
+        store,
+        store.cards.apply_logged(
             hand_id, base.version, {}, state="playing", cards=cards, shoe=drawn, shoe_version=version,
             base=base,
-        )  # fmt: skip
-    finally:
-        await store.db.trace(None)
-    # no BEGIN or COMMIT around it (the trace names the statement again for each of its trigger's steps)
+        ),
+    )  # fmt: skip
     assert len(set(seen)) == 1 and seen[0].startswith("INSERT INTO hand_moves")
+
+
+# -- a move that ends a hand: the hand, the shoe it drew from and its log row in one statement (0005) ------
+async def _log_id_on_hand(store: Store, hand_id: int) -> int | None:
+    row = await store.db.one("SELECT log_id FROM hands WHERE id = ?", (hand_id,))
+    assert row is not None
+    return None if row["log_id"] is None else int(row["log_id"])
+
+
+async def _end(
+    store: Store,
+    base: HandRecord,
+    cards: Sequence[str],
+    shoe: Shoe | None = None,
+    shoe_version: int | None = None,
+    log: Callable[[HandRecord], RollRecord] = _roll_of,
+) -> Written:
+    """End ``base`` as read: a Hit that drew from ``shoe`` (at ``shoe_version``), or a Stand without."""
+    return await store.cards.apply_logged(
+        base.id, base.version, {"cards": len(cards)}, state="over" if shoe else "stood", cards=cards,
+        shoe=shoe, shoe_version=shoe_version, finished=True, log=log, base=base,
+    )  # fmt: skip
+
+
+async def test_bj1_a_move_that_ends_a_hand_writes_hand_shoe_and_log_row_at_once(store: Store) -> None:  # BJ-1
+    rng = random.Random(24)
+    hand_id = await _deal(store, rng)
+    await store.cards.set_message_id(hand_id, 78)
+    base = await store.cards.hand_in(hand_id, G, C)
+    _, version, drawn, cards = await _hit_from(store, base, rng)
+    written = await _end(store, base, cards, drawn, version)
+    record = await store.cards.get_hand(hand_id)
+    assert written.record == record
+    assert (record.version, record.cards, record.message_id, record.finished) == (2, tuple(cards), 78, True)
+    assert (record.state, record.data) == ("over", {"cards": 2})
+    assert await store.cards.get_shoe(G, C) == (drawn, version + 1)
+    [logged] = await store.log.last(G, C)
+    assert logged.id == written.log_id == await _log_id_on_hand(store, hand_id)
+    assert (logged.inputs, logged.dice) == ({"hand_id": hand_id}, cards)
+    # a Stand draws nothing: the shoe is neither checked nor written, and the next hand's row is its own
+    other = await _deal(store, rng)
+    shoe_before = await store.cards.get_shoe(G, C)
+    stood = await store.cards.hand_in(other, G, C)
+    done = await _end(store, stood, stood.cards)
+    assert done.record == await store.cards.get_hand(other) and done.record.finished
+    assert await store.cards.get_shoe(G, C) == shoe_before
+    assert done.log_id == await _log_id_on_hand(store, other) != written.log_id
+    assert [roll.id for roll in await store.log.last(G, C)] == [done.log_id, written.log_id]
+
+
+async def test_bj1_an_ending_refused_for_any_reason_writes_nothing(store: Store) -> None:  # BJ-1
+    rng = random.Random(25)
+    hand_id = await _deal(store, rng)
+    base = await store.cards.hand_in(hand_id, G, C)
+    _, version, drawn, cards = await _hit_from(store, base, rng)
+    with pytest.raises(InvalidData):  # the roll's row is refused: neither the hand nor the shoe is written
+        await _end(store, base, cards, drawn, version, log=_broken_roll)
+    other = await _deal(store, rng)  # another hand's draw moves the shoe on
+    shoe_after, version_after = await store.cards.get_shoe(G, C)
+    with pytest.raises(Conflict, match="shoe changed"):
+        await _end(store, base, cards, drawn, version)
+    assert await store.cards.hand_in(hand_id, G, C) == base
+    assert await store.cards.get_shoe(G, C) == (shoe_after, version_after)
+    assert await store.log.last(G, C) == [] and await _log_id_on_hand(store, hand_id) is None
+    # the hand moved on (a double click), or is finished, or is gone
+    moved = await store.cards.apply(hand_id, 1, {"n": 2}, state="playing", cards=base.cards)
+    with pytest.raises(Conflict, match="moved on"):
+        await _end(store, base, cards, drawn, version_after)
+    assert await store.cards.get_hand(hand_id) == moved
+    done = await store.cards.apply(other, 1, {}, state="over", cards=[], finished=True)
+    with pytest.raises(Conflict, match="finished"):  # as read just before it finished
+        await _end(store, done.model_copy(update={"finished": False}), cards, drawn, version_after)
+    with pytest.raises(NotFound):
+        await _end(store, base.model_copy(update={"id": other + 99}), cards, drawn, version_after)
+    assert await store.cards.get_shoe(G, C) == (shoe_after, version_after)
+    assert await store.log.last(G, C) == []
+
+
+async def test_bj1_racing_endings_of_one_hand_end_it_once_with_one_log_row(store: Store) -> None:  # BJ-1
+    rng = random.Random(26)
+    hand_id = await _deal(store, rng)
+    base = await store.cards.hand_in(hand_id, G, C)
+    before, version, drawn, cards = await _hit_from(store, base, rng)
+
+    async def end(i: int) -> Written | Conflict:
+        try:  # Hits and Stands from the same view of the hand, as twenty clicks at once would be
+            if i % 2:
+                return await _end(store, base, cards, drawn, version)
+            return await _end(store, base, base.cards)
+        except Conflict as refused:
+            return refused
+
+    outcomes = await asyncio.gather(*(end(i) for i in range(20)))
+    [won] = [outcome for outcome in outcomes if isinstance(outcome, Written)]
+    assert all("moved on" in str(o) or "finished" in str(o) for o in outcomes if isinstance(o, Conflict))
+    [logged] = await store.log.last(G, C)
+    hand = await store.cards.get_hand(hand_id)
+    assert won.record == hand and won.log_id == logged.id == await _log_id_on_hand(store, hand_id)
+    assert hand.version == 2 and hand.finished
+    drew = hand.state == "over"  # a Hit won: its draw is written; a Stand won: the shoe is as it was
+    assert await store.cards.get_shoe(G, C) == ((drawn, version + 1) if drew else (before, version))
+
+
+@pytest.mark.sqlite_only
+async def test_bj1_a_move_that_ends_a_hand_is_one_statement(store: Store) -> None:  # BJ-1
+    rng = random.Random(27)
+    hand_id = await _deal(store, rng)
+    base = await store.cards.hand_in(hand_id, G, C)
+    _, version, drawn, cards = await _hit_from(store, base, rng)
+    seen = await _statements(store, _end(store, base, cards, drawn, version))
+    assert len(set(seen)) == 1 and seen[0].startswith("INSERT INTO hand_endings")

@@ -68,6 +68,7 @@ async def compare(
                     source=build.source,
                     settled=chosen.settled,
                     server=server,
+                    answer_kind=chosen.kind,
                 )
             )
         for session in sessions:
@@ -97,6 +98,14 @@ def report(builds: list[Build]) -> None:
             f"{build.median('answers/s'):10.0f} {build.median('CPU/answer'):14.0f} "
             f"{build.median('loop CPU/answer'):7.0f}  {errors:6}  {rounds}"
         )
+    for kind in sorted({k for build in builds for r in build.runs for k in r.kinds}):
+        # each kind's answers pooled over the rounds (a kind can be a few answers a burst)
+        pooled = [Run(b.label, 0, 0, [x for r in b.runs for x in r.of_kind(kind)]) for b in builds]
+        shown = ", ".join(
+            f"{run.label} p50 {run.median:.2f} p99 {run.quantile(0.99):.2f} ms ({len(run.latencies)})"
+            for run in pooled
+        )
+        print(f"of which {kind}: {shown}")
     base, new = builds
     for what, cpu in (
         ("CPU per answer", lambda r: r.bot_cpu),

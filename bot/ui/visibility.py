@@ -439,3 +439,22 @@ class RevealButton(
             )
             return
         await refuse(interaction, f"Revealed in <#{record.channel_id}>.")
+        await self.show_revealed(interaction.message)
+
+    async def show_revealed(self, copy: discord.Message | None) -> None:
+        """The clicked GM copy with its Reveal button greyed out as "Revealed", its other buttons as they
+        were: a GM sees at a glance which hidden rolls are out (another GM's copy still says so when
+        clicked). Only how the message looks changes, so a failed edit is logged, not shown."""
+        if copy is None:
+            return
+        view = discord.ui.View.from_message(copy, timeout=None)
+        for item in view.children:
+            if isinstance(item, discord.ui.Button) and item.custom_id == f"reveal:{self.log_id}":
+                item.disabled, item.label = True, "Revealed"
+        # stopped: a view that listens would be kept for this message, and its plain copies of the buttons
+        # would answer clicks beside the DynamicItems that own them
+        view.stop()
+        try:
+            await copy.edit(view=view)
+        except discord.HTTPException as error:
+            log.info("Could not grey out the Reveal button of roll %s: %s", self.log_id, error)

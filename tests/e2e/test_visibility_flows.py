@@ -239,8 +239,11 @@ async def test_a_gm_reveals_gm_and_blind_rolls_once(harness: Harness, world: Wor
         [post] = revealed.in_channel(world.general)
         assert not post.ephemeral and post.embeds == copy.embeds
         assert post.content == (f"🔓 Revealed by {world.gm.mention}: a {mode} roll by {world.alice.mention}.")
-        again = await harness.click(copy, "Reveal", world.manager)
-        assert again.ephemeral and again.content == "That roll was already revealed." and again.public() == []
+        # the copy says so at a glance; its Details button works as before
+        button = copy.component(f"reveal:{record.id}")
+        assert (button["disabled"], button["label"]) == (True, "Revealed")
+        details = await harness.click(copy, f"details:{record.id}", world.manager)
+        assert details.ephemeral and details.embed["title"] and details.public() == []
         bob_log = await log_text(harness, world, world.bob)
         assert visible(record.summary, bob_log) and f"({mode}, revealed)" in bob_log
 

@@ -213,6 +213,10 @@ class Session(RuleBasedStateMachine):
         if not self.copies:
             return
         message = self.copies[copy % len(self.copies)]
+        [button] = [c for c in message.walk_components() if str(c.get("custom_id")).startswith("reveal:")]
+        if button.get("disabled"):  # revealed from this copy: it says so, and takes no more clicks
+            assert button["label"] == "Revealed", button
+            return
         user = self.table.everyone[who]
         before = rows(self.table.bot.database, "rolls")
         answer = self.table.bot.run(self.harness.click(message, "Reveal", user))

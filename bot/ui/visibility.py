@@ -221,23 +221,27 @@ async def resolve_mode(
     requested: str | None,
     *,
     blind_refusal: str | None = None,
+    kind: str = "roll",
 ) -> Mode:
     """`choose_mode`, and for a gm or blind roll, the GMs' copies opened before any die is rolled.
 
     With no GM channel and no GM of the channel, the roll is refused at once. Otherwise the interaction is
     acknowledged (posting to GMs may be slow) and each copy's header posted (`open_gm_copies`); when no GM
     could get one, the roll is refused too, saying why and how to fix it. ``blind_refusal``: the sentence
-    refusing a blind roll of a command that never is blind (before any GM is bothered).
+    refusing a blind roll of a command that never is blind (before any GM is bothered). ``kind``: what the
+    copies' header calls it ("roll", "hand").
     """
     mode = await choose_mode(interaction, store, requested)
     if mode == "blind" and blind_refusal is not None:
         raise UserError(blind_refusal)
     if mode in ("gm", "blind") and interaction.guild is not None and interaction.channel_id is not None:
-        await open_gm_copies(interaction, store, mode)
+        await open_gm_copies(interaction, store, mode, kind)
     return mode
 
 
-async def open_gm_copies(interaction: discord.Interaction[Any], store: Store, mode: Mode) -> GMCopies:
+async def open_gm_copies(
+    interaction: discord.Interaction[Any], store: Store, mode: Mode, kind: str = "roll"
+) -> GMCopies:
     """Post the headers of a hidden roll's GM copies, for `deliver` to fill; refuses when none got through.
 
     Copies of a roll refused later (a bad option) are deleted again (`report_error` runs ``AFTER_ERROR``).
@@ -248,7 +252,7 @@ async def open_gm_copies(interaction: discord.Interaction[Any], store: Store, mo
     if settings.gm_channel_id is None and not await store.gm.list_channel_gms(guild_id, channel_id):
         raise UserError(NO_GM_HERE)
     await defer(interaction, ephemeral=True)  # the answer (a result or a refusal) is the roller's alone
-    header = gm_header("roll", mode, interaction.user.id, channel_id)
+    header = gm_header(kind, mode, interaction.user.id, channel_id)
     copies = await post_gm_copies(
         interaction.client, store, guild_id=guild_id, channel_id=channel_id, header=header
     )

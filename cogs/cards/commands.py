@@ -155,7 +155,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     ) -> None:
         guild_id, channel_id = where(interaction)
         store = self.store
-        shown = await resolve_mode(interaction, store, visibility)
+        shown = await resolve_mode(interaction, store, visibility, kind="hand")
         task_inputs, settings = await at_once(
             cards_task(store, interaction, level=level, skill=skill, characteristics=characteristics),
             settings_read(store, interaction, guild_id),

@@ -583,9 +583,12 @@ async def test_gm_and_blind_hands_send_the_result_to_the_gm_channel(
     )
     [note] = dealt.in_channel(world.gm_screen)  # the GMs learn a hand is in play, not what it holds
     assert note.embeds == [] and note.components == [] and "result comes when it ends" in note.content
+    word = "Blind" if mode == "blind" else "GM"  # the deal's note and the result name it alike
+    assert note.content.startswith(f"🔒 {word} hand by {world.alice.mention} in <#{world.general.id}>.")
     ended = await harness.click(message, "Stand", world.alice)
     expected = resolve(stand(deal(start_voluntary(5, 3), top[0])))
     [gm_copy] = ended.in_channel(world.gm_screen)
+    assert gm_copy.content.startswith(f"🔒 {word} hand by {world.alice.mention}")
     assert gm_copy.embed["title"].endswith(outcome(expected))
     assert gm_copy.custom_ids()[0].startswith("reveal:")
     # the GMs' notes: the odds each move had before the last one, in a second embed of their copy

@@ -56,6 +56,12 @@ def test_standard_notation_reads(expression: str, dice: int) -> None:
 def test_no_dice_is_refused() -> None:
     assert refusal("0d6") == "`0d6` in `0d6` rolls no dice; roll at least one."
     assert refusal("1d20 + 0d4") == "`0d4` in `1d20 + 0d4` rolls no dice; roll at least one."
+    # keeping none of them is the same typo; a literal keep (k6: the sixes) may keep none, as asked
+    assert refusal("2d6kl0") == "`kl0` in `2d6kl0` keeps no dice; keep at least one, like `kh1`."
+    assert refusal("(1d4,2d6)kh0 + 1") == (
+        "`kh0` in `(1d4,2d6)kh0 + 1` keeps no dice; keep at least one, like `kh1`."
+    )
+    assert read_dice("4d6k6").dice == 4 and read_dice("2d6kh0kl1").dice == 2
 
 
 def test_d_percent_is_a_d100() -> None:  # General: a d100 shows 1..100

@@ -124,6 +124,12 @@ def read_dice(expression: str) -> DiceExpression:
             # d20 merges ``kh1kl1`` into one operation with two selectors: each selector counts
             operated += _group_size(node.value) * sum(len(op.sels) for op in node.operations)
             repeating = repeating or any(op.op in REPEATING for op in node.operations)
+            for op in node.operations:  # d20 keeps nothing and totals 0: surely a typo, as 0d6 is
+                if op.op == "k" and all(sel.cat in ("h", "l") and sel.num == 0 for sel in op.sels):
+                    kept = "".join(f"k{sel.cat}0" for sel in op.sels)
+                    raise UserError(
+                        f"`{kept}` in {_echo(text)} keeps no dice; keep at least one, like `kh1`."
+                    )
     if depth > MAX_DEPTH:
         raise UserError(f"{_echo(text)} nests {depth} levels deep; I read at most {MAX_DEPTH}.")
     if dice > MAX_DICE:

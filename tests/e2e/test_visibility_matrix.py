@@ -270,7 +270,7 @@ async def test_each_mode_shows_each_audience_exactly_what_it_may_see(
             assert not any(word in note.content.casefold().split() for word in RESULT_WORDS)
         else:
             [copy] = gm_copies
-        what = "hand" if case.voluntary else "roll"  # a hand's copy is sent when it ends, maybe by a GM
+        what = "hand" if case.path == "cards task" else "roll"  # a hand's copies say so, at its deal and end
         header = (
             f"🔒 {'Blind' if mode == 'blind' else 'GM'} {what} by {world.alice.mention} in <#{channel.id}>."
         )

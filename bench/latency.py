@@ -171,7 +171,8 @@ def clicks(deal: str, options: dict[str, object], button: str) -> Prepare:
     """Post ``n`` messages through the bot (``/deal``, with ``options``), spread over channels, and
     click on each once the button whose custom_id matches ``button``.
 
-    Clicks in flight at once are on messages of different channels (each of the real bot's channels has
+    A GM deals and clicks (a player holds one open hand in a channel; a GM, several). Clicks in flight at
+    once are on messages of different channels (each of the real bot's channels has
     a shoe, one row that every draw there updates, so concurrent draws in one channel can be refused with
     "click again").
     """
@@ -183,7 +184,7 @@ def clicks(deal: str, options: dict[str, object], button: str) -> Prepare:
         channels = [fake.add_channel(world.guild, f"hands-{c}") for c in range(n // HANDS_PER_CHANNEL + 1)]
         data = fake.build_command_data(world.guild, deal, options)
         records = [  # round robin over the channels: deals in flight draw from different shoes
-            fake.interaction_payload(2, data, user=world.alice, channel=channels[i % len(channels)])
+            fake.interaction_payload(2, data, user=world.gm, channel=channels[i % len(channels)])
             for i in range(n)
         ]
         dealt = await fire(fake, records, 8, "deal", answered_publicly, bot)
@@ -200,7 +201,7 @@ def clicks(deal: str, options: dict[str, object], button: str) -> Prepare:
             message, custom_id = targets[i]
             channel = fake.channels[message.channel_id]
             data = {"custom_id": custom_id, "component_type": 2}
-            return fake.interaction_payload(3, data, user=world.alice, channel=channel, message=message)
+            return fake.interaction_payload(3, data, user=world.gm, channel=channel, message=message)
 
         return make
 

@@ -164,11 +164,12 @@ async def log_rolls(database: Path, world: World, channel_id: int, n: int) -> No
 
 
 async def deal_hands(fake: FakeDiscord, world: World, bot: BotProcess, n: int) -> list[FakeMessage]:
-    """``n`` voluntary hands dealt through the bot, spread over channels (a shoe per channel)."""
+    """``n`` voluntary hands dealt through the bot by a GM (a player holds one open hand in a channel),
+    spread over channels (a shoe per channel)."""
     channels = [fake.add_channel(world.guild, f"cards-{c}") for c in range(n // HANDS_PER_CHANNEL + 1)]
     data = fake.build_command_data(world.guild, "cards task", {"difficulty": 2, "level": 3})
     records = [
-        fake.interaction_payload(2, data, user=world.alice, channel=channels[i % len(channels)])
+        fake.interaction_payload(2, data, user=world.gm, channel=channels[i % len(channels)])
         for i in range(n)
     ]
     dealt = await fire(fake, records, 8, "deal", answered_publicly, bot)
@@ -182,7 +183,7 @@ def click(fake: FakeDiscord, world: World, message: FakeMessage, action: str) ->
     [custom_id] = [c for c in message.custom_ids() if pattern.match(c)]
     data = {"custom_id": custom_id, "component_type": 2}
     channel = fake.channels[message.channel_id]
-    return fake.interaction_payload(3, data, user=world.alice, channel=channel, message=message)
+    return fake.interaction_payload(3, data, user=world.gm, channel=channel, message=message)
 
 
 def largest_sheet() -> bytes:

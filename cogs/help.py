@@ -132,8 +132,9 @@ SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
             (
                 "Hands",
                 "Involuntary: the bot draws to 17. Voluntary: first card face down; Hit, Stand or "
-                "Add skill. Over 21 wraps to total - 21 and ends the hand. Lost a hidden hand's "
-                "message? `/cards resume` brings its buttons back (a GM's: any hand here).",
+                "Add skill. Over 21 wraps to total - 21 and ends the hand. One open hand each per "
+                "channel. Lost a hidden hand's message? `/cards resume` brings its buttons back (a "
+                "GM's: any hand here).",
             ),
             (
                 "21 and adders",

@@ -459,6 +459,15 @@ class CardRepository:
         shoe = shoe_from_columns(row["shoe_decks"], row["shoe_remaining"], row["shoe_discards"])
         return record, ShoeRead(shoe, int(row["shoe_version"]), channel_id, writes)
 
+    async def open_hand_of(self, guild_id: int | None, channel_id: int, owner_id: int) -> int | None:
+        """The id of ``owner_id``'s latest hand still in play in the channel, or None."""
+        row = await self._db.one(
+            "SELECT id FROM hands WHERE channel_id = ? AND guild_id IS ? AND finished = 0 AND owner_id = ? "
+            "ORDER BY id DESC LIMIT 1",
+            (channel_id, guild_id, owner_id),
+        )
+        return None if row is None else int(row["id"])
+
     async def open_hands(self, guild_id: int | None, channel_id: int) -> builtins.list[HandRecord]:
         """The channel's hands still in play, oldest first."""
         rows = await self._db.all(

@@ -155,6 +155,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     ) -> None:
         guild_id, channel_id = where(interaction)
         store = self.store
+        if mode == "voluntary":  # before any GM is sent a copy
+            await self._one_open_hand(interaction, guild_id, channel_id)
         shown = await resolve_mode(interaction, store, visibility, kind="hand")
         task_inputs, settings = await at_once(
             cards_task(store, interaction, level=level, skill=skill, characteristics=characteristics),
@@ -192,6 +194,20 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             await self._publish_involuntary(interaction, record, hand, shown, before, log_id)
             return
         await self._post_hand(interaction, record, hand, shown)
+
+    async def _one_open_hand(
+        self, interaction: discord.Interaction[Any], guild_id: int, channel_id: int
+    ) -> None:
+        """BJ-4: a player holds one open hand in a channel at a time. One who could deal again would play on
+        only the face-down cards they liked, and leave the others open, unlogged. A GM, who may deal for
+        several characters, may hold several. (Two deals sent within the same few milliseconds could
+        both pass; no person types that fast.)"""
+        held = await self.store.cards.open_hand_of(guild_id, channel_id, interaction.user.id)
+        if held is not None and not await is_gm(interaction, self.store):
+            raise UserError(
+                f"You already have hand #{held} open in this channel; finish it first "
+                "(/cards resume gives you its buttons again)."
+            )
 
     async def _deal(
         self,

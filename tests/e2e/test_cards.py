@@ -144,12 +144,19 @@ async def forged_click(
 
 
 async def deal_voluntary(
-    harness: Harness, world: World, *, level: int = 5, difficulty: int = 3, **options: Any
+    harness: Harness,
+    world: World,
+    *,
+    level: int = 5,
+    difficulty: int = 3,
+    user: FakeUser | None = None,
+    **options: Any,
 ) -> Answer:
+    """Alice's hand (or ``user``'s) in #general; a player holds one open hand in a channel, a GM several."""
     answer = await harness.slash(
         world.guild,
         world.general,
-        world.alice,
+        user or world.alice,
         "cards task",
         {"difficulty": difficulty, "level": level, **options},
     )
@@ -488,7 +495,7 @@ async def test_concurrent_hits_on_a_channel_s_hands_each_draw_without_a_conflict
     store = harness.bot.store
     codes = ["2S", "2H", "2C", "2D", "3S", "3H", "3C", "3D", "4S", "4H", "4C", "4D"]
     await stack_shoe(store, world.general, codes)
-    messages = [(await deal_voluntary(harness, world)).original for _ in range(6)]
+    messages = [(await deal_voluntary(harness, world, user=world.gm)).original for _ in range(6)]
     conflicts = []
     apply_logged = store.cards.apply_logged
 
@@ -500,7 +507,7 @@ async def test_concurrent_hits_on_a_channel_s_hands_each_draw_without_a_conflict
             raise
 
     monkeypatch.setattr(store.cards, "apply_logged", counted)
-    answers = await asyncio.gather(*(harness.click(m, "Hit", world.alice) for m in messages))
+    answers = await asyncio.gather(*(harness.click(m, "Hit", world.gm) for m in messages))
     assert all(a.callback_type == UPDATE_MESSAGE for a in answers) and conflicts == []
     drawn = []
     for message in messages:
@@ -516,7 +523,7 @@ async def test_a_busy_channel_s_hits_draw_from_the_shoe_the_hit_before_left(
 ) -> None:  # BJ-1: each Hit reads its hand and writes its move; none reads the shoe or the settings again
     store = harness.bot.store
     await stack_shoe(store, world.general, ["2S", "2H", "2C", "2D", "3S", "3H", "3C", "3D"] * 2, decks=2)
-    messages = [(await deal_voluntary(harness, world)).original for _ in range(8)]
+    messages = [(await deal_voluntary(harness, world, user=world.gm)).original for _ in range(8)]
     reads: list[str] = []
     for name, repository in (("get_shoe", store.cards), ("get", store.settings)):
         read = getattr(repository, name)
@@ -526,9 +533,38 @@ async def test_a_busy_channel_s_hits_draw_from_the_shoe_the_hit_before_left(
             return await _read(*args, **kwargs)
 
         monkeypatch.setattr(repository, name, counted)
-    answers = await asyncio.gather(*(harness.click(m, "Hit", world.alice) for m in messages))
+    answers = await asyncio.gather(*(harness.click(m, "Hit", world.gm) for m in messages))
     assert all(a.callback_type == UPDATE_MESSAGE for a in answers) and reads == []
     assert await conserved(store, world.general)
+
+
+async def test_bj4_a_player_holds_one_open_hand_in_a_channel(harness: Harness, world: World) -> None:  # BJ-4
+    # dealing again would let a player keep only the face-down cards they like, the others left unlogged
+    store = harness.bot.store
+    first = (await deal_voluntary(harness, world, visibility="private")).original
+    held = hand_id_of(first)
+    await gm_sets_difficulty(harness, world, 6, world.alice)
+    again = await deal_voluntary(harness, world, visibility="gm")
+    assert again.ephemeral and again.content == (
+        f"You already have hand #{held} open in this channel; finish it first "
+        "(/cards resume gives you its buttons again)."
+    )
+    assert again.public() == []  # no GM was sent a copy, and nothing changed
+    assert [h.id for h in await store.cards.open_hands(world.guild.id, world.general.id)] == [held]
+    [pending] = await store.modifiers.list(world.guild.id, world.general.id)
+    assert pending.uses_left == 1
+    # elsewhere, or once it is over, a new hand is dealt; an involuntary one ends as dealt, so is never held
+    elsewhere = await harness.slash(
+        world.guild, world.gm_screen, world.alice, "cards task", {"difficulty": 3, "level": 5}
+    )
+    assert hand_id_of(elsewhere.original) != held
+    involuntary = await deal_voluntary(harness, world, mode="involuntary")
+    assert not involuntary.ephemeral and involuntary.original.embeds
+    await harness.click(first, "Stand", world.alice)
+    assert hand_id_of((await deal_voluntary(harness, world)).original) != held
+    # a GM, who deals for several characters, may hold several
+    gm_hands = [hand_id_of((await deal_voluntary(harness, world, user=world.gm)).original) for _ in range(2)]
+    assert len(set(gm_hands)) == 2
 
 
 async def test_forged_custom_id_for_another_channels_hand_is_refused(harness: Harness, world: World) -> None:
@@ -819,15 +855,15 @@ async def test_details_of_a_hand_for_whoever_sees_it(harness: Harness, world: Wo
     # the face-down ace is a fumble chance (1 <= 1), but Details do not give it away while in play
     gm = await harness.click(public, "Details", world.gm)
     assert field(gm.embed, "For the GM (BJ-11)") == "No fumble chance."
+    await harness.click(public, "Stand", world.alice)  # A♠: the hand ends on 11, the face-down card shown
+    ended = await harness.click(public, "Details", world.gm)
+    assert field(ended.embed, "For the GM (BJ-11)").startswith(f"Fumble chance: {top[0].label} as card 1")
+    assert "umble" not in public.text()
     private = (await deal_voluntary(harness, world, visibility="private")).original
     forged = await forged_click(harness, private, f"bj:{hand_id_of(private)}:details", world.bob)
     assert forged.ephemeral and "Only the player who started this" in forged.content
     own = await harness.click(private, "Details", world.alice)
     assert own.ephemeral and field(own.embed, "Cards (BJ-2)") == "🂠"
-    await harness.click(public, "Stand", world.alice)  # A♠: the hand ends on 11, the face-down card shown
-    ended = await harness.click(public, "Details", world.gm)
-    assert field(ended.embed, "For the GM (BJ-11)").startswith(f"Fumble chance: {top[0].label} as card 1")
-    assert "umble" not in public.text()
 
 
 # -- a hand's message keeps to a title and three lines ----------------------------------------------------

@@ -18,6 +18,7 @@ from bot.core.systemx import (
     check,
     combined,
     flat,
+    judged,
     opposed,
     parse_chart,
     required_margin,
@@ -65,6 +66,7 @@ from bot.ui.sysx import (
     list_choices,
     opposed_compact,
     opposed_details,
+    outcome_words,
     skill_choices,
     split_list,
     synergy_compact,
@@ -291,6 +293,7 @@ class SystemX(
         )
         target_result = check(chart, target_source.sv, dice[1], wounds=target_source.wounds)
         final = opposed(actor_result.margin, target_result.margin)
+        need = gm.required or S0  # SX-7: a GM's required margin for the actor judges the final margin
         details = opposed_details(
             (acting.name, actor_source, actor_result),
             (opposing.name, target_source, target_result),
@@ -298,6 +301,7 @@ class SystemX(
             style,
             applied=applied,
             custom_chart=custom,
+            required=need,
         )
         compact = opposed_compact(
             (acting.shown, actor_source, actor_result),
@@ -305,6 +309,7 @@ class SystemX(
             final,
             style,
             applied=applied,
+            required=need,
         )
         actor_odds = sysx_check(
             actor_source.sv, gm.roll, gm.sv, actor_source.wounds, actor_result.required, chart
@@ -329,7 +334,10 @@ class SystemX(
             },
             dice=dice,
             result=final.letters(),
-            summary=f"Opposed: {actor_source.label} vs {target_source.label}: {final.format(style)}",
+            summary=(
+                f"Opposed: {acting.name} ({actor_source.label}) vs {opposing.name} ({target_source.label}): "
+                f"{outcome_words(final, style, judged(final, need)[0])}"
+            ),
             kind="System X opposed check",
         )
 
@@ -462,9 +470,12 @@ class SystemX(
             rows.append((party.name, source, result, applied))
             names.append(party.shown)
         outcome = combined([row[2].margin for row in rows])
-        details = combined_details(rows, outcome, style, custom_chart=custom)
+        # SX-7: a GM's required margin for any actor judges the team's final margin (the strictest, when
+        # the GM set several)
+        need = max((r for *_, applied in rows if (r := gm_modifiers(applied).required)), default=S0)
+        details = combined_details(rows, outcome, style, custom_chart=custom, required=need)
         compact = combined_compact(
-            [(name, *row[1:]) for name, row in zip(names, rows, strict=True)], outcome, style
+            [(name, *row[1:]) for name, row in zip(names, rows, strict=True)], outcome, style, required=need
         )
         actor_odds = [
             sysx_check(r.sv, r.roll_modifier, r.sv_modifier, r.wounds, S0, chart) for _, _, r, _ in rows
@@ -481,7 +492,10 @@ class SystemX(
             inputs={"actors": [{"member": p.member_id, "name": p.name, "sv": p.source.sv} for p in parties]},
             dice=dice,
             result=outcome.margin.letters(),
-            summary=f"Combined ({len(parties)} actors): {outcome.margin.format(style)}",
+            summary=(
+                f"Combined: {', '.join(party.name for party in parties)}: "
+                f"{outcome_words(outcome.margin, style, judged(outcome.margin, need)[0])}"
+            ),
             kind="System X combined check",
         )
 

@@ -445,6 +445,12 @@ def succeeds(margin: Margin, required: Margin = S0) -> bool:
     return margin >= required_margin(required)
 
 
+def judged(margin: Margin, required: Margin = S0) -> tuple[bool, Verdict]:
+    """SX-7 on a final margin (opposed, combined): whether it meets ``required``, and its verdict."""
+    succeeded = succeeds(margin, required)
+    return succeeded, _verdict(margin, succeeded)
+
+
 def _verdict(margin: Margin, succeeded: bool) -> Verdict:
     # A CF that meets a required CF is a success by SX-7, so success is decided first.
     if succeeded:

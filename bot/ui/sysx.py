@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.core.common import Verdict
 from bot.core.systemx import (
     CF,
     CS,
+    S0,
     CheckResult,
     CombinedResult,
     DecidedBy,
@@ -26,6 +26,7 @@ from bot.core.systemx import (
     RollChart,
     SynergyResult,
     gm_modifier,
+    judged,
     parse_chart,
     required_margin,
     skill_value,
@@ -200,15 +201,6 @@ def margin_style(settings: GuildSettings | None) -> MarginStyle:
     return MarginStyle.SIGNED
 
 
-def margin_verdict(margin: Margin) -> Verdict:
-    """A final margin read on its own (opposed, combined): success or failure, CS and CF critical."""
-    if margin == CS:
-        return Verdict.CRITICAL_SUCCESS
-    if margin == CF:
-        return Verdict.CRITICAL_FAILURE
-    return Verdict.SUCCESS if margin.is_success else Verdict.FAILURE
-
-
 # ---------------------------------------------------------------------------------------------------
 # The compact result: who rolled what, the margin in the seed's words, at most three lines
 
@@ -228,11 +220,6 @@ def outcome_words(margin: Margin, style: MarginStyle, succeeded: bool) -> str:
     if margin.is_zero and succeeded == margin.is_success:
         return f"{shown}, {'just made it' if succeeded else 'just short'}"
     return f"{shown}, {'success' if succeeded else 'failure'}"
-
-
-def final_words(margin: Margin, style: MarginStyle) -> str:
-    """A final margin read on its own (opposed, combined), in the same words."""
-    return outcome_words(margin, style, margin.is_success)
 
 
 def _die_text(result: CheckResult) -> str:
@@ -292,6 +279,22 @@ def check_compact(
     )
 
 
+def opposed_how(
+    actor_name: str, target_name: str, actor: Margin, target: Margin, final: Margin, style: MarginStyle
+) -> str:
+    """How SX-8 gave the final margin, in words: the difference, or which critical decided it."""
+    shown = final.format(style)
+    if actor.is_critical and target == actor:
+        return f"Both {actor.format(style)}: {shown}"
+    if actor.is_critical:
+        return f"{actor_name}'s {actor.format(style)} stands"
+    if target == CS:
+        return f"{target_name}'s CS: {shown}"
+    if target == CF:
+        return f"{target_name}'s CF: {actor_name}'s own margin, {shown}"
+    return f"{actor_name}'s margin less {target_name}'s: {shown}"
+
+
 def opposed_compact(
     actor: tuple[str, SkillSource, CheckResult],
     target: tuple[str, SkillSource, CheckResult],
@@ -299,19 +302,23 @@ def opposed_compact(
     style: MarginStyle,
     *,
     applied: Sequence[AppliedModifier],
+    required: Margin = S0,
 ) -> discord.Embed:
-    """``Ayla (Climb) vs Bo (Wits): S1, success``; both dice and margins, and the final margin."""
+    """``Ayla (Climb) vs Bo (Wits): S1, success``; both dice and margins, and the final margin, judged
+    against the actor's required margin (SX-7, a GM's; S0 by default)."""
     (actor_name, actor_source, actor_result), (target_name, target_source, target_result) = actor, target
+    succeeded, verdict = judged(final, required)
+    how = opposed_how(actor_name, target_name, actor_result.margin, target_result.margin, final, style)
     return compact_embed(
         f"{actor_name} ({shown_name(actor_source.label)}) vs {target_name} "
-        f"({shown_name(target_source.label)}): {final_words(final, style)}",
+        f"({shown_name(target_source.label)}): {outcome_words(final, style, succeeded)}",
         [
             f"{actor_name} {_die_text(actor_result)} → {actor_result.margin.format(style)} · "
             f"{target_name} {_die_text(target_result)} → {target_result.margin.format(style)}",
-            f"{actor_name}'s margin less {target_name}'s: {final.format(style)}",
+            how + (f"; {_needed(required, style)}" if required != S0 else ""),
             gm_line(applied, actor_name),
         ],
-        verdict=margin_verdict(final),
+        verdict=verdict,
     )
 
 
@@ -319,21 +326,25 @@ def combined_compact(
     actors: Sequence[tuple[str, SkillSource, CheckResult, Sequence[AppliedModifier]]],
     outcome: CombinedResult,
     style: MarginStyle,
+    *,
+    required: Margin = S0,
 ) -> discord.Embed:
-    """``Combined: Ayla, Bo: S3, success``; each actor's die and margin, and the margins added in turn."""
+    """``Combined: Ayla, Bo: S3, success``; each actor's die and margin, and the margins added in turn,
+    judged against the required margin (SX-7: the strictest a GM set for an actor; S0 by default)."""
     names = ", ".join(name for name, *_ in actors)
     running = " then ".join(partial.format(style) for partial in outcome.partials)
     modifiers = [gm_line(applied, name) for name, _, _, applied in actors if applied]
+    succeeded, verdict = judged(outcome.margin, required)
     return compact_embed(
-        f"Combined: {names}: {final_words(outcome.margin, style)}",
+        f"Combined: {names}: {outcome_words(outcome.margin, style, succeeded)}",
         [
             " · ".join(
                 f"{name} {_die_text(result)} → {result.margin.format(style)}" for name, _, result, _ in actors
             ),
-            f"Margins added in turn: {running}",
+            f"Margins added in turn: {running}" + (f"; {_needed(required, style)}" if required != S0 else ""),
             "; ".join(m for m in modifiers if m) or None,
         ],
-        verdict=margin_verdict(outcome.margin),
+        verdict=verdict,
     )
 
 
@@ -498,8 +509,9 @@ def opposed_details(
     *,
     applied: Sequence[AppliedModifier],
     custom_chart: bool,
+    required: Margin = S0,
 ) -> discord.Embed:
-    """SX-8: both checks and the actor's final margin."""
+    """SX-8: both checks and the actor's final margin, judged against ``required`` (SX-7)."""
     (actor_name, actor_source, actor_result), (target_name, target_source, target_result) = actor, target
     fields = [
         (f"Actor: {actor_source.label}", f"{actor_name}\n{check_summary(actor_result, actor_source, style)}"),
@@ -516,10 +528,11 @@ def opposed_details(
     mods = modifier_field(applied)
     if mods:
         fields.append((f"{mods[0]} (on the actor's check)", mods[1]))
+    succeeded, verdict = judged(final, required)
     return result_embed(
-        f"Opposed check: {final.format(style)}, {'success' if final.is_success else 'failure'}",
-        verdict=margin_verdict(final),
-        description=f"{actor_name} against {target_name}",
+        f"Opposed check: {outcome_words(final, style, succeeded)}",
+        verdict=verdict,
+        description=f"{actor_name} against {target_name}; {_needed(required, style)} (SX-7)",
         fields=fields,
         inline=False,
         footer=_footer([*_rules(actor_result, target_result), "SX-8"], applied, custom_chart),
@@ -532,8 +545,9 @@ def combined_details(
     style: MarginStyle,
     *,
     custom_chart: bool,
+    required: Margin = S0,
 ) -> discord.Embed:
-    """SX-9: each actor's check, then the left fold one pair at a time."""
+    """SX-9: each actor's check, then the left fold one pair at a time, judged against ``required``."""
     fields: list[tuple[str, str]] = []
     for index, (name, source, result, applied) in enumerate(actors, start=1):
         text = f"{name}\n{check_summary(result, source, style)}"
@@ -548,11 +562,11 @@ def combined_details(
         running = partial
     fields.append(("Combined (SX-9)", "\n".join(steps)))
     every_applied = [m for *_, applied in actors for m in applied]
+    succeeded, verdict = judged(outcome.margin, required)
     return result_embed(
-        f"Combined check: {outcome.margin.format(style)}, "
-        f"{'success' if outcome.margin.is_success else 'failure'}",
-        verdict=margin_verdict(outcome.margin),
-        description=f"{len(actors)} actors",
+        f"Combined check: {outcome_words(outcome.margin, style, succeeded)}",
+        verdict=verdict,
+        description=f"{len(actors)} actors; {_needed(required, style)} (SX-7)",
         fields=fields,
         inline=False,
         footer=_footer([*_rules(*(a[2] for a in actors)), "SX-9"], every_applied, custom_chart),

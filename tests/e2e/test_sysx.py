@@ -13,6 +13,7 @@ from bot.core import systemx as sx
 from bot.core.dice import Dice
 from bot.local.fake.harness import Answer, Harness, World
 from bot.ui.embeds import VERDICT_COLOURS
+from bot.ui.sysx import outcome_words
 from tests.e2e.compact import assert_compact, open_details
 
 CHART = sx.RollChart.model()  # the frozen data file equals the model (tests/test_systemx.py proves it)
@@ -282,6 +283,45 @@ async def test_a_gm_required_margin_overrides_the_players(harness: Harness, worl
     assert "for everyone" in field(embed, "GM modifier")
 
 
+async def test_a_gm_required_margin_judges_an_opposed_and_a_combined_result(  # SX-7, SX-8, SX-9, GM-3
+    harness: Harness, world: World
+) -> None:
+    # set for Alice's next roll, it decides whether the roll's final margin succeeds, not the actor's check
+    store = harness.bot.store
+    # the dice give the opposed roll +5 and the combined one -7: a CS fails the first, a CF passes the second
+    needs = {"opposed": (sx.CS, "needed CS", False), "combined": (sx.CF, "needed CF or better", True)}
+    for kind, (margin, needed, passes) in needs.items():
+        await store.modifiers.set(
+            world.guild.id, world.general.id, "sysx", world.alice.id, "required_margin", margin.letters(), 1,
+            world.gm.id,
+        )  # fmt: skip
+        if kind == "opposed":
+            options: dict[str, Any] = {
+                "actor": world.alice,
+                "actor_sv": 18,
+                "target_npc": "Guard",
+                "target_sv": 5,
+            }
+            answer = await sysx(harness, world, kind, options)
+            first, second = seeded(2, skip=0)
+            final = sx.opposed(sx.check(CHART, 18, first).margin, sx.check(CHART, 5, second).margin)
+        else:
+            options = {"member1": world.alice, "sv1": 14, "npc2": "Bo", "sv2": 12}
+            answer = await sysx(harness, world, kind, options)
+            first, second = seeded(2, skip=2)
+            final = sx.combined(
+                [sx.check(CHART, 14, first).margin, sx.check(CHART, 12, second).margin]
+            ).margin
+        succeeded, verdict = sx.judged(final, margin)
+        assert succeeded is passes and final.is_success is not passes  # S0 would have judged it otherwise
+        assert answer.embed["title"].endswith(": " + outcome_words(final, sx.MarginStyle.SIGNED, succeeded))
+        assert answer.embed["color"] == colour(verdict)
+        assert needed in " ".join(assert_compact(answer.original))
+        embed = await details(harness, answer, world.alice)
+        assert needed in embed["description"]
+        assert await store.modifiers.list(world.guild.id, world.general.id) == []  # used once, and used
+
+
 # -- wounds (SX-2, GM-2) ---------------------------------------------------------------------------------
 
 
@@ -349,9 +389,7 @@ async def test_opposed_uses_both_members_sheets(harness: Harness, world: World) 
 
 
 def sx_verdict(margin: sx.Margin) -> Any:
-    from bot.ui.sysx import margin_verdict
-
-    return margin_verdict(margin)
+    return sx.judged(margin)[1]  # a final margin against the default required S0
 
 
 async def test_opposed_with_raw_svs_and_a_member_without_a_sheet(harness: Harness, world: World) -> None:

@@ -92,7 +92,7 @@ SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
             (
                 "Sustained",
                 "Checks fill a pool towards the GM's goal; a fumble or a pool below -goal fails it. "
-                "A GM may grant a second try with -5..+5.",
+                "A GM may grant a second try at the same Base, with -5..+5.",
             ),
         ],
     ),

@@ -20,7 +20,7 @@ from bot.store import AppliedModifier, Conflict, RollRecord, SecondTry, Store
 from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, rps_line
 from bot.ui.reply import UserError
-from bot.ui.rolls import publish, roll_record, take_modifiers
+from bot.ui.rolls import publish, roll_record
 from bot.ui.rps import (
     BaseBuild,
     BasePart,
@@ -28,7 +28,6 @@ from bot.ui.rps import (
     check_compact,
     check_details,
     check_summary,
-    gm_parts,
     part_records,
     roll_check,
     stored_spec,
@@ -58,8 +57,9 @@ def logged_check(record: RollRecord) -> rps.RpsCheck | None:
 
 
 def task_spec(record: RollRecord) -> BaseSpec:
-    """The logged check's Base before GM modifiers, with the parts it was built from (RPS-9: a second
-    try is at the same Base as the failed check)."""
+    """The logged check's Base as it was built, the GM's difficulty that applied to it included, with its
+    parts (RPS-9: a second try is at the same Base as the failed check). A check logged before 2026-11-28
+    kept its Base before the GM's modifiers here."""
     inputs = record.inputs
     parts = inputs.get("task_parts") or ()
     return stored_spec(int(inputs["task_base"]), str(inputs.get("what") or "Base"), parts)
@@ -79,7 +79,8 @@ async def publish_check(
 ) -> int:
     """Log and show one check (or a second try: the failed check and its grant); its log id.
 
-    ``task``: the Base before GM modifiers, as a later second try builds it again.
+    ``task``: the check's Base as built (its GM difficulty included, a second try's own modifier not),
+    as a later second try builds it again.
     """
     failed = result.sl <= 0
     grantable = interaction.guild is not None  # a DM has no GM to grant a second try
@@ -182,7 +183,7 @@ async def grant_second_try(
 
 def tried_at(inputs: dict[str, Any]) -> str:
     """What a second try retries, as its check was named: ``Stealth (Agility)``, or ``Base 12`` for a raw
-    Base (its Base before the GM's modifiers)."""
+    Base (the failed check's Base)."""
     what = str(inputs["what"])
     return f"Base {inputs['task_base']}" if what == "Base" else shown_name(what)
 
@@ -205,12 +206,14 @@ async def take_second_try(
     gm_items: GmItems,
 ) -> int:
     """Roll the granted try for the player who failed (the clicker), seen as the failed check was; its
-    log id. `UserError` (nothing rolled) when it was taken already."""
+    log id. `UserError` (nothing rolled) when it was taken already.
+
+    RPS-9: at the failed check's Base, the GM's difficulty that applied to it included, plus the grant's
+    modifier. It is the same attempt again, so it takes no pending GM modifier: those stay for the
+    player's next check."""
     spec = task_spec(failed)
     fixed = [BasePart("second try", grant.modifier, modifier=True)] if grant.modifier else []
-    spec.build(fixed)  # the range, before any GM modifier is reserved
-    applied = await take_modifiers(interaction, store, SYSTEM)
-    build = spec.build(fixed + list(gm_parts(applied)))
+    build = spec.build(fixed)
     result = roll_check(interaction.client.rng, build.base)
     return await publish_check(
         interaction,
@@ -218,7 +221,7 @@ async def take_second_try(
         mode=failed.visibility,
         build=build,
         result=result,
-        applied=applied,
+        applied=(),
         task=spec.build(),
         gm_items=gm_items,
         second_try=(failed, grant),

@@ -184,7 +184,7 @@ class GrantButton(
             interaction,
             f"A second try for <@{inputs['roller_id']}> at {tried_at(inputs)}"
             + (f", Base {inputs['task_base']}" if inputs["what"] != "Base" else "")
-            + " before modifiers: pick the GM's modifier.",
+            + ": pick its extra modifier.",
             view=view,
             ephemeral=True,
         )

@@ -161,7 +161,7 @@ class Rps(
             base=base,
         )
         fixed = rps_fixed(difficulty.value if difficulty else None, modifier)
-        task = spec.build(fixed)  # validates ratings and range before any GM modifier is taken
+        spec.build(fixed)  # validates ratings and range before any GM modifier is taken
         gm_user = forgo and await is_gm(interaction, store)  # only a forgone check asks (RPS-6)
         if forgo and interaction.channel_id is not None:
             # refuse a forgo that cannot stand before a GM modifier is used up: a refusal changes nothing
@@ -186,7 +186,7 @@ class Rps(
             build=build,
             result=result,
             applied=applied,
-            task=task,
+            task=build,  # RPS-9: a second try is at this Base, the GM's difficulty included
             gm_items=grant_items,
         )
 

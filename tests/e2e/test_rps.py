@@ -426,7 +426,7 @@ async def test_a_failed_second_try_can_be_granted_again(harness: Harness, world:
     scripted = dice(harness, 9, 9, 9, 8, 2, 3)
     failed = await check(harness, world, base=10)  # SL -8
     asked = await harness.click(failed.original, grant_id(failed.original), world.gm)
-    assert asked.content.startswith(f"A second try for {world.alice.mention} at Base 10 before modifiers: ")
+    assert asked.content == f"A second try for {world.alice.mention} at Base 10: pick its extra modifier."
     first = await grant(harness, failed.original, 3, world.gm)
     assert (
         f"a second try at Base 10, with +3: only {world.alice.mention}"
@@ -443,6 +443,33 @@ async def test_a_failed_second_try_can_be_granted_again(harness: Harness, world:
     shown2 = fields(await details_of(harness, try2))
     assert shown2["Base"] == "9 = given Base 10 + second try (-1)"  # the task's Base, not 13
     assert shown2["Success Level"] == "9 - 5 = 4"
+    assert scripted.used == 6
+
+
+async def test_a_second_try_keeps_the_gm_difficulty_of_the_failed_check(
+    harness: Harness, world: World
+) -> None:
+    # RPS-9: the same Base as the failed check, the GM's difficulty that made it hard included; a modifier
+    # the GM set since is for the player's next check, not for the try (GM-3: used by one roll)
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -10, 1, world.gm.id
+    )
+    scripted = dice(harness, 5, 5, 6, 6, 1, 1)
+    failed = await check(harness, world, base=12)
+    assert fields(await details_of(harness, failed))["Base"] == "2 = given Base 12 + GM difficulty (-10)"
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", 4, 1, world.gm.id
+    )
+    granted = await grant(harness, failed.original, 2, world.gm)
+    tried = await harness.click(try_message(granted, world.general), "Try again", world.alice)
+    shown = fields(await details_of(harness, tried))
+    assert shown["Base"] == "4 = given Base 12 + GM difficulty (-10) + second try (+2)"
+    assert shown["Success Level"] == "4 - 12 = -8"
+    [left] = await store.modifiers.list(world.guild.id, world.general.id)
+    assert (left.value, left.uses_left) == (4, 1)  # still pending: the next check takes it
+    after = await check(harness, world, base=12)
+    assert fields(await details_of(harness, after))["Base"] == "16 = given Base 12 + GM difficulty (+4)"
     assert scripted.used == 6
 
 

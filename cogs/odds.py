@@ -228,7 +228,7 @@ class Odds(
             final = opposed_distribution(own.distribution, other.distribution)
             embed = odds_embed(
                 f"Odds: {source.label} opposed by {target.label}",
-                headline=f"{percent(final.at_least(S0))} for the actor to succeed (SX-8)",
+                headline=f"{percent(final.at_least(S0))} for the actor to succeed",
                 rows_text=table(distribution_rows(final, lambda m: m.format(style)), head="final margin"),
                 fields=[("Actor", inputs), ("Target", target.breakdown)],
                 footer=footer.replace("SX-7", "SX-8"),
@@ -248,7 +248,7 @@ class Odds(
             final = combined_distribution([a.distribution for a in actors])
             embed = odds_embed(
                 f"Odds: combined check of {len(actors)}",
-                headline=f"{percent(final.at_least(S0))} to succeed together (SX-9)",
+                headline=f"{percent(final.at_least(S0))} to succeed together",
                 rows_text=table(distribution_rows(final, lambda m: m.format(style)), head="combined margin"),
                 fields=[("Actors", clip("\n".join(s.breakdown for s in sources), FIELD_VALUE_MAX))],
                 footer=footer.replace("SX-7", "SX-9"),
@@ -402,7 +402,7 @@ class Odds(
             rows = [Row(name, p) for name, p in zip(names, odds.win, strict=True)]
             embed = odds_embed(
                 f"Odds: resisted action, {len(bases)} parties",
-                headline=f"{percent(odds.win[0])} for you to win (ties re-roll, RPS-7)",
+                headline=f"{percent(odds.win[0])} for you to win (ties re-roll)",
                 rows_text=table(rows, head="party", cumulative=""),
                 fields=[("You", inputs), ("Summary", win_line(names, odds))],
             )
@@ -490,7 +490,7 @@ class Odds(
             names = ["you"] + [f"party {i} ({m:+d})" for i, m in enumerate(others, start=2)]
             embed = odds_embed(
                 f"Odds: contest of {len(names)}",
-                headline=f"{percent(odds.win[0])} for you to win (ties re-roll, DD-5)",
+                headline=f"{percent(odds.win[0])} for you to win (ties re-roll)",
                 rows_text=table(
                     [Row(n, p) for n, p in zip(names, odds.win, strict=True)], head="party", cumulative=""
                 ),

@@ -90,11 +90,11 @@ async def test_odds_sysx_check_opposed_and_combined(
     final = opposed_distribution(
         check_odds(14, chart=CHART).distribution, check_odds(10, chart=CHART).distribution
     )
-    assert embed["description"].startswith(f"**{percent(final.at_least(sx.S0))} for the actor to succeed")
+    assert embed["description"].startswith(f"**{percent(final.at_least(sx.S0))} for the actor to succeed**")
 
     embed = answered(await odds(harness, world, "sysx", {"sv": 14, "combined": "10, 8"}))
     together = combined_distribution([check_odds(sv, chart=CHART).distribution for sv in (14, 10, 8)])
-    assert embed["description"].startswith(f"**{percent(together.at_least(sx.S0))} to succeed together")
+    assert embed["description"].startswith(f"**{percent(together.at_least(sx.S0))} to succeed together**")
 
 
 async def test_odds_sysx_reads_the_sheet_with_its_wounds(
@@ -132,7 +132,7 @@ async def test_odds_rps_check_and_resisted(harness: Harness, world: World) -> No
 
     embed = answered(await odds(harness, world, "rps", {"base": 14, "resisted": "12, 10"}))
     contest = resisted_odds([14, 12, 10])
-    assert embed["description"].startswith(f"**{percent(contest.win[0])} for you to win")
+    assert embed["description"].startswith(f"**{percent(contest.win[0])} for you to win (ties re-roll)**")
     assert f"party 3 (Base 10) {percent(contest.win[2])}" in field(embed, "Summary")
 
 
@@ -147,7 +147,7 @@ async def test_odds_decision_roll_and_contested(harness: Harness, world: World) 
 
     embed = answered(await odds(harness, world, "decision", {"stat": 1, "contested": "0, 2"}))
     contest = contested_odds([1, 0, 2], [DiceMode.NORMAL] * 3)
-    assert embed["description"].startswith(f"**{percent(contest.win[0])} for you to win")
+    assert embed["description"].startswith(f"**{percent(contest.win[0])} for you to win (ties re-roll)**")
 
 
 async def test_odds_supply_item(harness: Harness, world: World) -> None:  # DD-7

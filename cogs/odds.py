@@ -76,6 +76,8 @@ from bot.ui.roll_inputs import (
     dn_skill_use,
     rps_fixed,
     rps_spec,
+    supply_dice_of,
+    supply_holder,
     sysx_check_inputs,
     sysx_entries,
     sysx_source,
@@ -532,7 +534,7 @@ class Odds(
     ) -> None:
         assert interaction.guild is not None
         guild_id, owner_id = interaction.guild.id, interaction.user.id
-        character = await self._character(guild_id, interaction.user)
+        character = await supply_holder(self.store, guild_id, interaction.user, item)  # as /supply roll
         stored = await self.store.supply.get(guild_id, owner_id, character, item)
         die = SupplyDie(stored.die)
         if die is SupplyDie.EMPTY:
@@ -552,18 +554,13 @@ class Odds(
         )
         await self._answer(interaction, OddsAnswer(embed, "supply_chart", (odds,)), public=public)
 
-    async def _character(self, guild_id: int, member: discord.abc.User) -> str:
-        sheet = await self.store.sheets.active(guild_id, member.id, "decision")
-        return sheet.name if sheet is not None else member.display_name
-
     @supply.autocomplete("item")
     async def _supply_item(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
         if interaction.guild is None:
             return []
-        character = await self._character(interaction.guild.id, interaction.user)
-        supplies = await self.store.supply.list(interaction.guild.id, interaction.user.id, character)
+        supplies = await supply_dice_of(self.store, interaction.guild.id, interaction.user)
         return _matching([s.item for s in supplies], current)
 
     # -- /odds cards -------------------------------------------------------------------------------

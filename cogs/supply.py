@@ -35,6 +35,7 @@ from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, supply_line
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
+from bot.ui.roll_inputs import supply_character, supply_dice_of, supply_holder
 from bot.ui.rolls import publish, roll_record
 from bot.ui.visibility import resolve_mode
 
@@ -54,12 +55,6 @@ DIE_CHOICES = [
 ]  # d12, d10, d8, d6, d4, empty (0)
 
 
-async def character_of(store: Store, guild_id: int, member: discord.abc.User) -> str:
-    """The member's character: their active decision sheet's name, else their display name."""
-    sheet = await store.sheets.active(guild_id, member.id, SYSTEM)
-    return sheet.name if sheet is not None else member.display_name
-
-
 @app_commands.guild_only()
 class Supply(commands.GroupCog, group_name="supply", group_description="Supply dice: d12 down to empty."):
     """Supply dice: roll one, show them, and (GM) set or restore them."""
@@ -71,21 +66,6 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
     def store(self) -> Store:
         store: Store = self.bot.store
         return store
-
-    async def _holder(self, guild_id: int, member: discord.abc.User, item: str) -> str:
-        """The character whose ``item`` the member rolls: their active sheet's. A supply a GM set before the
-        member had a decision sheet was kept under their display name: it stays theirs to roll until the
-        sheet's character has one of that item."""
-        character = await character_of(self.store, guild_id, member)
-        if character == member.display_name:
-            return character
-        for name in (character, member.display_name):
-            try:
-                await self.store.supply.get(guild_id, member.id, name, item)
-            except NotFound:
-                continue
-            return name
-        return character
 
     async def _current(self, guild_id: int, owner_id: int, character: str, item: str) -> SupplyDie:
         try:
@@ -113,7 +93,7 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         assert interaction.guild is not None
         guild_id, owner_id = interaction.guild.id, interaction.user.id
         mode = await resolve_mode(interaction, self.store, visibility, blind_refusal=BLIND_SUPPLY)
-        character = await self._holder(guild_id, interaction.user, item)
+        character = await supply_holder(self.store, guild_id, interaction.user, item)
         supply = await self._current(guild_id, owner_id, character, item)
         dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source
         for attempt in range(2):
@@ -169,14 +149,7 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
     ) -> list[app_commands.Choice[str]]:
         if interaction.guild is None:
             return []
-        character = await character_of(self.store, interaction.guild.id, interaction.user)
-        supplies = await self.store.supply.list(interaction.guild.id, interaction.user.id, character)
-        if character != interaction.user.display_name:  # and those set before the sheet (`_holder`)
-            held = {name_key(s.item) for s in supplies}
-            earlier = await self.store.supply.list(
-                interaction.guild.id, interaction.user.id, interaction.user.display_name
-            )
-            supplies += [s for s in earlier if name_key(s.item) not in held]
+        supplies = await supply_dice_of(self.store, interaction.guild.id, interaction.user)
         key = name_key(current)
         found = [s for s in supplies if key in name_key(s.item)]
         found.sort(key=lambda s: (not name_key(s.item).startswith(key), name_key(s.item)))
@@ -211,7 +184,7 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
     ) -> None:
         assert interaction.guild is not None
         guild_id = interaction.guild.id
-        character = await character_of(self.store, guild_id, member)
+        character = await supply_character(self.store, guild_id, member)
         try:
             previous: str | None = (await self.store.supply.get(guild_id, member.id, character, item)).label
         except NotFound:

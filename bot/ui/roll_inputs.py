@@ -19,7 +19,7 @@ import discord
 
 from bot.core import rps
 from bot.core.systemx import MarginStyle, RollChart
-from bot.store import GuildSettings, Sheet, Store
+from bot.store import GuildSettings, NotFound, Sheet, Store, SupplyDie
 from bot.store.models import name_key
 from bot.ui.cards import read_characteristics
 from bot.ui.decision import StatSource
@@ -387,7 +387,41 @@ async def rps_party(
 
 
 # ---------------------------------------------------------------------------------------------------
-# Decision dice (DD-1, DD-5)
+# Decision dice (DD-1, DD-5) and supply dice (DD-7)
+
+
+async def supply_character(store: Store, guild_id: int, member: discord.abc.User) -> str:
+    """The member's character: their active decision sheet's name, else their display name."""
+    sheet = await store.sheets.active(guild_id, member.id, "decision")
+    return sheet.name if sheet is not None else member.display_name
+
+
+async def supply_holder(store: Store, guild_id: int, member: discord.abc.User, item: str) -> str:
+    """The character whose ``item`` the member rolls: their active sheet's. A supply a GM set before the
+    member had a decision sheet was kept under their display name: it stays theirs to roll until the
+    sheet's character has one of that item."""
+    character = await supply_character(store, guild_id, member)
+    if character == member.display_name:
+        return character
+    for name in (character, member.display_name):
+        try:
+            await store.supply.get(guild_id, member.id, name, item)
+        except NotFound:
+            continue
+        return name
+    return character
+
+
+async def supply_dice_of(store: Store, guild_id: int, member: discord.abc.User) -> list[SupplyDie]:
+    """The supply dice the member rolls (`supply_holder`): their character's, then those kept under their
+    display name of items the character has none of."""
+    character = await supply_character(store, guild_id, member)
+    supplies = await store.supply.list(guild_id, member.id, character)
+    if character != member.display_name:
+        held = {name_key(s.item) for s in supplies}
+        earlier = await store.supply.list(guild_id, member.id, member.display_name)
+        supplies += [s for s in earlier if name_key(s.item) not in held]
+    return supplies
 
 
 def sheet_stat(sheet: Sheet, name: str) -> tuple[str, int] | None:

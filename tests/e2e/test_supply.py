@@ -141,6 +141,13 @@ async def test_a_supply_set_before_the_first_sheet_is_still_rolled(harness: Harn
         world.guild, world.general, world.alice, "supply roll", {"item": ""}, "item"
     )
     assert [c["value"] for c in offered.choices] == ["Torches"]
+    # /odds supply finds it as /supply roll does, and offers it
+    odds = await harness.slash(world.guild, world.general, world.alice, "odds supply", {"item": "Torches"})
+    assert odds.ephemeral and odds.embed["title"] == "Odds: Alice's Torches (d6)"
+    offered = await harness.autocomplete(
+        world.guild, world.general, world.alice, "odds supply", {"item": ""}, "item"
+    )
+    assert [c["value"] for c in offered.choices] == ["Torches"]
     harness.bot.rng = random.Random(1)
     answer = await supply_roll(harness, world, "Torches")
     assert not answer.ephemeral and "Torches" in answer.embed["title"]

@@ -136,6 +136,13 @@ def parse_value(system: str, kind: str, value: str | None) -> int | str:
     if value is None:
         raise UserError(f"Give a value for {word}: a whole number from {low} to {high}.")
     text = value.strip().replace("−", "-")
+    if system == "cards" and text[:1] in "+-" and text[1:].strip():
+        # a task difficulty replaces the one asked for: "+1" read as a step harder would set Very Easy
+        easiest, hardest = (value_text("cards", "difficulty", v).strip() for v in (low, high))
+        raise UserError(
+            "A cards difficulty replaces the task's, so give its level without a sign: "
+            f"from {easiest} to {hardest}."
+        )
     try:
         number = int(text)
     except ValueError:

@@ -100,6 +100,11 @@ async def test_modifier_values_are_validated_per_system(harness: Harness, world:
         ),
         ({"system": "dn", "kind": "df"}, "Give a value for Difficulty Factor"),
         ({"system": "cards", "kind": "difficulty", "value": "8"}, "A difficulty runs from 0 to 7, not 8."),
+        (  # it replaces the task's difficulty: "+1" meant as a step harder would set Very Easy
+            {"system": "cards", "kind": "difficulty", "value": "+1"},
+            "A cards difficulty replaces the task's, so give its level without a sign: "
+            "from Mindlessly Easy (0) to Absurdly Difficult (7).",
+        ),
     ]
     for options, sentence in cases:
         answer = await gm(harness, world, world.gm, "modifier", options)

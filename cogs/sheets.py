@@ -36,6 +36,14 @@ DM_SHEETS = "In DMs you can see only your own sheets; ask in the server where yo
 SYSTEM_CHOICES = [Choice(name=system_label(s), value=s) for s in SYSTEMS]
 Section = Literal["attribute", "skill", "bonus"]
 SECTION_FIELDS: dict[str, str] = {"attribute": "attributes", "skill": "skills", "bonus": "bonuses"}
+# what a stored bonus does in each system's rolls (SX-6, BJ-9), said when one is set
+BONUS_USE: dict[str, str] = {
+    "sysx": ": it adds to the Skill Value of checks of a skill or attribute of that name",
+    "cards": ": it counts when a cards task names that characteristic",
+    "dn": " (kept on the sheet: Difficulty Number rolls do not use bonuses)",
+    "rps": " (kept on the sheet: RPS rolls do not use bonuses)",
+    "decision": " (kept on the sheet: decision-dice rolls do not use bonuses)",
+}
 # Discord-side bounds: the widest range any system allows; the store then applies the sheet's own system.
 Attribute = app_commands.Range[int, -5, 30]
 Rating = app_commands.Range[int, 0, 30]
@@ -287,7 +295,10 @@ class Sheets(commands.Cog):
         )
         await self._answer(interaction, sheet, f"{shown_name(skill.strip())} is now {rating}.")
 
-    @sheet.command(name="set-bonus", description="Set a characteristic bonus (cards) or a stored bonus.")
+    @sheet.command(
+        name="set-bonus",
+        description="Set a bonus: System X adds it to the skill or attribute named; cards, a trait's.",
+    )
     @app_commands.describe(name="The sheet.", bonus="The bonus's name.", value="Its value.")
     @app_commands.autocomplete(name=sheet_names, bonus=sheet_bonuses)
     async def set_bonus(
@@ -296,7 +307,8 @@ class Sheets(commands.Cog):
         sheet = await self.store.sheets.set_bonus(
             guild_key(interaction), interaction.user.id, name, bonus, value
         )
-        await self._answer(interaction, sheet, f"Bonus {shown_name(bonus.strip())} is now {value:+d}.")
+        named = shown_name(bonus.strip())
+        await self._answer(interaction, sheet, f"Bonus {named} is now {value:+d}{BONUS_USE[sheet.system]}.")
 
     @sheet.command(name="wounds", description="Set current wounds (and the maximum); no values clears them.")
     @app_commands.describe(name="The sheet.", current="Current wounds.", maximum="Maximum wounds.")

@@ -32,6 +32,7 @@ from bot.core.systemx import (
     skill_value,
 )
 from bot.store import MARGINS, AppliedModifier, GuildSettings, Sheet
+from bot.store.models import name_key
 from bot.ui.embeds import compact_embed, result_embed, rule_footer, shown_name
 from bot.ui.reply import UserError
 from bot.ui.rolls import gm_line, modifier_field
@@ -58,7 +59,9 @@ class SkillSource:
 
 
 def from_sheet(sheet: Sheet, skill_name: str) -> SkillSource:
-    """SX-1 from a sheet: the skill's parent attribute + its rating; SX-2 wounds from the sheet."""
+    """SX-1 from a sheet: the skill's parent attribute + its rating, + the sheet's stored bonuses named
+    like the skill or that attribute (SX-6: rule-made, so past a GM's -4..+4); SX-2 wounds from the
+    sheet."""
     found = sheet.skill(skill_name)
     if found is None:
         raise UserError(f"The sheet {sheet.name!r} has no skill named {skill_name.strip()[:64]!r}.")
@@ -73,12 +76,15 @@ def from_sheet(sheet: Sheet, skill_name: str) -> SkillSource:
             f"The sheet {sheet.name!r} has no attribute {skill.attribute!r} (the parent of {name})."
         )
     attribute_name, attribute = parent
-    sv = skill_value(attribute, skill.rating)
+    named = {name_key(name), name_key(attribute_name)}
+    bonuses = [(n, v) for n, v in sheet.bonuses.items() if v and name_key(n) in named]
+    sv = skill_value(attribute, skill.rating, *(v for _, v in bonuses))
     wounds = None if sheet.wounds is None else (sheet.wounds.current, sheet.wounds.maximum)
+    extra = "".join(f" + {n} bonus {v:+d}" for n, v in bonuses)
     return SkillSource(
         label=name,
         sv=sv,
-        breakdown=f"{attribute_name} {attribute} + {name} {skill.rating} = {sv}",
+        breakdown=f"{attribute_name} {attribute} + {name} {skill.rating}{extra} = {sv}",
         wounds=wounds,
         sheet_name=sheet.name,
     )

@@ -266,6 +266,29 @@ async def test_a_gm_modifier_is_consumed_by_exactly_one_roll(harness: Harness, w
     assert field(again, "Margin") == f"**{sx.check(CHART, 16, two, sv_modifier=1).margin.signed()}**"
 
 
+async def test_stored_sheet_bonuses_add_to_the_skill_value(
+    harness: Harness, world: World
+) -> None:  # SX-1, SX-6
+    # a bonus named like the skill or its parent attribute is a rule-made SV modifier (past a GM's -4..+4)
+    await alice_sheet(harness, world)
+    for name, value in (("Climb", 2), ("agility", 5), ("Wits", -3)):
+        done = await harness.slash(
+            world.guild, world.general, world.alice, "sheet set-bonus",
+            {"name": "Ayla", "bonus": name, "value": value},
+        )  # fmt: skip
+        assert done.ephemeral and f"is now {value:+d}: it adds to the Skill Value of checks" in done.text()
+    answer = await sysx(harness, world, "check", {"skill": "Climb"})
+    [natural] = seeded(1)
+    expected = sx.check(CHART, 23, natural)
+    assert assert_compact(answer.original)[0] == f"d20 **{natural}** against SV 23"
+    embed = await details(harness, answer, world.alice)
+    assert field(embed, "Skill Value") == "Agility 12 + Climb 4 + Climb bonus +2 + agility bonus +5 = 23"
+    assert field(embed, "Margin") == f"**{expected.margin.signed()}**"
+    # the same SV in the odds, and a bonus of another attribute's skill stays out
+    odds = await harness.slash(world.guild, world.general, world.alice, "odds sysx", {"skill": "Swim"})
+    assert "Wits 9 + Swim 3 + Wits bonus -3 = 9" in odds.original.text()
+
+
 async def test_a_gm_required_margin_overrides_the_players(harness: Harness, world: World) -> None:  # SX-7
     store = harness.bot.store
     await store.modifiers.set(

@@ -47,7 +47,8 @@ log = logging.getLogger(__name__)
 Visibility = Literal["public", "private", "gm", "blind"]
 BaseRange = app_commands.Range[int, rps.BASE_MIN, rps.BASE_MAX]
 ModifierRange = app_commands.Range[int, rps.MODIFIER_MIN, rps.MODIFIER_MAX]
-NameText = app_commands.Range[str, 1, 64]
+NAME_MAX = 64
+NameText = app_commands.Range[str, 1, NAME_MAX]
 LOG_LOOKBACK = 200  # how far back /rps grant looks for the member's last check in the channel
 
 
@@ -344,7 +345,8 @@ class Rps(
             names.append(name)
             names += [f"{name} ({alt})" for alt in skill.alternates]
         names += list(sheet.attributes)
-        return _matching(names, current)
+        # a choice longer than the option takes would be refused by Discord when picked
+        return _matching([n for n in names if len(n) <= NAME_MAX], current)
 
     # -- /rps grant -------------------------------------------------------------------------------------
     @app_commands.command(

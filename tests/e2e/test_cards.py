@@ -533,6 +533,29 @@ async def test_a_busy_channel_s_hits_draw_from_the_shoe_the_hit_before_left(
             return await _read(*args, **kwargs)
 
         monkeypatch.setattr(repository, name, counted)
+    # busy: the first move writes only once all eight have read their hands and wait on the channel's
+    # lock (on a loaded machine they could otherwise come one after another, the lock free in between,
+    # and a move then rightly reads the shoe again)
+    hands_read: list[int] = []
+    for name in ("hand_with_shoe", "hand_in"):
+        read_hand = getattr(store.cards, name)
+
+        async def reading(*args: Any, _read: Any = read_hand, **kwargs: Any) -> Any:
+            found = await _read(*args, **kwargs)
+            hands_read.append(args[0])
+            return found
+
+        monkeypatch.setattr(store.cards, name, reading)
+    apply_logged = store.cards.apply_logged
+
+    async def after_every_read(*args: Any, **kwargs: Any) -> Any:
+        async with asyncio.timeout(2):  # the interactions' 3-second deadline runs meanwhile
+            while len(hands_read) < len(messages):
+                await asyncio.sleep(0.005)
+        await asyncio.sleep(0.05)  # a moment for the other seven to reach the lock
+        return await apply_logged(*args, **kwargs)
+
+    monkeypatch.setattr(store.cards, "apply_logged", after_every_read)
     answers = await asyncio.gather(*(harness.click(m, "Hit", world.gm) for m in messages))
     assert all(a.callback_type == UPDATE_MESSAGE for a in answers) and reads == []
     assert await conserved(store, world.general)

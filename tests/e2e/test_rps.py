@@ -253,6 +253,29 @@ async def test_skill_parent_and_attribute_autocomplete_from_the_active_sheet(
     assert nothing.choices == []
 
 
+async def test_resisted_party_choices_fit_the_option(harness: Harness, world: World) -> None:
+    # a skill with a long name and an alternate parent makes a choice past party1's 64 characters, which
+    # Discord would refuse when picked: it is not offered (the skill alone still is)
+    long_name = "Knowledge of the Ancient History of the Northern Kingdoms"
+    await harness.bot.store.sheets.create(
+        {
+            "guild_id": world.guild.id, "owner_id": world.alice.id, "name": "Sage", "system": "rps",
+            "attributes": {"Intelligence": 7, "Perception": 5},
+            "skills": {long_name: {"rating": 4, "attribute": "Intelligence", "alternates": ["Perception"]}},
+        }
+    )  # fmt: skip
+    offered = await harness.autocomplete(
+        world.guild,
+        world.general,
+        world.alice,
+        "rps resisted",
+        {"member1": world.alice, "party1": ""},
+        "party1",
+    )
+    values = [c["value"] for c in offered.choices]
+    assert values == [long_name, "Intelligence", "Perception"] and all(len(v) <= 64 for v in values)
+
+
 # --------------------------------------------------------------------------------------------------
 # /rps resisted
 

@@ -45,6 +45,7 @@ from bot.ui.cards import CHARACTERISTICS_HELP, characteristic_choices, shoe_as_s
 from bot.ui.chart_worker import render_chart
 from bot.ui.decision import supply_empty_sentence
 from bot.ui.embeds import FIELD_VALUE_MAX, clip, shown_name
+from bot.ui.hands import BLIND_ODDS
 from bot.ui.odds import (
     Row,
     chart_file,
@@ -68,7 +69,7 @@ from bot.ui.odds import (
     win_line,
 )
 from bot.ui.options import whole_number
-from bot.ui.permissions import NOT_GM, is_gm
+from bot.ui.permissions import is_gm
 from bot.ui.reply import UserError, defer, reply
 from bot.ui.roll_inputs import (
     cards_task,
@@ -647,7 +648,7 @@ class Odds(
             raise UserError(f"Hand #{record.id} is over.")
         table_meta = record.data.get("table") if isinstance(record.data, dict) else None
         if isinstance(table_meta, dict) and table_meta.get("visibility") == "blind" and not gm:
-            raise UserError(f"A blind hand's odds are for the GM only. {NOT_GM}")
+            raise UserError(BLIND_ODDS)
         played = Hand.from_dict(record.data)
         shoe, _ = await self.store.cards.get_shoe(record.guild_id, record.channel_id, decks, self.bot.rng)
         unseen, discards = await shoe_as_seen(

@@ -161,8 +161,12 @@ def test_bj_1_reshuffle_refuses_cards_that_are_not_from_the_shoe():
     rng = random.Random(6)
     shoe = Shoe.fresh(rng)
     ace = Card(1, Suit.SPADES)
-    with pytest.raises(RuleError):
+    with pytest.raises(RuleError) as refused:
         shoe.reshuffle(rng, in_play=[ace, ace])
+    assert str(refused.value) == (  # what the GM can do about it, in one sentence
+        "The open hands hold more of a card than 1 deck has; shuffle with more decks, or end those hands "
+        "first."
+    )
 
 
 def test_is_conserved_sees_a_lost_or_duplicated_card():

@@ -199,7 +199,11 @@ class Shoe:
         pool = Counter(full_deck() * self.decks)
         pool.subtract(Counter(in_play))
         if any(n < 0 for n in pool.values()):
-            raise RuleError("The cards in play are not all from this shoe.")
+            many = "1 deck has" if self.decks == 1 else f"{self.decks} decks have"
+            raise RuleError(
+                f"The open hands hold more of a card than {many}; shuffle with more decks, or end those "
+                "hands first."
+            )
         cards = sorted(pool.elements())
         rng.shuffle(cards)
         return Shoe(decks=self.decks, remaining=tuple(cards), discards=())

@@ -50,6 +50,9 @@ MOVED_ON = (
 )
 BUSY = "The shoe is busy with other hands right now; click again."
 OVER = "Hand #{id} is over; start a new one with /cards task."
+# one sentence each, for the player of a blind hand (who is no GM): whose they are
+BLIND_DETAILS = "A blind hand's details are for a GM of this channel only."
+BLIND_ODDS = "A blind hand's odds are for a GM of this channel only."
 
 #: A player's move: the hand and shoe after it, before the cards it makes the hand ask for are dealt.
 Move = Callable[[Hand, Shoe, Any], tuple[Hand, Shoe]]

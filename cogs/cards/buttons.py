@@ -31,6 +31,8 @@ from bot.ui.cards import (
 )
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.hands import (
+    BLIND_DETAILS,
+    BLIND_ODDS,
     Found,
     Move,
     Moved,
@@ -47,7 +49,7 @@ from bot.ui.hands import (
     shows_odds,
     stand_move,
 )
-from bot.ui.permissions import NOT_GM, is_gm, owner_or_gm
+from bot.ui.permissions import is_gm, owner_or_gm
 from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, defer, refuse, reply
 
 log = logging.getLogger(__name__)
@@ -67,7 +69,6 @@ ADDER_VALUE = re.compile(r"-?[0-9]{1,3}")
 ADD_SKILL = "Add skill…"  # the select's placeholder
 NOT_KEPT = "The odds of this hand's last move were not kept (it ended before the bot kept them)."
 NO_MOVES = "An involuntary hand has no moves to weigh; its chance is in Details."
-BLIND_DETAILS = f"A blind hand's details are for the GM only. {NOT_GM}"
 
 
 def hand_controls(record: HandRecord, hand: Hand) -> tuple[list[str], list[int] | None]:
@@ -272,7 +273,7 @@ async def odds(interaction: discord.Interaction[Any], record: HandRecord) -> Non
     owner is refused (it would tell them the difficulty)."""
     store = interaction.client.store
     if hand_visibility(record.data) == "blind" and not await is_gm(interaction, store):
-        await refuse(interaction, f"A blind hand's odds are for the GM only. {NOT_GM}")
+        await refuse(interaction, BLIND_ODDS)
         return
     hand = Hand.from_dict(record.data)
     if hand.is_over:

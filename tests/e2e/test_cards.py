@@ -37,7 +37,7 @@ from bot.local.fake.harness import Answer, Harness, World
 from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord
 from bot.local.fake.world import FakeChannel, FakeMessage, FakeUser
 from bot.store import Conflict, Store
-from bot.ui.hands import BUSY
+from bot.ui.hands import BLIND_DETAILS, BLIND_ODDS, BUSY
 from bot.ui.permissions import NOT_OWNER
 from tests.e2e.compact import compact_lines
 
@@ -644,6 +644,13 @@ async def test_gm_and_blind_hands_send_the_result_to_the_gm_channel(
     assert note.embeds == [] and note.components == [] and "result comes when it ends" in note.content
     word = "Blind" if mode == "blind" else "GM"  # the deal's note and the result name it alike
     assert note.content.startswith(f"🔒 {word} hand by {world.alice.mention} in <#{world.general.id}>.")
+    if mode == "blind":  # its odds and details are the GMs': the player is told so in one sentence
+        for action, sentence in (("odds", BLIND_ODDS), ("details", BLIND_DETAILS)):
+            shown = copy.deepcopy(message)  # a blind hand shows no such button: forged on its message
+            button = next(c for c in shown.walk_components() if "custom_id" in c)
+            button["custom_id"] = f"bj:{hand_id_of(message)}:{action}"
+            told = await forged_click(harness, shown, button["custom_id"], world.alice)
+            assert told.ephemeral and told.content == sentence
     ended = await harness.click(message, "Stand", world.alice)
     expected = resolve(stand(deal(start_voluntary(5, 3), top[0])))
     [gm_copy] = ended.in_channel(world.gm_screen)

@@ -87,7 +87,7 @@ def test_summaries_read_as_the_issue_asks() -> None:
     estimated = bj.hit(bj.start_voluntary(2, 3, "Speed", 2), Card.parse("9S"))
     shoe = [c for c in full_deck()[:30] if c != Card.parse("9S")]
     line = format.hand_decision_summary(cards.voluntary_decision(estimated, shoe))
-    assert "Hit about " in line and "(TRL about " in line and "Stand about" not in line
+    assert "Hit about " in line and "(expected TRL about " in line and "Stand about" not in line
     assert "to complete" in format.sustained_summary(rps_odds.sustained_odds(rps.start_pool(10, 12, 5)))
     assert format.supply_summary(decision.supply_odds(SupplyDie.D4)) == "d4: about 1.3 more rolls until empty"
 
@@ -100,7 +100,7 @@ def test_an_estimated_hit_reads_about() -> None:  # BJ-9: several tracked suits 
     assert not estimate.exact and estimate.hit is not None
     line = format.hand_decision_summary(estimate)
     hit = (
-        f"Hit about {format.percent(estimate.hit.success)} (TRL about {float(estimate.hit.expected_trl):.1f})"
+        f"Hit about {format.percent(estimate.hit.success)} (expected TRL about {float(estimate.hit.expected_trl):.1f})"
     )
     assert hit in line
     assert line.count("about") == 2  # Stand and the adders are certain

@@ -114,7 +114,7 @@ def _in_order(cards: Sequence[Card]) -> tuple[Card, ...]:
 
 
 def hand_decision_line(decision: HandDecision) -> str:
-    """ "Hit 62% (TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"."""
+    """ "Hit 62% (expected TRL 2.4) · Stand 0% (expected TRL -1.0) · ... · best: Add 3"."""
     return hand_decision_summary(decision)
 
 

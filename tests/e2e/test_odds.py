@@ -575,8 +575,8 @@ async def test_an_estimated_hit_says_about(harness: Harness, world: World) -> No
     decision = voluntary_decision(Hand.from_dict(record.data), shoe.remaining)
     assert not decision.exact and decision.hit is not None
     own = await harness.click(dealt.original, "Odds", world.alice)
-    assert f"Hit about {percent(decision.hit.success)} (TRL about " in own.content
-    assert f"Stand {percent(decision.stand.success)} (TRL " in own.content
+    assert f"Hit about {percent(decision.hit.success)} (expected TRL about " in own.content
+    assert f"Stand {percent(decision.stand.success)} (expected TRL " in own.content
     embed = answered(await odds(harness, world, "cards", {"hand": hand_id}))
     assert "Hit (about)" in embed["description"] and has_field(embed, "About Hit")
 

@@ -116,14 +116,14 @@ def move_chance(decision: HandDecision, option: ActionOdds, digits: int = 0) -> 
 
 
 def hand_decision_summary(decision: HandDecision) -> str:
-    """ "Hit 62% (TRL 2.4) · Stand 0% (TRL -1) · Add 3 100% (TRL 1) · best: Add 3"; an estimated Hit
-    reads "Hit about 62% (TRL about 2.4)"."""
+    """ "Hit 62% (expected TRL 2.4) · Stand 0% (expected TRL -1.0) · ... · best: Add 3"; an estimated Hit
+    reads "Hit about 62% (expected TRL about 2.4)"."""
     parts = []
     for option in decision.options:
         about = "about " if is_estimate(decision, option) else ""
         parts.append(
             f"{option.action.label} {move_chance(decision, option)} "
-            f"(TRL {about}{float(option.expected_trl):.1f})"
+            f"(expected TRL {about}{float(option.expected_trl):.1f})"
         )
     return " · ".join(parts) + f" · best: {decision.best.action.label}"
 

@@ -100,7 +100,8 @@ def test_an_estimated_hit_reads_about() -> None:  # BJ-9: several tracked suits 
     assert not estimate.exact and estimate.hit is not None
     line = format.hand_decision_summary(estimate)
     hit = (
-        f"Hit about {format.percent(estimate.hit.success)} (expected TRL about {float(estimate.hit.expected_trl):.1f})"
+        f"Hit about {format.percent(estimate.hit.success)} "
+        f"(expected TRL about {float(estimate.hit.expected_trl):.1f})"
     )
     assert hit in line
     assert line.count("about") == 2  # Stand and the adders are certain

@@ -26,9 +26,10 @@ def system_label(system: str) -> str:
 def ranges_line(system: str) -> str:
     """What the system's sheet may hold, e.g. ``System X: attribute 1..20, skill 0..10, bonus -10..10``."""
     r = SHEET_RANGES[system]
+    skills = f"{r.skill_word} {r.skills[0]}..{r.skills[1]}, " if r.skill_word != r.attribute_word else ""
     return (
         f"{system_label(system)}: {r.attribute_word} {r.attributes[0]}..{r.attributes[1]}, "
-        f"{r.skill_word} {r.skills[0]}..{r.skills[1]}, bonus {r.bonuses[0]}..{r.bonuses[1]}, "
+        f"{skills}bonus {r.bonuses[0]}..{r.bonuses[1]}, "
         f"maximum wounds {r.wounds_max[0]}..{r.wounds_max[1]}"
     )
 
@@ -38,8 +39,8 @@ def _plural(word: str) -> str:
 
 
 def _skill_line(name: str, skill: Skill) -> str:
-    line = f"{name} {skill.rating}"
-    parents = ([skill.attribute] if skill.attribute else []) + list(skill.alternates)
+    line = f"{shown_name(name)} {skill.rating}"
+    parents = [shown_name(p) for p in ([skill.attribute] if skill.attribute else []) + list(skill.alternates)]
     if parents:
         head = parents[0] if skill.attribute else f"any of {', '.join(parents)}"
         rest = f"; or {', '.join(parents[1:])}" if skill.attribute and len(parents) > 1 else ""
@@ -53,7 +54,7 @@ def sheet_embed(sheet: Sheet, owner: str) -> discord.Embed:
     fields: list[tuple[str, str]] = [
         (
             _plural(ranges.attribute_word),
-            "\n".join(f"{n} {v}" for n, v in sheet.attributes.items()) or "none yet",
+            "\n".join(f"{shown_name(n)} {v}" for n, v in sheet.attributes.items()) or "none yet",
         ),
         (
             _plural(ranges.skill_word) if ranges.skill_word != ranges.attribute_word else "Skills",
@@ -61,14 +62,14 @@ def sheet_embed(sheet: Sheet, owner: str) -> discord.Embed:
         ),
     ]
     if sheet.bonuses:
-        fields.append(("Bonuses", "\n".join(f"{n} {v:+d}" for n, v in sheet.bonuses.items())))
+        fields.append(("Bonuses", "\n".join(f"{shown_name(n)} {v:+d}" for n, v in sheet.bonuses.items())))
     if sheet.wounds is not None:
         fields.append(("Wounds", f"{sheet.wounds.current} / {sheet.wounds.maximum}"))
     if sheet.notes:
         fields.append(("Notes", sheet.notes))
     status = "active" if sheet.active else "not active (/sheet use to make it active)"
     embed = result_embed(
-        f"{sheet.name}",
+        shown_name(sheet.name),
         description=f"{system_label(sheet.system)} sheet of {owner}, {status}.",
         fields=fields,
         footer=ranges_line(sheet.system),

@@ -469,7 +469,7 @@ async def test_a_failed_second_try_can_be_granted_again(harness: Harness, world:
     assert scripted.used == 6
 
 
-async def test_a_second_try_keeps_the_gm_difficulty_of_the_failed_check(
+async def test_a_second_try_keeps_the_gm_difficulty_of_the_failed_check(  # RPS-9, GM-3
     harness: Harness, world: World
 ) -> None:
     # RPS-9: the same Base as the failed check, the GM's difficulty that made it hard included; a modifier

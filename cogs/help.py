@@ -178,7 +178,9 @@ SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
             (
                 "Modifiers",
                 "A GM may set a modifier for one player or everyone for the next roll or N rolls; "
-                "the result says which applied and who set it.",
+                "the result says which applied and who set it. Several add up, except a cards "
+                "difficulty or a System X required margin: one applies (a player's own, else the latest "
+                "set) and the other waits for the next roll.",
             ),
             ("Buttons", "Buttons on a hand or pool work for their owner and GMs only."),
             (

@@ -230,6 +230,12 @@ MODIFIER_KINDS: dict[str, dict[str, tuple[int, int] | tuple[str, ...]]] = {
     "cards": {"difficulty": (0, 7)},
 }
 MAX_MODIFIER_USES = 100
+#: Kinds whose value replaces the roll's own instead of adding to it: when several are pending for a roll,
+#: one applies and only it uses a use (GM-3): the player's own before everyone's, then the latest set.
+REPLACING_KINDS: dict[str, frozenset[str]] = {
+    "sysx": frozenset({"required_margin"}),
+    "cards": frozenset({"difficulty"}),
+}
 
 
 class PendingModifier(_Frozen):

@@ -15,7 +15,15 @@ from typing import Any
 from bot.store._util import dumps, parse_time, validated
 from bot.store.db import Database, Row, Tx
 from bot.store.errors import InvalidData, NotFound
-from bot.store.models import SYSTEMS, AppliedModifier, GuildSettings, PendingModifier, Sheet, Visibility
+from bot.store.models import (
+    REPLACING_KINDS,
+    SYSTEMS,
+    AppliedModifier,
+    GuildSettings,
+    PendingModifier,
+    Sheet,
+    Visibility,
+)
 from bot.store.settings import settings_from
 from bot.store.sheets import SHEET_COLUMNS, sheet_from_row
 
@@ -106,6 +114,22 @@ def _modifier(row: Row) -> PendingModifier:
         set_by=row["set_by"],
         created_at=parse_time(row["created_at"]),
     )
+
+
+def applying(system: str, rows: list[tuple[Row, int]]) -> list[tuple[Row, int]]:
+    """The modifiers that apply to one roll, of those it may use (each with its uses left): every one of an
+    adding kind, one of each replacing kind (`REPLACING_KINDS`: the player's own, else everyone's, the
+    latest set first). A replaced one keeps its use for a later roll."""
+    replacing = REPLACING_KINDS.get(system, frozenset())
+    best: dict[str, Row] = {}
+    for row, _ in rows:
+        kind = row["kind"]
+        if kind in replacing:
+            rank = (row["target_user_id"] is not None, row["id"])
+            held = best.get(kind)
+            if held is None or rank > (held["target_user_id"] is not None, held["id"]):
+                best[kind] = row
+    return [(row, left) for row, left in rows if row["kind"] not in replacing or best[row["kind"]] is row]
 
 
 class ModifierRepository:
@@ -286,7 +310,7 @@ class ModifierRepository:
             left = stored_left - sum(int(h["n"]) for h in held if h["ticket"] not in given_back)
             if left > 0:
                 free.append((row, left))
-        return free
+        return applying(params[3], free)
 
     def ticket(self, key: object) -> ModifierTicket | None:
         """The uses reserved under ``key`` (handed to the log write that takes them), or None."""
@@ -431,10 +455,10 @@ class ModifierRepository:
         """What ``consume`` would take for this player now, without taking it (for previews)."""
 
         async def work(tx: Tx) -> list[AppliedModifier]:
-            found: list[AppliedModifier] = []
+            found: list[tuple[Row, int]] = []
             for row in await self._matching(tx, guild_id, channel_id, system, user_id):
                 if row["target_user_id"] is not None:
-                    found.append(self._applied(row, for_everyone=False, uses_left=int(row["uses_left"])))
+                    found.append((row, int(row["uses_left"])))
                     continue
                 used = await tx.one(
                     "SELECT used FROM modifier_uses WHERE modifier_id = ? AND user_id = ?",
@@ -442,8 +466,11 @@ class ModifierRepository:
                 )
                 left = int(row["uses"]) - (int(used["used"]) if used else 0)
                 if left > 0:
-                    found.append(self._applied(row, for_everyone=True, uses_left=left))
-            return found
+                    found.append((row, left))
+            return [
+                self._applied(row, for_everyone=row["target_user_id"] is None, uses_left=left)
+                for row, left in applying(system, found)
+            ]
 
         return await self._db.run(work, write=False)
 

@@ -164,7 +164,8 @@ class GmModifiers:
 
 
 def gm_modifiers(applied: Sequence[AppliedModifier]) -> GmModifiers:
-    """Sum SV and roll modifiers (each within SX-6's -4..+4); the latest required margin set wins."""
+    """Sum SV and roll modifiers (each within SX-6's -4..+4); a required margin replaces the roll's own (the
+    store holds one at most for a roll: `REPLACING_KINDS`)."""
     sv = roll = 0
     required: Margin | None = None
     for mod in applied:

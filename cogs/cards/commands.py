@@ -62,7 +62,8 @@ DIFFICULTY_CHOICES = [Choice(name=f"{i} {name}", value=i) for i, name in enumera
 
 
 def _chosen_difficulty(asked: int, applied: Sequence[AppliedModifier]) -> int:
-    """GM-3: a ``difficulty`` modifier replaces the task difficulty (a player's own beats everyone's)."""
+    """GM-3: a ``difficulty`` modifier replaces the task difficulty. The store holds one at most (a
+    player's own before everyone's, then the latest: `REPLACING_KINDS`); the same order picks here."""
     mods = [m for m in applied if m.kind == "difficulty" and isinstance(m.value, int)]
     if not mods:
         return asked

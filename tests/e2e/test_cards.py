@@ -217,10 +217,14 @@ async def test_gm_difficulty_modifier_replaces_the_task_difficulty(
     harness: Harness, world: World
 ) -> None:  # GM-3
     store = harness.bot.store
+    # everyone's difficulty 3 waits behind Alice's own 7: one replaces the task's, so one hand takes one
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "cards", None, "difficulty", 3, 1, world.gm.id
+    )
     await store.modifiers.set(
         world.guild.id, world.general.id, "cards", world.alice.id, "difficulty", 7, 1, world.gm.id
     )
-    top = await stack_shoe(store, world.general, ["10H", "8C", "10S", "7D"])
+    top = await stack_shoe(store, world.general, ["10H", "8C", "10S", "7D", "9C", "9D"])
     options = {"difficulty": 0, "level": 6, "mode": "involuntary"}
     first = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
     expected = resolve(play_involuntary(iter(top[:2]), 6, 7))
@@ -234,9 +238,13 @@ async def test_gm_difficulty_modifier_replaces_the_task_difficulty(
         f"difficulty Absurdly Difficult (7) for this player, set by {world.gm.mention}"
     )
     second = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
-    unmodified = resolve(play_involuntary(iter(top[2:]), 6, 0))
-    assert second.embed["title"].endswith(outcome(unmodified))
-    assert "GM modifier" not in second.embed["description"] and len(lines(second.embed)) == 2
+    everyones = resolve(play_involuntary(iter(top[2:4]), 6, 3))
+    assert second.embed["title"].endswith(outcome(everyones))
+    assert lines(second.embed)[1].startswith("Expert (6) vs Average (3), GM modifier by")
+    third = await harness.slash(world.guild, world.general, world.alice, "cards task", options)
+    unmodified = resolve(play_involuntary(iter(top[4:]), 6, 0))
+    assert third.embed["title"].endswith(outcome(unmodified))
+    assert "GM modifier" not in third.embed["description"] and len(lines(third.embed)) == 2
 
 
 async def test_a_deal_that_fails_leaves_the_gm_modifier_for_the_next_hand(

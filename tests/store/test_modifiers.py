@@ -63,6 +63,32 @@ async def test_gm3_all_matching_modifiers_apply_together_with_who_set_them(store
     assert await store.modifiers.pending_for(G, C, "sysx", ANN) == []
 
 
+async def test_gm3_of_two_replacing_modifiers_one_applies_and_the_other_keeps_its_use(store: Store) -> None:
+    # GM-3, BJ-8: a cards difficulty replaces the task's, so two cannot both apply: the player's own wins
+    everyone = await store.modifiers.set(G, C, "cards", None, "difficulty", 6, 1, GM)
+    own = await store.modifiers.set(G, C, "cards", ANN, "difficulty", 2, 1, GM + 1)
+    assert [a.modifier_id for a in await store.modifiers.pending_for(G, C, "cards", ANN)] == [own.id]
+    held = await store.modifiers.reserve("deal 1", G, C, "cards", ANN)
+    assert [(a.modifier_id, a.value) for a in held] == [(own.id, 2)]
+    ticket = store.modifiers.ticket("deal 1")
+    deal = RollRecord(
+        guild_id=G, channel_id=C, user_id=ANN, system="cards", command="cards task", result="dealt"
+    )
+    await store.log.add(deal, modifiers=ticket)
+    # the everyone-modifier was not used: Ann's next task gets it
+    assert [(a.modifier_id, a.uses_left) for a in await store.modifiers.consume(G, C, "cards", ANN)] == [
+        (everyone.id, 0)
+    ]
+    # SX-7: of two required margins for one player, the latest set applies; the earlier waits its turn
+    first = await store.modifiers.set(G, C, "sysx", ANN, "required_margin", "S2", 1, GM)
+    latest = await store.modifiers.set(G, C, "sysx", ANN, "required_margin", "S4", 1, GM)
+    await store.modifiers.set(G, C, "sysx", ANN, "roll", 1, 1, GM)
+    applied = await store.modifiers.consume(G, C, "sysx", ANN)
+    assert [(a.kind, a.value) for a in applied] == [("required_margin", "S4"), ("roll", 1)]
+    assert latest.id in [a.modifier_id for a in applied]
+    assert [a.modifier_id for a in await store.modifiers.consume(G, C, "sysx", ANN)] == [first.id]
+
+
 @pytest.mark.parametrize(
     ("system", "kind", "value", "words"),
     [

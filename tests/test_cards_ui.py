@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from bot.core import blackjack as bj
-from bot.core.cards import Card
+from bot.core.cards import Card, parse_cards
 from bot.core.errors import RuleError
 from bot.store import Sheet
 from bot.ui.cards import (
@@ -14,6 +16,7 @@ from bot.ui.cards import (
     characteristic_choices,
     hand_details_embed,
     hand_embed,
+    held_then,
     read_characteristics,
 )
 from bot.ui.reply import UserError
@@ -100,3 +103,15 @@ def test_an_adder_set_reads_in_words() -> None:  # BJ-7
     assert adder_words([1, 10]) == "1 or 10"
     assert adder_words([1, 2, 9, 10]) == "1-2 or 9-10"
     assert adder_words([1, 3, 5]) == "1, 3 or 5"
+
+
+def test_held_then_keeps_the_cards_in_hands_that_were_out_of_the_kept_shoe() -> None:
+    # BJ-4: a card in a hand now that the kept shoe or its discards held was drawn since
+    remaining, discards = parse_cards(["5C", "7S", "5H"]), parse_cards(["KD"])
+    now = parse_cards(["7S", "2C"])  # 7S drawn since; 2C was already in a hand
+    assert held_then(now, remaining, discards) == Counter(parse_cards(["2C"]))
+    # after a reshuffle the discards are drawn from too: KD is in a hand now, drawn since
+    assert held_then(parse_cards(["KD", "2C"]), remaining, discards) == Counter(parse_cards(["2C"]))
+    # two decks: a 5C in a hand now counts as the kept shoe's, drawn since: too few, never more
+    assert held_then(parse_cards(["5C"]), remaining, discards) == Counter()
+    assert held_then((), remaining, discards) == Counter()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,7 @@ from bot.core.blackjack import (
     format_adder_values,
     summarize,
 )
-from bot.core.cards import Card, Shoe
+from bot.core.cards import Card, Shoe, parse_cards
 from bot.store import AppliedModifier, HandRecord, Sheet, Store
 from bot.ui.embeds import NEUTRAL, WARNING, compact_embed, info_embed, result_embed, rule_footer
 from bot.ui.freeroll import shown
@@ -525,6 +526,35 @@ async def send_to_gms(
 MAX_SEEN_HANDS = 500  # the finished hands looked at for cards in the discards (a 8-deck shoe holds 416 cards)
 
 
+async def hidden_cards(
+    store: Store, discards: Sequence[Card], guild_id: int | None, channel_id: int, viewer_id: int
+) -> tuple[list[Card], list[Card], tuple[Card, ...]]:
+    """The cards out of the shoe that ``viewer_id`` was not shown: (those in other players' open hands:
+    their face-down cards, every card of a hand played hidden; those of ``discards`` from finished hands
+    the viewer did not see; the rest of ``discards``)."""
+    in_hands: list[Card] = []
+    for record in await store.cards.open_hands(guild_id, channel_id):
+        if record.owner_id == viewer_id:
+            continue  # their own cards: shown to them (Peek shows the face-down one)
+        hand = Hand.from_dict(record.data)
+        if hand_visibility(record.data) != "public":
+            in_hands += hand.played
+        elif hand.face_down is not None:
+            in_hands.append(hand.played[hand.face_down])
+    seen = list(discards)
+    in_discards: list[Card] = []
+    if seen:
+        for record in await store.cards.recent_hands(guild_id, channel_id, MAX_SEEN_HANDS):
+            mode = hand_visibility(record.data)
+            if mode == "public" or (record.owner_id == viewer_id and mode != "blind"):
+                continue
+            for card in record.card_objects:
+                if card in seen:  # still in the discards (not reshuffled into the shoe since)
+                    seen.remove(card)
+                    in_discards.append(card)
+    return in_hands, in_discards, tuple(seen)
+
+
 async def shoe_as_seen(
     store: Store, shoe: Shoe, guild_id: int | None, channel_id: int, viewer_id: int, *, gm: bool
 ) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
@@ -537,23 +567,28 @@ async def shoe_as_seen(
     """
     if gm:
         return shoe.remaining, shoe.discards
-    unseen: list[Card] = []
-    for record in await store.cards.open_hands(guild_id, channel_id):
-        if record.owner_id == viewer_id:
-            continue  # their own cards: shown to them (Peek shows the face-down one)
-        hand = Hand.from_dict(record.data)
-        if hand_visibility(record.data) != "public":
-            unseen += hand.played
-        elif hand.face_down is not None:
-            unseen.append(hand.played[hand.face_down])
-    discards = list(shoe.discards)
-    if discards:
-        for record in await store.cards.recent_hands(guild_id, channel_id, MAX_SEEN_HANDS):
-            mode = hand_visibility(record.data)
-            if mode == "public" or (record.owner_id == viewer_id and mode != "blind"):
-                continue
-            for card in record.card_objects:
-                if card in discards:  # still in the discards (not reshuffled into the shoe since)
-                    discards.remove(card)
-                    unseen.append(card)
-    return (*shoe.remaining, *unseen), tuple(discards)
+    in_hands, in_discards, seen = await hidden_cards(store, shoe.discards, guild_id, channel_id, viewer_id)
+    return (*shoe.remaining, *in_hands, *in_discards), seen
+
+
+def held_then(in_hands: Sequence[Card], remaining: Sequence[Card], discards: Sequence[Card]) -> Counter[Card]:
+    """Of the cards in players' hands now, those already in a hand when a shoe held ``remaining`` and
+    ``discards``: a card then in the shoe or its discards was drawn since (after a reshuffle too). With
+    several decks a card of the same face there counts against it: too few, never a card drawn since."""
+    return Counter(in_hands) - Counter(remaining) - Counter(discards)
+
+
+async def kept_shoe_as_seen(
+    store: Store, note: dict[str, str], record: HandRecord, viewer_id: int | None
+) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """A shoe kept with a hand's move (``note``: its remaining cards and discards) as ``viewer_id`` could
+    know it then (`shoe_as_seen`): the cards then in other players' hands or in the discards that the
+    viewer has not been shown count as remaining. ``viewer_id`` None: for the GMs, who see every card."""
+    remaining, discards = parse_cards(note["remaining"].split()), parse_cards(note["discards"].split())
+    if viewer_id is None:
+        return remaining, discards
+    in_hands, in_discards, seen = await hidden_cards(
+        store, discards, record.guild_id, record.channel_id, viewer_id
+    )
+    then = held_then(in_hands, remaining, discards)
+    return (*remaining, *then.elements(), *in_discards), seen

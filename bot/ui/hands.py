@@ -5,7 +5,8 @@ applies one move (Hit, Stand, Add skill) to the stored hand, drawing what the mo
 shoe, and writes hand and shoe with version checks (`store.cards.apply_logged`): a double click is refused,
 and another hand's draw in between is answered by playing the move again on the new shoe. The move that
 ends a hand keeps the hand and shoe it was played from, so the odds it had can be worked out when asked
-(`last_move_line`), as can an involuntary hand's from the shoe it was dealt from (`dealt_odds_line`).
+(`last_move_line`), as can an involuntary hand's from the shoe it was dealt from (`dealt_odds_line`), each
+as the clicker could know that shoe (others' face-down cards count as unseen).
 How the result looks is `bot.ui.cards`; the buttons that call these are the cards cog's.
 """
 
@@ -21,7 +22,7 @@ import discord
 from discord import app_commands
 
 from bot.core.blackjack import Hand, HandMode, add_skill, deal, hit, resolve, stand
-from bot.core.cards import Shoe, parse_cards
+from bot.core.cards import Card, Shoe
 from bot.store import Conflict, HandRecord, NotFound, RollRecord, ShoeRead, Store
 from bot.ui.cards import (
     blind_hand_embed,
@@ -30,6 +31,7 @@ from bot.ui.cards import (
     hand_embed,
     hand_meta,
     hand_visibility,
+    kept_shoe_as_seen,
     notes_of,
     shoe_as_seen,
 )
@@ -298,31 +300,42 @@ async def decision_line(interaction: discord.Interaction[Any], record: HandRecor
     return text
 
 
-async def last_move_line(interaction: discord.Interaction[Any], record: HandRecord) -> str | None:
-    """The chance each move had just before a finished voluntary hand's last one (the player knew the
-    face-down card), from the hand and shoe kept with that move; None for a hand that kept none."""
+async def last_move_line(
+    interaction: discord.Interaction[Any], record: HandRecord, *, for_gms: bool = False
+) -> str | None:
+    """The chance each move had just before a finished voluntary hand's last one, from the hand and shoe
+    kept with that move, as the clicker could know the shoe then (the player knew the face-down card; GMs,
+    or ``for_gms``, every card). None for a hand that kept none."""
     note = hand_meta(record.data).get("last_move")
     if not isinstance(note, dict):
         return None
     before = Hand.from_dict(note["hand"])
+    remaining, discards = await _as_seen(interaction, record, note, for_gms=for_gms)
     text: str = await interaction.client.workers.run(
-        hand_decision_text, before, note["remaining"], note["discards"]
+        hand_decision_text, before, card_codes(remaining), card_codes(discards)
     )
     return text
 
 
 async def dealt_odds_line(interaction: discord.Interaction[Any], record: HandRecord) -> str | None:
-    """An involuntary hand's chance from the shoe it was dealt from (BJ-3); None without that shoe kept."""
+    """An involuntary hand's chance from the shoe it was dealt from (BJ-3) as the clicker could know it;
+    None without that shoe kept."""
     note = hand_meta(record.data).get("dealt_from")
     hand = Hand.from_dict(record.data)
     if not isinstance(note, dict) or hand.mode is not HandMode.INVOLUNTARY or not hand.is_over:
         return None
+    remaining, discards = await _as_seen(interaction, record, note)
     line, _ = await interaction.client.workers.run(
-        involuntary_line,
-        parse_cards(note["remaining"].split()),
-        hand,
-        resolve(hand).trl,
-        parse_cards(note["discards"].split()),
+        involuntary_line, remaining, hand, resolve(hand).trl, discards
     )
     text: str = line
     return text
+
+
+async def _as_seen(
+    interaction: discord.Interaction[Any], record: HandRecord, note: dict[str, str], *, for_gms: bool = False
+) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """The shoe kept in ``note`` as the clicker could know it then (`kept_shoe_as_seen`)."""
+    store = _store(interaction)
+    gm = for_gms or await is_gm(interaction, store)
+    return await kept_shoe_as_seen(store, note, record, None if gm else interaction.user.id)

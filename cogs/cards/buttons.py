@@ -241,7 +241,7 @@ async def show(interaction: discord.Interaction[Any], moved: Moved) -> None:
     if not hand.is_over or mode not in ("gm", "blind") or record.guild_id is None or moved.log_id is None:
         return
     try:
-        odds_line = await last_move_line(interaction, record)
+        odds_line = await last_move_line(interaction, record, for_gms=True)
     except Exception:  # the GMs still get the result; only its odds line is missing
         log.exception("Working out the odds of a hand's last move failed")
         odds_line = None

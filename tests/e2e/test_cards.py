@@ -945,7 +945,7 @@ async def test_a_voluntary_hand_keeps_to_three_lines_in_every_state(
     level, characteristics, top, moves = VOLUNTARY_PLAYS[play]
     if modifier != "none":
         await gm_sets_difficulty(harness, world, 6, world.alice)
-    if modifier == "for everyone too":  # taken with the player's own, which wins
+    if modifier == "for everyone too":  # the player's own applies; everyone's waits for her next task
         await gm_sets_difficulty(harness, world, 1)
     await stack_shoe(store, world.general, top)
     options = {"characteristics": characteristics} if characteristics else {}
@@ -969,9 +969,13 @@ async def test_a_voluntary_hand_keeps_to_three_lines_in_every_state(
         else:  # the difficulty the GM set, who set it, and what the player asked for, on the task's line
             head = f"{SKILL_NAMES[level]} ({level}) vs {DIFFICULTY_NAMES[6]} (6), GM modifier"
             assert task.startswith(head) and f"by {world.gm.mention}, asked Easy (2)" in task
-            assert ("GM modifiers" in task) == (modifier == "for everyone too")
+            assert "GM modifiers" not in task
     details = await harness.click(message, "Details", world.alice)
     assert (modifier == "none") != ("GM modifier (GM-3)" in field_names(details.embed))
+    pending = await store.modifiers.pending_for(world.guild.id, world.general.id, "cards", world.alice.id)
+    assert [(m.value, m.for_everyone) for m in pending] == (
+        [(1, True)] if modifier == "for everyone too" else []
+    )
 
 
 @pytest.mark.parametrize("modifier", [False, True])

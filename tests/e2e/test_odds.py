@@ -242,6 +242,62 @@ async def test_odds_cards_do_not_see_another_players_face_down_card(harness: Har
     assert field(alice, "Expected TRL") == f"{float(true_shoe.expected_trl):.2f}"  # she peeked hers
 
 
+async def test_a_finished_hands_odds_do_not_see_another_players_face_down_card(
+    harness: Harness, world: World
+) -> None:
+    # BJ-4, GM-4: the odds a finished hand's last move had, from the shoe kept with that move, count Bob's
+    # face-down card (out of that shoe) as one Alice may draw: she was never shown it. A GM sees the shoe.
+    store = harness.bot.store
+    await nearly_empty_shoe(harness, world, ["2C", "9D", "KC"])
+    await harness.slash(world.guild, world.general, world.bob, "cards task", {"difficulty": 4, "level": 2})
+    dealt = await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 4, "level": 2}
+    )
+    message = dealt.original
+    hand = Hand.from_dict((await store.cards.get_hand(hand_id_of(message))).data)
+    shoe = await shoe_of(store, world.general)
+    assert shoe.remaining == (Card.parse("KC"),)  # Bob holds 2C face down, Alice 9D
+    seen = (*shoe.remaining, Card.parse("2C"))
+    as_alice_sees = hand_decision_line(voluntary_decision(hand, seen, shoe.discards))
+    true_shoe = hand_decision_line(voluntary_decision(hand, shoe.remaining, shoe.discards))
+    assert as_alice_sees != true_shoe  # the test can tell the two apart
+    await harness.click(message, "Stand", world.alice)
+    alice = await harness.click(message, "Odds", world.alice)
+    assert alice.ephemeral and alice.content.endswith(f"before your last move (Stand): {as_alice_sees}")
+    gm = await harness.click(message, "Odds", world.gm)
+    assert gm.ephemeral and gm.content.endswith(f": {true_shoe}")
+    # reshuffled since, with Bob's hand still out of the shoe: the same odds for each
+    await harness.slash(world.guild, world.general, world.gm, "cards shuffle")
+    assert (await harness.click(message, "Odds", world.alice)).content.endswith(f": {as_alice_sees}")
+    assert (await harness.click(message, "Odds", world.gm)).content.endswith(f": {true_shoe}")
+
+
+async def test_an_involuntary_hands_chance_does_not_see_another_players_face_down_card(
+    harness: Harness, world: World
+) -> None:
+    # BJ-3, BJ-4: the chance an involuntary hand had, in its Details, is from the shoe it was dealt from as
+    # the clicker could know it: Bob's face-down card counts as one the hand might have drawn.
+    store = harness.bot.store
+    await nearly_empty_shoe(harness, world, ["AC", "9D", "KS", "QH", "3D"])
+    await harness.slash(world.guild, world.general, world.bob, "cards task", {"difficulty": 4, "level": 2})
+    before = await shoe_of(store, world.general)
+    task = {"difficulty": 4, "level": 1, "mode": "involuntary"}
+    dealt = await harness.slash(world.guild, world.general, world.alice, "cards task", task)
+    options = await guild_options(harness, world)
+    seen = (*before.remaining, Card.parse("AC"))
+    as_seen = percent(involuntary_odds(seen, 1, 4, options=options, discards=before.discards).success)
+    true = percent(
+        involuntary_odds(before.remaining, 1, 4, options=options, discards=before.discards).success
+    )
+    assert as_seen != true  # the test can tell the two apart
+    for reshuffled in (False, True):  # reshuffled since: the same, Bob's hand still out of the shoe
+        if reshuffled:
+            await harness.slash(world.guild, world.general, world.gm, "cards shuffle")
+        for viewer, chance in ((world.alice, as_seen), (world.gm, true)):
+            details = await harness.click(dealt.original, "Details", viewer)
+            assert field(details.embed, "Chance it had").startswith(f"{chance} to succeed")
+
+
 async def nearly_empty_shoe(harness: Harness, world: World, top: list[str]) -> Shoe:
     """The channel's one-deck shoe holds only ``top``; every other card is in its discard pile."""
     store = harness.bot.store

@@ -36,6 +36,7 @@ from bot.ui.cards import (
     shoe_as_seen,
 )
 from bot.ui.details import with_details
+from bot.ui.freeroll import shown
 from bot.ui.odds import card_codes, hand_decision_text, involuntary_line
 from bot.ui.permissions import is_gm, owner_or_gm
 from bot.ui.reply import refuse
@@ -129,7 +130,10 @@ def record_for_log(record: HandRecord, hand: Hand, command: str = COMMAND) -> Ro
     meta = hand_meta(record.data)
     result = resolve(hand)
     mode = hand_visibility(record.data)
-    details = hand_details_embed(hand, notes_of(record)) if mode in ("gm", "blind") else None
+    notes = notes_of(record)
+    details = hand_details_embed(hand, notes) if mode in ("gm", "blind") else None
+    # which of a player's hands it was, in the log as at the table: the skill and the hand's number
+    which = f"{shown(notes.skill_label)}, hand #{record.id}" if notes.skill_label else f"Hand #{record.id}"
     return RollRecord(
         guild_id=record.guild_id,
         channel_id=record.channel_id,
@@ -153,8 +157,8 @@ def record_for_log(record: HandRecord, hand: Hand, command: str = COMMAND) -> Ro
         ),
         dice=codes(hand.played),
         result=f"{result.name} (TRL {result.trl}, total {result.total})",
-        # the log line says "/cards task:" before it: the outcome alone, as the other systems' summaries
-        summary=f"{result.name} (TRL {result.trl}), {'success' if result.succeeded else 'failure'}",
+        # the log line says "/cards task:" before it, as the other systems' summaries
+        summary=f"{which}: {result.name} (TRL {result.trl}), {'success' if result.succeeded else 'failure'}",
     )
 
 

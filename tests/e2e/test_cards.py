@@ -206,11 +206,10 @@ async def test_involuntary_hand_plays_out_at_once(harness: Harness, world: World
     assert len(shoe.discards) == len(expected.played) and await conserved(store, world.general)
     [logged] = await store.log.last(world.guild.id, world.general.id, 1)
     assert logged.dice == [card.code for card in expected.played] and logged.visibility == "public"
-    # the log line reads "/cards task: <outcome>": the summary does not say "cards task" again; a public
-    # hand's row keeps no Details of its own (its Details button reads the hand)
+    # the log line reads "/cards task: Hand #N: <outcome>": the summary does not say "cards task" again; a
+    # public hand's row keeps no Details of its own (its Details button reads the hand)
     assert "details" not in logged.inputs
-    verdict = "success" if result.succeeded else "failure"
-    assert logged.summary == f"{result.name} (TRL {result.trl}), {verdict}"
+    assert logged.summary == f"Hand #{record.id}: {outcome(result)}"
 
 
 async def test_gm_difficulty_modifier_replaces_the_task_difficulty(
@@ -779,6 +778,9 @@ async def test_skill_and_bonus_from_the_active_sheet(harness: Harness, world: Wo
     result = resolve(expected)
     assert result.bonus == 3 and answer.embed["title"] == f"Alice - Lockpicking: {outcome(result)}"
     assert lines(answer.embed)[1] == "Expert (6) vs Easy (2) · Dexterity +3 counts (♦ played)"
+    # the log names the skill and the hand, as the other systems' rows name what was rolled
+    [logged] = await store.log.last(world.guild.id, world.general.id, 1)
+    assert logged.summary == f"Lockpicking, hand #{hand_id_of(answer.original)}: {outcome(result)}"
     missing = await harness.slash(
         world.guild, world.general, world.alice, "cards task", {"difficulty": 2, "skill": "Flying"}
     )

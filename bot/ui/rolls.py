@@ -188,6 +188,7 @@ async def publish(
     gm_items: Callable[[int], Sequence[discord.ui.Item[Any]]] | None = None,
     details: discord.Embed | None = None,
     gm_embeds: Sequence[discord.Embed] = (),
+    logged_details: bool = False,
 ) -> tuple[int, Delivery]:
     """Log the roll (with its visibility and the GM modifier uses it reserved) and deliver its embed.
 
@@ -196,6 +197,8 @@ async def publish(
     with its game write (supply, sustained pool), its details given to `roll_record` then.
     ``gm_items``: a GM's buttons for the logged roll, given its log id (`deliver` says where they go).
     ``gm_embeds``: what the GM copies of a hidden roll show besides the result (`deliver`).
+    ``logged_details``: the row ``log_id`` holds its details (a hidden hand's): the GM copies get a Details
+    button, and ``view`` keeps its own.
     Returns the log id and the delivery.
     """
     if log_id is None:
@@ -226,7 +229,7 @@ async def publish(
         kind=kind,
         view=view,
         gm_items=gm_items(log_id) if gm_items is not None else (),
-        details=details is not None,
+        details=details is not None or logged_details,
         gm_embeds=gm_embeds,
     )
     return log_id, delivery

@@ -288,6 +288,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             log_id=log_id,
             view=hand_view(record, hand),
             gm_embeds=gm_embeds,
+            logged_details=shown in ("gm", "blind"),  # `record_for_log` kept them for the GM copy
         )
 
     async def _post_hand(

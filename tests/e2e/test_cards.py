@@ -1006,6 +1006,11 @@ async def test_an_involuntary_hand_keeps_to_three_lines(
         shown = hand_lines(message)
         assert len(shown) == 2
         assert (world.gm.mention in shown[1]) == modifier
+    if visibility == "gm":  # the GMs' copy has Reveal and Details, as a voluntary hand's does
+        [gm_copy] = answer.in_channel(world.gm_screen)
+        assert [c.split(":")[0] for c in gm_copy.custom_ids()] == ["reveal", "details"]
+        details = await harness.click(gm_copy, gm_copy.custom_ids()[1], world.gm)
+        assert details.ephemeral and field(details.embed, "TRL (BJ-8)").endswith(f"= {expected.trl}")
 
 
 # -- /cards resume: a hand's buttons back, for its owner or a GM (GM-4) -------------------------------------

@@ -18,6 +18,7 @@ from bot.core.odds import cards, decision, dn, format, systemx
 from bot.core.odds import rps as rps_odds
 from bot.core.odds.distribution import Distribution
 from bot.core.systemx import S2, MarginStyle
+from bot.ui.odds import exact_chance
 
 
 @pytest.mark.parametrize(
@@ -119,3 +120,11 @@ def test_distribution_helpers() -> None:
     assert d.map(lambda x: x % 2).probability(1) == Fraction(3, 4)
     with pytest.raises(RuleError):
         Distribution(((1, Fraction(1, 2)),))
+
+
+def test_an_exact_chance_gives_its_fraction_unless_too_long_to_read() -> None:
+    assert exact_chance(Fraction(9, 20)) == "Exactly 9/20 (45.00%) to succeed"
+    assert exact_chance(Fraction(1), "to happen") == "Exactly 1 (100.00%) to happen"
+    # six parties' d20s, or a sustained pool's rounds: a fraction no table reads; the percentage is finer
+    long = Fraction(4_115_226_337_449, 10**13)
+    assert exact_chance(long) == "Exactly 41.1523% to succeed"

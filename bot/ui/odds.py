@@ -75,9 +75,15 @@ CHART_FILENAME = "odds.png"
 # The odds line of a roll result (shown in its Details, with the exact chance)
 
 
+EXACT_DIGITS = 12  # a longer denominator is no help to a reader: the percentage is given finer instead
+
+
 def exact_chance(probability: Fraction, what: str = "to succeed") -> str:
-    """ "Exactly 9/20 (45.00%) to succeed": the odds as a fraction, for anyone recomputing them."""
+    """ "Exactly 9/20 (45.00%) to succeed": the odds as a fraction, for anyone recomputing them; beyond
+    `EXACT_DIGITS` digits, "Exactly 45.0123% to succeed"."""
     p = Fraction(probability)
+    if len(str(p.denominator)) > EXACT_DIGITS:
+        return f"Exactly {percent(p, 4)} {what}"
     fraction = f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
     return f"Exactly {fraction} ({percent(p, 2)}) {what}"
 

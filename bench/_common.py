@@ -215,18 +215,23 @@ async def launch(
     env: dict[str, str] | None = None,
 ) -> BotProcess:
     """Start ``kind`` ("tabletop": python -m bot; "probed": the same with bench/_lag_probe.py's loop-lag
-    monitor, writing to `lag_file`; "bare": bench/bare_bot.py; "plain": bench/plain_bot.py); wait until it
-    connected.
+    monitor, writing to `lag_file`; "gc-probed": with bench/_gc_probe.py's timing of the garbage
+    collector, writing to GC_PROBE_FILE; "bare": bench/bare_bot.py; "plain": bench/plain_bot.py); wait
+    until it connected.
 
     ``source``: where the tabletop bot's code comes from (default: this checkout). ``env``: more of the
     bot's settings (SHARD_COUNT, SHARD_IDS).
     """
     env = bot_env(fake, database, log_level=log_level, source=source, database_url=database_url) | (env or {})
-    if kind == "probed":
-        env["LOOP_LAG_FILE"] = str(lag_file(database))
+    if kind in ("probed", "gc-probed"):
+        module = "_lag_probe" if kind == "probed" else "_gc_probe"
+        if kind == "probed":
+            env["LOOP_LAG_FILE"] = str(lag_file(database))
+        else:
+            env.setdefault("GC_PROBE_FILE", str(database.parent / "gc.log"))
         # -c, not a script path: the bot's worker processes would import a script as their main module
         bench = str(ROOT / "bench")
-        probe = f"import sys; sys.path.insert(0, {bench!r}); import _lag_probe; _lag_probe.main()"
+        probe = f"import sys; sys.path.insert(0, {bench!r}); import {module}; {module}.main()"
         argv = [sys.executable, "-c", probe]
     elif kind == "tabletop":
         argv = [sys.executable, "-m", "bot"]

@@ -369,17 +369,25 @@ class Session:
         settled: Settled | None = None,
         server: str | None = None,
         answer_kind: Callable[[InteractionRecord], str] | None = None,
+        env: dict[str, str] | None = None,
     ) -> Session:
-        """``server``: the PostgreSQL server the real bot runs on (None: an SQLite file)."""
+        """``server``: the PostgreSQL server the real bot runs on (None: an SQLite file); ``env``: more of
+        the bot's environment."""
         fake, world = await open_fake()
         folder = tempfile.TemporaryDirectory(prefix=f"latency-{kind}-")
         url, drop = None, None
-        if server and kind in ("tabletop", "probed"):  # the floors keep their own databases
+        if server and kind in ("tabletop", "probed", "gc-probed"):  # the floors keep their own databases
             from tests.postgres import new_schema
 
             url, drop = await new_schema(server)  # a fresh schema: a new bot syncs its commands
         bot = await launch(
-            kind, fake, Path(folder.name) / "bot.db", profile=profile, source=source, database_url=url
+            kind,
+            fake,
+            Path(folder.name) / "bot.db",
+            profile=profile,
+            source=source,
+            database_url=url,
+            env=env,
         )
         try:
             make = await prepare(fake, world, bot, count)

@@ -1,4 +1,5 @@
-"""Key-value facts about the bot itself (the hash of the last synced command tree, pending GM requests)."""
+"""Key-value facts about the bot itself (the hash of the last synced command tree, pending GM requests,
+the queue of a player's accepted blind requests)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,12 @@ from bot.store.errors import InvalidData
 MAX_KEY = 200
 MAX_VALUE = 100_000
 _UPSERT = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+# a queue of words under one key (`push`, `take_first`): a new item goes at the end
+_PUSH = (
+    "INSERT INTO meta (key, value) VALUES (?, ?) "
+    "ON CONFLICT (key) DO UPDATE SET value = meta.value || ' ' || excluded.value RETURNING value"
+)
+TAKE_TRIES = 5
 
 
 def _check(key: str, value: str) -> None:
@@ -15,6 +22,12 @@ def _check(key: str, value: str) -> None:
         raise InvalidData(f"A meta key is text of 1 to {MAX_KEY} characters.")
     if not isinstance(value, str) or len(value) > MAX_VALUE:
         raise InvalidData(f"A meta value is text of at most {MAX_VALUE} characters.")
+
+
+def _check_item(key: str, item: str) -> None:
+    _check(key, item)
+    if not item or len(item.split()) != 1 or item != item.strip():
+        raise InvalidData("A queue's item is one word.")
 
 
 class MetaRepository:
@@ -38,15 +51,55 @@ class MetaRepository:
         outcome = await self._db.execute("DELETE FROM meta WHERE key = ?", (key,))
         return outcome.rowcount > 0
 
-    async def move(self, old_key: str, new_key: str, value: str) -> bool:
-        """Delete ``old_key`` and store ``value`` under ``new_key``, in one transaction; False (and nothing
-        written) when ``old_key`` was already gone: exactly one of concurrent moves of a key succeeds."""
-        _check(new_key, value)
+    async def move(self, old_key: str, new_key: str, item: str) -> int | None:
+        """Delete ``old_key`` and add ``item`` to the end of the queue at ``new_key`` (`push`), in one
+        transaction: the queue's length after it, or None (and nothing written) when ``old_key`` was already
+        gone: exactly one of concurrent moves of a key succeeds."""
+        _check_item(new_key, item)
 
-        async def work(tx: Tx) -> bool:
+        async def work(tx: Tx) -> int | None:
             if (await tx.execute("DELETE FROM meta WHERE key = ?", (old_key,))).rowcount == 0:
-                return False
-            await tx.execute(_UPSERT, (new_key, value))
-            return True
+                return None
+            return await self._push(tx, new_key, item)
 
         return await self._db.run(work)
+
+    async def push(self, key: str, item: str) -> int:
+        """Add ``item`` (a word) to the end of the queue stored at ``key``; the queue's length after it."""
+        _check_item(key, item)
+
+        async def work(tx: Tx) -> int:
+            return await self._push(tx, key, item)
+
+        return await self._db.run(work)
+
+    @staticmethod
+    async def _push(tx: Tx, key: str, item: str) -> int:
+        row = await tx.one(_PUSH, (key, item))
+        assert row is not None  # an upsert's RETURNING always has its row
+        return len(str(row["value"]).split())
+
+    async def take_first(self, key: str) -> str | None:
+        """Remove the first item of the queue at ``key`` and return it (None: no queue there). Concurrent
+        takers each get a different item, or None once the queue is empty."""
+
+        async def work(tx: Tx) -> tuple[str | None, bool]:
+            row = await tx.one("SELECT value FROM meta WHERE key = ?", (key,))
+            if row is None:
+                return None, True
+            value = str(row["value"])
+            first, _, rest = value.partition(" ")
+            if rest:
+                outcome = await tx.execute(
+                    "UPDATE meta SET value = ? WHERE key = ? AND value = ?", (rest, key, value)
+                )
+            else:
+                outcome = await tx.execute("DELETE FROM meta WHERE key = ? AND value = ?", (key, value))
+            # another writer changed the queue since the read (a take or a push): read it again
+            return (first, True) if outcome.rowcount else (None, False)
+
+        for _ in range(TAKE_TRIES):
+            taken, settled = await self._db.run(work)
+            if settled:
+                return taken
+        return None

@@ -180,10 +180,13 @@ async def take_blind_request(interaction: discord.Interaction[Any], store: Store
     extras = getattr(interaction, "extras", None)
     if isinstance(extras, dict):
         extras[ROLL_READ] = RollRead(guild_id, channel_id, user_id, root, state)
-    if state.kept is None or not await store.meta.delete(key):
+    if state.kept is None:
+        return False
+    taken = await store.meta.take_first(key)  # one accepted request per roll: the GM may have asked twice
+    if taken is None:
         return False
     if isinstance(extras, dict):
-        extras.setdefault(GIVE_BACK_ON_ERROR, []).append((key, state.kept))
+        extras.setdefault(GIVE_BACK_ON_ERROR, []).append((key, taken))
     return True
 
 
@@ -259,18 +262,25 @@ class RequestRollButton(
             return
         system = str(record["system"])
         # the request becomes the player's blind roll in one transaction: never gone without it
-        accepted = await store.meta.move(
+        # one queue of accepted requests per player, channel and system: each takes one roll
+        waiting = await store.meta.move(
             key, blind_key(record["guild"], record["channel"], record["player"], system), str(self.request_id)
         )
-        if not accepted:  # a double click: the first one accepted it
+        if waiting is None:  # a double click: the first one accepted it
             await refuse(interaction, "This roll request was already accepted.")
             return
-        await reply(
-            interaction,
-            f"Your next {system_label(system)} roll in this channel will be blind: only the GMs will see it. "
-            f"Roll it now with /{system}.",
-            ephemeral=True,
-        )
+        label = system_label(system)
+        if waiting == 1:
+            text = (
+                f"Your next {label} roll in this channel will be blind: only the GMs will see it. "
+                f"Roll it now with /{system}."
+            )
+        else:
+            text = (
+                f"Your next {waiting} {label} rolls in this channel will be blind: only the GMs will see "
+                f"them. Roll them with /{system}."
+            )
+        await reply(interaction, text, ephemeral=True)
 
 
 def request_view(request_id: int) -> discord.ui.View:

@@ -203,7 +203,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         # result hidden once more, never one shown that the GM asked to hide)
         for key, value in interaction.extras.pop(GIVE_BACK_ON_ERROR, []):
             try:
-                await store.meta.set(key, value)
+                await store.meta.push(key, value)
             except Exception:  # the answer below still goes out
                 log.warning("Could not give back %s after an error", key, exc_info=True)
     if interaction.type is discord.InteractionType.autocomplete:

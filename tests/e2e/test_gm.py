@@ -463,6 +463,30 @@ async def test_a_refused_roll_leaves_the_accepted_blind_request_for_the_next(
     assert not after.ephemeral  # one blind roll, as requested
 
 
+async def test_two_accepted_requests_make_two_blind_rolls(harness: Harness, world: World) -> None:
+    # GM-2: the GM asks twice (Perception, then Insight); each accepted request hides one roll, a typo
+    # between them uses none, and the third roll is the channel's usual public one
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    answers = []
+    for note in ("Perception", "Insight"):
+        posted = await gm(
+            harness, world, world.gm, "request-roll", {"member": world.alice, "system": "sysx", "note": note}
+        )
+        answers.append(await harness.click(posted.original, "Roll (blind)", world.alice))
+    assert answers[0].content.startswith("Your next System X roll in this channel will be blind")
+    assert answers[1].content.startswith("Your next 2 System X rolls in this channel will be blind")
+    for _ in range(2):
+        typo = await harness.slash(
+            world.guild, world.general, world.alice, "sysx check", {"skill": "Prception"}
+        )
+        assert typo.ephemeral and typo.public() == []
+        rolled = await harness.slash(world.guild, world.general, world.alice, "sysx check", {"sv": 12})
+        assert rolled.ephemeral and rolled.content == "Your roll went to the GM."
+        assert len(rolled.in_channel(world.gm_screen)) == 1
+    third = await harness.slash(world.guild, world.general, world.alice, "sysx check", {"sv": 12})
+    assert not third.ephemeral and third.in_channel(world.gm_screen) == []
+
+
 async def test_request_roll_is_refused_for_a_player_and_scoped_to_its_channel(
     harness: Harness, world: World, fake: FakeDiscord
 ) -> None:

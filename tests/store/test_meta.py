@@ -1,4 +1,4 @@
-"""The meta table's queues (`push`, `move`, `take_first`): a player's accepted blind requests, one per roll."""
+"""The meta table's queues (`push`, `move`, `take_first`): a player's accepted blind requests."""
 
 from __future__ import annotations
 

@@ -210,13 +210,18 @@ def check_compact(
     who: str,
     second_try: bool = False,
     grantable: bool = True,
+    forgo_refused: bool = False,
 ) -> discord.Embed:
     """``Ayla - Stealth (Agility): SL 4, acceptable success``; the dice from the Base, a near miss glossed
-    (``grantable``: with the GM's second try, which a DM, with no GM, has not)."""
+    (``grantable``: with the GM's second try, which a DM, with no GM, has not); ``forgo_refused``: the GM's
+    difficulty kept the roll the player asked to forgo, said with the GM modifier."""
     what = what_text(build) + (", second try" if second_try else "")
+    modifiers = gm_line(applied)
+    if forgo_refused and modifiers:
+        modifiers += f"; no forgo at Base {build.base}, so the dice were rolled"
     embed = compact_embed(
         f"{who} - {what}: {sl_words(check)}",
-        [roll_line(check), _near_miss(check, grantable), gm_line(applied)],
+        [roll_line(check), _near_miss(check, grantable), modifiers],
     )
     embed.colour = colour(check)
     return embed

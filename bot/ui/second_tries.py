@@ -41,6 +41,9 @@ SECOND_TRY_COMMAND = "rps second try"
 KIND = "RPS check"
 ALREADY_GRANTED = "A second try was already granted for that check."
 ALREADY_TAKEN = "This second try was already taken."
+FORGO_REFUSED = (
+    "Asked, but the GM's difficulty brought the Base to {base}, not above {above}: the dice were rolled."
+)
 
 #: A GM's buttons for a logged check, given its log id (the cog's Grant button).
 GmItems = Callable[[int], Sequence[discord.ui.Item[Any]]]
@@ -76,11 +79,13 @@ async def publish_check(
     task: BaseBuild,
     gm_items: GmItems,
     second_try: tuple[RollRecord, SecondTry] | None = None,
+    forgo_refused: bool = False,
 ) -> int:
     """Log and show one check (or a second try: the failed check and its grant); its log id.
 
     ``task``: the check's Base as built (its GM difficulty included, a second try's own modifier not),
-    as a later second try builds it again.
+    as a later second try builds it again. ``forgo_refused``: the player asked to forgo the roll, and the
+    GM's difficulty brought the Base to 15 or below (RPS-6), so the dice were rolled.
     """
     failed = result.sl <= 0
     grantable = interaction.guild is not None  # a DM has no GM to grant a second try
@@ -91,13 +96,17 @@ async def publish_check(
         who=shown_name(interaction.user.display_name),
         second_try=bool(second_try),
         grantable=grantable,
+        forgo_refused=forgo_refused,
     )
+    extra = [("Second try", second_try_note(*second_try, mode))] if second_try else []
+    if forgo_refused:
+        extra.append(("Forgo (RPS-6)", FORGO_REFUSED.format(base=build.base, above=rps.FORGO_ABOVE)))
     details = check_details(
         build,
         result,
         applied,
         title=f"RPS {'second try: ' if second_try else ''}{build.what}: {result.name}",
-        extra_fields=[("Second try", second_try_note(*second_try, mode))] if second_try else (),
+        extra_fields=extra,
         rules=["RPS-9"] if second_try or failed else [],
     )
     if result.dice is not None:  # a forgone check (RPS-6) had no chance to take

@@ -162,21 +162,17 @@ class Rps(
             base=base,
         )
         fixed = rps_fixed(difficulty.value if difficulty else None, modifier)
-        spec.build(fixed)  # validates ratings and range before any GM modifier is taken
+        own = spec.build(fixed)  # validates ratings and range before any GM modifier is taken
         gm_user = forgo and await is_gm(interaction, store)  # only a forgone check asks (RPS-6)
-        if forgo and interaction.channel_id is not None:
-            # refuse a forgo that cannot stand before a GM modifier is used up: a refusal changes nothing
-            preview = await store.modifiers.pending_for(
-                interaction.guild.id if interaction.guild else None,
-                interaction.channel_id,
-                SYSTEM,
-                interaction.user.id,
-            )
-            predicted = spec.build(fixed + list(gm_parts(preview)))
-            rps.forgo(predicted.base, granted_by_gm=gm_user)
+        if forgo:
+            # judged on the player's own Base, before a GM modifier is used up: a refusal changes nothing,
+            # and says nothing of a difficulty the GM has left pending
+            rps.forgo(own.base, granted_by_gm=gm_user)
         applied = await take_modifiers(interaction, store, SYSTEM)
         build = spec.build(fixed + list(gm_parts(applied)))
-        if forgo:
+        # the GM's difficulty brought the Base to 15 or below: no forgo, the dice are rolled (RPS-6)
+        forgo_refused = forgo and not gm_user and build.base <= rps.FORGO_ABOVE
+        if forgo and not forgo_refused:
             result = rps.forgo(build.base, granted_by_gm=gm_user and build.base <= rps.FORGO_ABOVE)
         else:
             result = roll_check(self.bot.rng, build.base)
@@ -189,6 +185,7 @@ class Rps(
             applied=applied,
             task=build,  # RPS-9: a second try is at this Base, the GM's difficulty included
             gm_items=grant_items,
+            forgo_refused=forgo_refused,
         )
 
     @check.autocomplete("skill")

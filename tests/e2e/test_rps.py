@@ -178,15 +178,40 @@ async def test_forgo_above_15_and_refused_at_15(harness: Harness, world: World) 
     assert assert_compact(allowed.original) == ["No roll: the success is assumed (Base 16 is above 15)"]
     assert "no roll" in fields(await details_of(harness, allowed))["Dice (2d10)"]
     assert "RPS-6" in (await details_of(harness, allowed))["footer"]["text"]
+    # the player's own Base of 15 or below: one sentence, nothing used up
     store = harness.bot.store
     await store.modifiers.set(
         world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -3, 1, world.gm.id
     )
-    refused = await check(harness, world, base=18, forgo=True)  # 18 - 3 = 15 is not above 15
-    assert refused.ephemeral and "not above 15" in refused.content and refused.public() == []
+    refused = await check(harness, world, base=15, forgo=True)
+    assert (
+        refused.ephemeral
+        and refused.content.startswith("A Base of 15 is not above 15")
+        and refused.public() == []
+    )
     pending = await store.modifiers.pending_for(world.guild.id, world.general.id, "rps", world.alice.id)
     assert [m.value for m in pending] == [-3]  # the refusal used nothing up
     assert scripted.used == 0
+
+
+async def test_a_gm_difficulty_that_brings_the_base_to_15_rolls_the_dice(
+    harness: Harness, world: World
+) -> None:  # RPS-6, GM-3: refusing the forgo would tell the player the GM's pending difficulty
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -3, 1, world.gm.id
+    )
+    dice(harness, 2, 3)
+    rolled = await check(harness, world, base=18, forgo=True)  # 18 - 3 = 15 is not above 15
+    assert not rolled.ephemeral and rolled.embed["title"] == "Alice - Base 15: SL 10, impressive success"
+    assert assert_compact(rolled.original)[-1] == (
+        f"GM modifier: difficulty -3 (set by {world.gm.mention}); "
+        "no forgo at Base 15, so the dice were rolled"
+    )
+    assert fields(await details_of(harness, rolled))["Forgo (RPS-6)"] == (
+        "Asked, but the GM's difficulty brought the Base to 15, not above 15: the dice were rolled."
+    )
+    assert await store.modifiers.pending_for(world.guild.id, world.general.id, "rps", world.alice.id) == []
 
 
 async def test_a_gm_may_forgo_at_any_base(harness: Harness, world: World) -> None:  # RPS-6

@@ -40,6 +40,7 @@ from bot.core.systemx import (
     combined,
     flat,
     gm_modifier,
+    gm_total,
     opposed,
     parse_chart,
     required_margin,
@@ -432,6 +433,16 @@ def test_gm_modifiers_lie_in_minus_four_to_four() -> None:
         with pytest.raises(RuleError):
             gm_modifier(bad)
     assert check(MODEL, 10, 10, sv_modifier=7, roll_modifier=-6).modified_sv == 17
+
+
+def test_gm_modifiers_of_one_kind_add_up_within_minus_four_to_four() -> None:
+    # SX-6: the GM's own modifiers on one check stay within -4..+4 however many applied
+    assert gm_total([]) == 0
+    assert gm_total([2, 1]) == 3
+    assert gm_total([4, 4, 4]) == 4 and gm_total([-4, -3]) == -4
+    assert gm_total([4, -4, 3]) == 3
+    with pytest.raises(RuleError):
+        gm_total([1, 5])
 
 
 def test_required_margin_decides_success() -> None:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache, total_ordering
@@ -402,6 +402,13 @@ def skill_value(attribute: int, skill: int, *modifiers: int) -> int:
 def gm_modifier(value: object, name: str = "A GM-set modifier") -> int:
     """SX-6: a GM-set SV or roll modifier lies in -4..+4 (rule-made modifiers may go further)."""
     return require_range(value, -GM_MODIFIER_LIMIT, GM_MODIFIER_LIMIT, name)
+
+
+def gm_total(values: Iterable[object], name: str = "A GM-set modifier") -> int:
+    """SX-6: the GM-set modifiers of one kind on one check (each in -4..+4) add up to no more than -4..+4
+    either: "rule-made modifiers may push the total past that", the GM's may not."""
+    total = sum(gm_modifier(value, name) for value in values)
+    return max(-GM_MODIFIER_LIMIT, min(GM_MODIFIER_LIMIT, total))
 
 
 def _wounds(wounds: object) -> tuple[int, int] | None:

@@ -26,6 +26,7 @@ from bot.core.systemx import (
     RollChart,
     SynergyResult,
     gm_modifier,
+    gm_total,
     judged,
     parse_chart,
     required_margin,
@@ -156,26 +157,31 @@ def split_list(text: str, *, low: int, high: int, what: str) -> list[str]:
 
 @dataclass(frozen=True)
 class GmModifiers:
-    """What the GM's pending System X modifiers add to one check."""
+    """What the GM's pending System X modifiers add to one check (``sv_set``, ``roll_set``: their sums
+    before SX-6 held them to -4..+4)."""
 
     sv: int = 0
     roll: int = 0
     required: Margin | None = None
+    sv_set: int = 0
+    roll_set: int = 0
+
+    def label(self, kind: str) -> str:
+        """How Details name the GM's part of a modifier: ``GM``, or ``GM +12 held by SX-6 at`` (+4)."""
+        asked, held = (self.sv_set, self.sv) if kind == "sv" else (self.roll_set, self.roll)
+        return "GM" if asked == held else f"GM {asked:+d} held by SX-6 at"
 
 
 def gm_modifiers(applied: Sequence[AppliedModifier]) -> GmModifiers:
-    """Sum SV and roll modifiers (each within SX-6's -4..+4); a required margin replaces the roll's own (the
-    store holds one at most for a roll: `REPLACING_KINDS`)."""
-    sv = roll = 0
+    """Sum SV and roll modifiers, each kind within SX-6's -4..+4 (`gm_total`); a required margin replaces
+    the roll's own (the store holds one at most for a roll: `REPLACING_KINDS`)."""
+    svs = [gm_modifier(m.value, "A GM-set SV modifier") for m in applied if m.kind == "sv"]
+    rolls = [gm_modifier(m.value, "A GM-set roll modifier") for m in applied if m.kind == "roll"]
     required: Margin | None = None
     for mod in applied:
-        if mod.kind == "sv":
-            sv += gm_modifier(mod.value, "A GM-set SV modifier")
-        elif mod.kind == "roll":
-            roll += gm_modifier(mod.value, "A GM-set roll modifier")
-        elif mod.kind == "required_margin":
+        if mod.kind == "required_margin":
             required = required_margin(str(mod.value))
-    return GmModifiers(sv, roll, required)
+    return GmModifiers(gm_total(svs), gm_total(rolls), required, sum(svs), sum(rolls))
 
 
 class ChartBook:

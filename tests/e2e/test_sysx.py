@@ -266,6 +266,22 @@ async def test_a_gm_modifier_is_consumed_by_exactly_one_roll(harness: Harness, w
     assert field(again, "Margin") == f"**{sx.check(CHART, 16, two, sv_modifier=1).margin.signed()}**"
 
 
+async def test_gm_modifiers_of_one_kind_are_held_within_four(harness: Harness, world: World) -> None:
+    # SX-6, GM-3: three GM roll modifiers of +4 (Alice's twice, everyone's once) add +4, not +12
+    store = harness.bot.store
+    for member in (world.alice.id, None, world.alice.id):
+        await store.modifiers.set(world.guild.id, world.general.id, "sysx", member, "roll", 4, 1, world.gm.id)
+    answer = await sysx(harness, world, "check", {"sv": 12, "roll_modifier": 1})
+    [one] = seeded(1)
+    expected = sx.check(CHART, 12, one, roll_modifier=5)
+    embed = await details(harness, answer, world.alice)
+    assert (
+        field(embed, "Roll")
+        == f"d20: **{one}**, modifier +5 (rule +1, GM +12 held by SX-6 at +4) → {one + 5}"
+    )
+    assert field(embed, "Margin") == f"**{expected.margin.signed()}**"
+
+
 async def test_stored_sheet_bonuses_add_to_the_skill_value(
     harness: Harness, world: World
 ) -> None:  # SX-1, SX-6

@@ -31,7 +31,7 @@ from bot.ui.gm import (
     system_label,
     value_text,
 )
-from bot.ui.permissions import gm_only, manage_guild_only
+from bot.ui.permissions import gm_only, manage_guild_only, player_readers
 from bot.ui.reply import UserError, defer, reply
 
 if TYPE_CHECKING:
@@ -57,14 +57,6 @@ def _here(interaction: discord.Interaction[Any]) -> tuple[int, int]:
     if interaction.guild is None or interaction.channel_id is None:
         raise app_commands.NoPrivateMessage()
     return interaction.guild.id, interaction.channel_id
-
-
-def everyone_reads(channel: discord.TextChannel) -> bool:
-    """Whether @everyone may view ``channel`` (its overwrites as the bot's cache has them): a GM channel
-    anyone can read would show every hidden roll to the table."""
-    cached = channel.guild.get_channel(channel.id)
-    seen = cached if isinstance(cached, discord.TextChannel) else channel
-    return seen.permissions_for(seen.guild.default_role).view_channel
 
 
 def _name(user: discord.abc.User) -> str:
@@ -522,11 +514,18 @@ class ServerSetup(commands.Cog):
         if channel is not None:
             if channel.guild.id != guild_id:
                 raise UserError("The GM channel must be a channel of this server.")
-            if everyone_reads(channel):
+            readers = player_readers(channel, await store.settings.get(guild_id))
+            if readers and readers[0].is_default():
                 raise UserError(
                     f"Everyone in this server can read {channel.mention}, so hidden rolls would not be "
                     "hidden there: give it a permission that hides it from @everyone (and lets your GMs and "
                     "me in), then set it again."
+                )
+            if readers:  # a server that shows its channels to a members' role, not to @everyone
+                names = ", ".join(shown_name(role.name) for role in readers)
+                raise UserError(
+                    f"Members of {names} (no GM role) can read {channel.mention}, so hidden rolls would not "
+                    "be hidden there: hide it from them (and let your GMs and me in), then set it again."
                 )
             await store.settings.update(guild_id, gm_channel_id=channel.id)
             text = (

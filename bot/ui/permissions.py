@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import discord
 from discord import app_commands
 
-from bot.store import RollRecord, Store
+from bot.store import GuildSettings, RollRecord, Store
 from bot.ui.gm import settings_read
 from bot.ui.reply import refuse
 
@@ -30,6 +30,28 @@ class NotGM(app_commands.CheckFailure):
     """A non-GM tried a GM-only command (GM-2); the message is the sentence they see."""
 
 
+def is_gm_role(role: discord.Role, settings: GuildSettings) -> bool:
+    """GM-1: one of the guild's GM roles, or, when it names none, a role called GM or Game Master."""
+    if settings.gm_role_ids:
+        return role.id in {int(r) for r in settings.gm_role_ids}
+    return role.name.strip().casefold() in GM_ROLE_NAMES
+
+
+def player_readers(channel: discord.TextChannel, settings: GuildSettings) -> list[discord.Role]:
+    """The roles that let players view ``channel`` (as the bot's cache has its overwrites), @everyone first:
+    every role but the GM roles, roles with Manage Server or Administrator, and bots' own roles. A GM
+    channel one of them reads would show its members every hidden roll."""
+    cached = channel.guild.get_channel(channel.id)
+    seen = cached if isinstance(cached, discord.TextChannel) else channel
+    return [
+        role
+        for role in seen.guild.roles  # lowest first: @everyone
+        if not (role.managed or is_gm_role(role, settings))
+        and not (role.permissions.manage_guild or role.permissions.administrator)
+        and seen.permissions_for(role).view_channel
+    ]
+
+
 async def is_gm(
     interaction: discord.Interaction[Any],
     store: Store,
@@ -44,12 +66,8 @@ async def is_gm(
     if member.guild_permissions.manage_guild or interaction.permissions.manage_guild:
         return True
     settings = await settings_read(store, interaction, guild.id)
-    role_ids = {int(r) for r in settings.gm_role_ids}
-    for role in member.roles:
-        if role_ids and role.id in role_ids:
-            return True
-        if not role_ids and role.name.strip().casefold() in GM_ROLE_NAMES:
-            return True
+    if any(is_gm_role(role, settings) for role in member.roles):
+        return True
     channel = channel_id if channel_id is not None else interaction.channel_id
     if channel is None:
         return False

@@ -205,6 +205,24 @@ async def test_an_admin_sets_the_gm_channel_and_players_never_see_setup(
     assert (await store.settings.get(world.guild.id)).gm_channel_id is None
 
 
+async def test_a_gm_channel_a_players_role_reads_is_refused(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:  # GM-1: a server that hides its channels from @everyone and shows them to a "Member" role
+    store = harness.bot.store
+    member = await fake.create_role(world.guild, "Member")
+    world.general.make_private(member, world.gm_role, fake.bot_user)
+    await fake.update_channel(world.general)
+    refused = await set_up(harness, world, world.manager, "gm-channel", {"channel": world.general})
+    assert refused.ephemeral and refused.content.startswith(
+        f"Members of Member (no GM role) can read <#{world.general.id}>, so hidden rolls would not be hidden"
+    )
+    assert (await store.settings.get(world.guild.id)).gm_channel_id is None
+    # once Member is one of the server's GM roles, only GMs (and the bot) read the channel
+    await store.settings.update(world.guild.id, gm_role_ids=[member.id, world.gm_role.id])
+    made = await set_up(harness, world, world.manager, "gm-channel", {"channel": world.general})
+    assert made.ephemeral and f"now go to <#{world.general.id}>" in made.content
+
+
 async def test_a_member_with_a_game_master_role_is_a_gm(
     harness: Harness, world: World, fake: FakeDiscord
 ) -> None:

@@ -378,6 +378,11 @@ class FakeDiscord:
         await self.dispatch("GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()})
         return role
 
+    async def update_channel(self, channel: FakeChannel) -> None:
+        """Tell the connected bot a guild channel changed (its overwrites): Discord's CHANNEL_UPDATE."""
+        assert channel.guild_id is not None, "a DM channel is not updated this way"
+        await self.dispatch("CHANNEL_UPDATE", channel.payload(), guild_id=channel.guild_id)
+
     def add_member(self, guild: FakeGuild, user: FakeUser, roles: list[FakeRole] | None = None) -> FakeMember:
         member = FakeMember(user, guild, list(roles or []))
         guild.members[user.id] = member

@@ -270,30 +270,33 @@ class GM(commands.Cog):
         )
 
     # -- GM-1: a GM claims the table, so hidden rolls here reach them by DM -------------------------------
-    @gm.command(name="claim", description="Become a GM of this channel: hidden rolls here reach you by DM.")
+    @gm.command(name="claim", description="Claim this channel as its GM: hidden rolls here reach you by DM.")
     @gm_only()
     async def claim(self, interaction: discord.Interaction[Any]) -> None:
         guild_id, channel_id = _here(interaction)
         store = _store(interaction)
-        added = await store.gm.add_channel_gm(guild_id, channel_id, interaction.user.id)
+        # a claim routes this channel's hidden rolls to the GM while they are one: no rights of its own
+        added = await store.gm.add_channel_gm(guild_id, channel_id, interaction.user.id, claimed=True)
         settings = await store.settings.get(guild_id)
         where = (
             f"they go to the GM channel <#{settings.gm_channel_id}>, and to you by DM if I cannot post there"
             if settings.gm_channel_id is not None
             else "with no GM channel set, I send them to you by DM (keep DMs from this server open)"
         )
-        first = "You are now a GM of this channel" if added else "You already are a GM of this channel"
-        await reply(interaction, f"{first}: for GM and blind rolls here, {where}.", ephemeral=True)
+        first = "You have claimed this channel" if added else "You already had this channel"
+        await reply(
+            interaction,
+            f"{first}: for GM and blind rolls here, {where}, while you are a GM of this server.",
+            ephemeral=True,
+        )
 
-    @gm.command(
-        name="unclaim", description="Stop being a GM of this channel (no more DMs of its hidden rolls)."
-    )
+    @gm.command(name="unclaim", description="Give this channel up: no more DMs of its hidden rolls.")
     @gm_only()
     async def unclaim(self, interaction: discord.Interaction[Any]) -> None:
         guild_id, channel_id = _here(interaction)
         removed = await _store(interaction).gm.remove_channel_gm(guild_id, channel_id, interaction.user.id)
         text = (
-            "You are no longer a GM of this channel; its hidden rolls no longer come to you by DM."
+            "You no longer have this channel: its hidden rolls no longer come to you by DM."
             if removed
             else "You had not claimed this channel (only a GM of it by /gm claim or /setup channel-gm can "
             "unclaim it)."

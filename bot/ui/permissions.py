@@ -6,6 +6,7 @@ it); `gm_only_commands(tree)` lists every marked command so a test can refuse a 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -50,6 +51,31 @@ def player_readers(channel: discord.TextChannel, settings: GuildSettings) -> lis
         and not (role.permissions.manage_guild or role.permissions.administrator)
         and seen.permissions_for(role).view_channel
     ]
+
+
+async def still_gm(client: discord.Client, guild_id: int, user_id: int, settings: GuildSettings) -> bool:
+    """GM-1 by Manage Server or a GM role, for a member who is not the one interacting, read from Discord:
+    without the members intent no role change reaches the bot's cache. False once they left the server."""
+    guild = client.get_guild(guild_id)
+    if guild is None:
+        return False
+    try:
+        member = await guild.fetch_member(user_id)
+    except discord.HTTPException:  # not a member any more (or Discord refused): not a GM here
+        return False
+    return member.guild_permissions.manage_guild or any(is_gm_role(role, settings) for role in member.roles)
+
+
+async def gms_of_channel(
+    client: discord.Client, store: Store, guild_id: int, channel_id: int, settings: GuildSettings
+) -> tuple[list[int], list[int]]:
+    """Who gets a channel's hidden rolls by DM: the members an admin made its GMs, and the GMs who claimed
+    it while they still are GMs (a claim gives no rights of its own); then the claimers who no longer are."""
+    rows = await store.gm.channel_gms(guild_id, channel_id)
+    claims = [user_id for user_id, claimed in rows if claimed]
+    still = await asyncio.gather(*(still_gm(client, guild_id, user_id, settings) for user_id in claims))
+    lapsed = [user_id for user_id, ok in zip(claims, still, strict=True) if not ok]
+    return [user_id for user_id, _ in rows if user_id not in lapsed], lapsed
 
 
 async def is_gm(
@@ -181,4 +207,6 @@ async def gm_of_roll(interaction: discord.Interaction[Any], store: Store, record
         return interaction.guild.id == record.guild_id and await is_gm(
             interaction, store, channel_id=record.channel_id
         )
-    return interaction.user.id in await store.gm.list_channel_gms(record.guild_id, record.channel_id)
+    settings = await store.settings.get(record.guild_id)
+    reach, _ = await gms_of_channel(interaction.client, store, record.guild_id, record.channel_id, settings)
+    return interaction.user.id in reach

@@ -22,7 +22,7 @@ from bot.store import NotFound, RollRecord, Store
 from bot.ui.details import details_view, stored_details
 from bot.ui.embeds import NO_MENTIONS
 from bot.ui.gm import settings_read, take_blind_request, visibility_read
-from bot.ui.permissions import gm_of_roll, is_gm
+from bot.ui.permissions import gm_of_roll, gms_of_channel, is_gm
 from bot.ui.reply import (
     AFTER_ERROR,
     ID_PATTERN,
@@ -159,7 +159,8 @@ async def post_gm_copies(
             log.warning("Could not post to the GM channel %s: %s", settings.gm_channel_id, err)
             copies.reasons.append(f"I cannot post in the GM channel <#{settings.gm_channel_id}>")
             copies.problems.append("I could not post in the GM channel (check my permissions there).")
-    gm_ids = await store.gm.list_channel_gms(guild_id, channel_id)
+    gm_ids, lapsed = await gms_of_channel(client, store, guild_id, channel_id, settings)
+    copies.reasons += [f"<@{user_id}> claimed this channel but is no longer a GM" for user_id in lapsed]
 
     async def send_dm(user_id: int) -> discord.Message:
         dm = await client.create_dm(discord.Object(id=user_id))

@@ -40,10 +40,10 @@ async def test_a_gm_by_role_claims_the_table_and_gets_its_hidden_rolls_by_dm(
     player = await gm(harness, world, world.alice, "claim")
     assert player.ephemeral and player.content == NOT_GM
     claimed = await gm(harness, world, world.gm, "claim")
-    assert claimed.ephemeral and claimed.content.startswith("You are now a GM of this channel")
+    assert claimed.ephemeral and claimed.content.startswith("You have claimed this channel")
     assert "by DM" in claimed.content
     again = await gm(harness, world, world.gm, "claim")
-    assert again.content.startswith("You already are a GM of this channel")
+    assert again.content.startswith("You already had this channel")
     for mode in ("gm", "blind"):
         answer = await sysx(harness, world, world.alice, mode)
         [dm] = answer.dms(world.gm)
@@ -59,12 +59,40 @@ async def test_a_gm_by_role_claims_the_table_and_gets_its_hidden_rolls_by_dm(
     revealed = await harness.click(dm, "Reveal", world.gm)  # a claimed GM reveals from the DM
     assert len(revealed.in_channel(world.general)) == 1
     left = await gm(harness, world, world.gm, "unclaim")
-    assert left.ephemeral and left.content.startswith("You are no longer a GM of this channel")
+    assert left.ephemeral and left.content.startswith("You no longer have this channel")
     state = harness.bot.rng.getstate()
     refused = await sysx(harness, world, world.alice, "blind")
     assert refused.content == NO_GM_HERE
     assert refused.dms(world.gm) == []
     assert harness.bot.rng.getstate() == state
+
+
+async def test_a_claim_gives_no_rights_once_its_gm_loses_the_gm_role(
+    harness: Harness, world: World
+) -> None:  # GM-1, GM-2: a GM demoted by the server is no GM of the channels they claimed
+    store = harness.bot.store
+    await gm(harness, world, world.gm, "claim")
+    answer = await sysx(harness, world, world.alice, "gm")
+    [dm] = answer.dms(world.gm)
+    # the server takes the GM role away (without the members intent the bot is not told)
+    world.guild.members[world.gm.id].roles.remove(world.gm_role)
+    refused = await gm(
+        harness, world, world.gm, "modifier", {"system": "sysx", "kind": "roll", "value": "-4"}
+    )
+    assert refused.ephemeral and refused.content == NOT_GM
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []
+    reveal = await harness.click(dm, "Reveal", world.gm)  # the DM copy they got as a GM
+    assert reveal.ephemeral and reveal.in_channel(world.general) == []
+    state = harness.bot.rng.getstate()
+    blind = await sysx(harness, world, world.alice, "blind")  # no GM left to reach: not rolled
+    assert blind.ephemeral and blind.original.embeds == [] and harness.bot.rng.getstate() == state
+    assert "is no longer a GM" in blind.content and blind.dms(world.gm) == []
+    assert len(await store.log.last(world.guild.id, world.general.id, 5)) == 1  # the gm roll alone
+    # an admin's /setup channel-gm add makes the same member GM of the channel again, rights and all
+    await harness.slash(
+        world.guild, world.general, world.manager, "setup channel-gm add", {"member": world.gm}
+    )
+    assert (await sysx(harness, world, world.alice, "blind")).dms(world.gm) != []
 
 
 async def test_when_every_gm_refuses_dms_the_roll_is_not_rolled_and_says_how_to_fix_it(

@@ -119,7 +119,7 @@ async def test_gm_settings_and_the_channel_default_are_saved_together(store: Sto
 async def test_meta_move_is_one_transaction_and_happens_once(store: Store) -> None:
     await store.meta.set("request:1", "{}")
     moves = await asyncio.gather(*(store.meta.move("request:1", "blind:1", "1") for _ in range(3)))
-    assert sorted(moves) == [False, False, True]
+    assert moves.count(None) == 2 and moves.count(1) == 1  # one move: a queue of one request
     assert (await store.meta.get("request:1"), await store.meta.get("blind:1")) == (None, "1")
     # the new key cannot be written (a real failure): the old one stays, in the database and in memory
     await store.meta.set("request:2", "{}")
@@ -135,3 +135,15 @@ async def test_a_meta_delete_that_fails_keeps_its_key(store: Store) -> None:
     with pytest.raises(refused):
         await store.meta.delete("k")
     assert await store.meta.get("k") == "v"  # not reported gone while the row is still there
+
+
+async def test_a_claim_is_no_channel_gm_right_and_an_admin_s_row_replaces_it(store: Store) -> None:  # GM-1
+    assert await store.gm.add_channel_gm(1, 10, 7, claimed=True)
+    assert not await store.gm.is_channel_gm(1, 10, 7)  # a claim routes hidden rolls; it gives no rights
+    assert await store.gm.channel_gms(1, 10) == [(7, True)]
+    assert not await store.gm.add_channel_gm(1, 10, 7, claimed=True)  # claimed already
+    assert await store.gm.add_channel_gm(1, 10, 7)  # an admin's /setup channel-gm add: rights and all
+    assert await store.gm.is_channel_gm(1, 10, 7) and await store.gm.channel_gms(1, 10) == [(7, False)]
+    assert not await store.gm.add_channel_gm(1, 10, 7, claimed=True)  # a claim never demotes it
+    assert not await store.gm.add_channel_gm(1, 10, 7)
+    assert await store.gm.list_channel_gms(1, 10) == [7] and await store.gm.is_channel_gm(1, 10, 7)

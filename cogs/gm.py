@@ -481,6 +481,17 @@ class ServerSetup(commands.Cog):
                     "Blind rolls would be off while this channel's rolls are blind by default: turn "
                     "allow_blind on, or give this channel another visibility."
                 )
+            # every channel's default, not only this one's: a blind default elsewhere would refuse there
+            others = [
+                c for c in await store.settings.channels_with_visibility(guild_id, "blind") if c != channel_id
+            ]
+            if blind_off and others:
+                where = ", ".join(f"<#{c}>" for c in others)
+                raise UserError(
+                    f"Blind rolls would be off while rolls in {where} are blind by default: give "
+                    f"{'that channel' if len(others) == 1 else 'those channels'} another visibility first "
+                    "(/setup settings visibility: there)."
+                )
         if changes or visibility is not None:  # one transaction: both or neither
             settings, mode = await store.settings.save(
                 guild_id, changes, channel_id=channel_id, visibility=visibility

@@ -108,6 +108,16 @@ class SettingsRepository:
         mode: Visibility = "public" if row is None else row["visibility"]
         return mode
 
+    async def channels_with_visibility(self, guild_id: int, mode: str) -> list[int]:
+        """The guild's channels whose default visibility is ``mode``, by id."""
+        _check_visibility(mode)
+        rows = await self._db.all(
+            "SELECT channel_id FROM channel_settings WHERE guild_id = ? AND visibility = ? "
+            "ORDER BY channel_id",
+            (guild_id, mode),
+        )
+        return [int(row["channel_id"]) for row in rows]
+
     async def set_channel_visibility(self, guild_id: int, channel_id: int, mode: str) -> Visibility:
         """Set the channel's default visibility: public, private, gm or blind."""
         _check_visibility(mode)

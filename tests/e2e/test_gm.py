@@ -372,10 +372,17 @@ async def test_a_blind_default_with_blind_rolls_off_is_refused(harness: Harness,
     assert off.content == sentence  # nothing of it saved, the decks neither
     settings = await store.settings.get(world.guild.id)
     assert settings.allow_blind and settings.decks_per_shoe == 1
-    # elsewhere blind rolls may go off; a new deck count says when a shoe takes it
-    elsewhere = await harness.slash(
-        world.guild, world.gm_screen, world.manager, "setup settings", {"allow_blind": False, "decks": 3}
+    # nor from another channel: every plain roll in #general would be refused, the player never told why
+    options = {"allow_blind": False, "decks": 3}
+    elsewhere = await harness.slash(world.guild, world.gm_screen, world.manager, "setup settings", options)
+    assert elsewhere.ephemeral and elsewhere.content == (
+        f"Blind rolls would be off while rolls in <#{world.general.id}> are blind by default: give that "
+        "channel another visibility first (/setup settings visibility: there)."
     )
+    assert (await store.settings.get(world.guild.id)).allow_blind
+    # once #general has another default, blind rolls may go off; a new deck count says when a shoe takes it
+    await set_up(harness, world, world.manager, "settings", {"visibility": "public"})
+    elsewhere = await harness.slash(world.guild, world.gm_screen, world.manager, "setup settings", options)
     assert "at its next /cards shuffle" in elsewhere.original.text()
     assert not (await store.settings.get(world.guild.id)).allow_blind
 

@@ -147,3 +147,13 @@ async def test_a_claim_is_no_channel_gm_right_and_an_admin_s_row_replaces_it(sto
     assert not await store.gm.add_channel_gm(1, 10, 7, claimed=True)  # a claim never demotes it
     assert not await store.gm.add_channel_gm(1, 10, 7)
     assert await store.gm.list_channel_gms(1, 10) == [7] and await store.gm.is_channel_gm(1, 10, 7)
+
+
+async def test_the_channels_with_a_default_visibility(store: Store) -> None:
+    for channel, mode in ((5, "blind"), (3, "blind"), (4, "gm")):
+        await store.settings.set_channel_visibility(1, channel, mode)
+    await store.settings.set_channel_visibility(2, 6, "blind")  # another guild's
+    assert await store.settings.channels_with_visibility(1, "blind") == [3, 5]
+    assert await store.settings.channels_with_visibility(1, "private") == []
+    with pytest.raises(InvalidData):
+        await store.settings.channels_with_visibility(1, "loud")

@@ -42,7 +42,7 @@ SYSTEM_CHOICES = [Choice(name=system_label(s), value=s) for s in SYSTEMS]
 MAX_CHART_FILE = 20_000
 VISIBILITY_WORDS = {
     "public": "public: everyone sees rolls",
-    "private": "private: only the roller",
+    "private": "private: the roller, and the GMs in the log",
     "gm": "gm: the roller and the GMs",
     "blind": "blind: only the GMs",
 }

@@ -185,8 +185,9 @@ SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
             ("Buttons", "Buttons on a hand or pool work for their owner and GMs only."),
             (
                 "Visibility",
-                "public: everyone; private: only you, the table sees that you rolled; gm: you and "
-                "the GMs; blind: only the GMs. A GM can reveal a hidden roll later.",
+                "public: everyone; private: you, and the GMs in /log (the table sees that you rolled); "
+                "gm: you and the GMs; blind: only the GMs (/log shows the table a hidden roll). A GM can "
+                "reveal a gm or blind roll later.",
             ),
         ],
     ),
@@ -210,8 +211,8 @@ QUICK_START: list[tuple[str, str]] = [
     ),
     (
         "Who sees a roll",
-        "Every roll has a visibility option: public (everyone), private (only you; the table sees that you "
-        "rolled), gm (you and the GMs) or blind (only the GMs).",
+        "Every roll has a visibility option: public (everyone), private (you, and the GMs in /log; the "
+        "table sees that you rolled), gm (you and the GMs) or blind (only the GMs).",
     ),
 ]
 #: Groups in the order a newcomer meets them, and their name in the table's words; others follow by name.

@@ -40,7 +40,7 @@ Mode = Literal["public", "private", "gm", "blind"]
 MODES: tuple[Mode, ...] = ("public", "private", "gm", "blind")
 MODE_LABELS: dict[Mode, str] = {
     "public": "Public: everyone sees it",
-    "private": "Private: only you (the table sees that you rolled)",
+    "private": "Private: you, and the GMs in the log (the table sees that you rolled)",
     "gm": "GM: you and the GMs",
     "blind": "Blind: only the GMs",
 }

@@ -526,12 +526,20 @@ async def send_to_gms(
 MAX_SEEN_HANDS = 500  # the finished hands looked at for cards in the discards (a 8-deck shoe holds 416 cards)
 
 
+@dataclass(frozen=True)
+class Hidden:
+    """The cards out of a shoe that a viewer was not shown (`hidden_cards`)."""
+
+    in_hands: list[Card]  # in other players' open hands: their face-down cards, a hidden hand's every card
+    in_discards: list[Card]  # of the discards given, from finished hands the viewer did not see
+    seen_discards: tuple[Card, ...]  # the rest of the discards
+    elsewhere: list[Card]  # of those finished hands, not in the discards given (reshuffled, or dealt since)
+
+
 async def hidden_cards(
     store: Store, discards: Sequence[Card], guild_id: int | None, channel_id: int, viewer_id: int
-) -> tuple[list[Card], list[Card], tuple[Card, ...]]:
-    """The cards out of the shoe that ``viewer_id`` was not shown: (those in other players' open hands:
-    their face-down cards, every card of a hand played hidden; those of ``discards`` from finished hands
-    the viewer did not see; the rest of ``discards``)."""
+) -> Hidden:
+    """The cards out of the shoe that ``viewer_id`` was not shown (`Hidden`)."""
     in_hands: list[Card] = []
     for record in await store.cards.open_hands(guild_id, channel_id):
         if record.owner_id == viewer_id:
@@ -543,16 +551,18 @@ async def hidden_cards(
             in_hands.append(hand.played[hand.face_down])
     seen = list(discards)
     in_discards: list[Card] = []
-    if seen:
-        for record in await store.cards.recent_hands(guild_id, channel_id, MAX_SEEN_HANDS):
-            mode = hand_visibility(record.data)
-            if mode == "public" or (record.owner_id == viewer_id and mode != "blind"):
-                continue
-            for card in record.card_objects:
-                if card in seen:  # still in the discards (not reshuffled into the shoe since)
-                    seen.remove(card)
-                    in_discards.append(card)
-    return in_hands, in_discards, tuple(seen)
+    elsewhere: list[Card] = []
+    for record in await store.cards.recent_hands(guild_id, channel_id, MAX_SEEN_HANDS):
+        mode = hand_visibility(record.data)
+        if mode == "public" or (record.owner_id == viewer_id and mode != "blind"):
+            continue
+        for card in record.card_objects:
+            if card in seen:  # still in the discards (not reshuffled into the shoe since)
+                seen.remove(card)
+                in_discards.append(card)
+            else:
+                elsewhere.append(card)
+    return Hidden(in_hands, in_discards, tuple(seen), elsewhere)
 
 
 async def shoe_as_seen(
@@ -567,15 +577,16 @@ async def shoe_as_seen(
     """
     if gm:
         return shoe.remaining, shoe.discards
-    in_hands, in_discards, seen = await hidden_cards(store, shoe.discards, guild_id, channel_id, viewer_id)
-    return (*shoe.remaining, *in_hands, *in_discards), seen
+    hidden = await hidden_cards(store, shoe.discards, guild_id, channel_id, viewer_id)
+    return (*shoe.remaining, *hidden.in_hands, *hidden.in_discards), hidden.seen_discards
 
 
-def held_then(in_hands: Sequence[Card], remaining: Sequence[Card], discards: Sequence[Card]) -> Counter[Card]:
-    """Of the cards in players' hands now, those already in a hand when a shoe held ``remaining`` and
-    ``discards``: a card then in the shoe or its discards was drawn since (after a reshuffle too). With
-    several decks a card of the same face there counts against it: too few, never a card drawn since."""
-    return Counter(in_hands) - Counter(remaining) - Counter(discards)
+def held_then(held: Sequence[Card], remaining: Sequence[Card], discards: Sequence[Card]) -> Counter[Card]:
+    """Of the cards in hands now, or in hands that ended since, those already in a hand when a shoe held
+    ``remaining`` and ``discards``: a card then in the shoe or its discards was drawn since (after a
+    reshuffle too). With several decks a card of the same face there counts against it: too few, never a
+    card drawn since."""
+    return Counter(held) - Counter(remaining) - Counter(discards)
 
 
 async def kept_shoe_as_seen(
@@ -587,8 +598,7 @@ async def kept_shoe_as_seen(
     remaining, discards = parse_cards(note["remaining"].split()), parse_cards(note["discards"].split())
     if viewer_id is None:
         return remaining, discards
-    in_hands, in_discards, seen = await hidden_cards(
-        store, discards, record.guild_id, record.channel_id, viewer_id
-    )
-    then = held_then(in_hands, remaining, discards)
-    return (*remaining, *then.elements(), *in_discards), seen
+    hidden = await hidden_cards(store, discards, record.guild_id, record.channel_id, viewer_id)
+    # a hand open then and hidden from the viewer may have ended since: its cards are "elsewhere"
+    then = held_then([*hidden.in_hands, *hidden.elsewhere], remaining, discards)
+    return (*remaining, *then.elements(), *hidden.in_discards), hidden.seen_discards

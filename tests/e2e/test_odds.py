@@ -272,6 +272,34 @@ async def test_a_finished_hands_odds_do_not_see_another_players_face_down_card(
     assert (await harness.click(message, "Odds", world.gm)).content.endswith(f": {true_shoe}")
 
 
+async def test_a_finished_hands_odds_do_not_see_a_hidden_hand_that_ended_since(
+    harness: Harness, world: World
+) -> None:
+    # BJ-4: Bob's private hand was in play when Alice stood, and ended after: its cards stay unseen to her
+    store = harness.bot.store
+    await nearly_empty_shoe(harness, world, ["2C", "9D", "KC", "5S"])
+    bob = await harness.slash(
+        world.guild,
+        world.general,
+        world.bob,
+        "cards task",
+        {"difficulty": 4, "level": 2, "visibility": "private"},
+    )
+    dealt = await harness.slash(
+        world.guild, world.general, world.alice, "cards task", {"difficulty": 4, "level": 2}
+    )
+    hand = Hand.from_dict((await store.cards.get_hand(hand_id_of(dealt.original))).data)
+    shoe = await shoe_of(store, world.general)
+    assert shoe.remaining == (Card.parse("KC"), Card.parse("5S"))
+    seen = (*shoe.remaining, Card.parse("2C"))
+    as_alice_sees = hand_decision_line(voluntary_decision(hand, seen, shoe.discards))
+    assert as_alice_sees != hand_decision_line(voluntary_decision(hand, shoe.remaining, shoe.discards))
+    await harness.click(dealt.original, "Stand", world.alice)  # draws KC
+    await harness.click(bob.original, "Stand", world.bob)  # draws 5S: Bob's hand is over, never shown her
+    alice = await harness.click(dealt.original, "Odds", world.alice)
+    assert alice.content.endswith(f"before your last move (Stand): {as_alice_sees}")
+
+
 async def test_an_involuntary_hands_chance_does_not_see_another_players_face_down_card(
     harness: Harness, world: World
 ) -> None:

@@ -103,7 +103,7 @@ def _edges(text: str | None, slots: dict[int, str], option: str) -> set[int]:
 
 
 @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
-class Decision(commands.GroupCog, group_name="decision", group_description="2d6 decision dice (DD)."):
+class Decision(commands.GroupCog, group_name="decision", group_description="2d6 decision dice."):
     """Decision dice: rolls, contests and percentage rolls."""
 
     def __init__(self, bot: TabletopBot) -> None:

@@ -65,8 +65,9 @@ SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
             ),
             (
                 "Success levels",
-                "Critical <= DN/20, Special <= DN/5, High <= DN/3, Medium <= DN/2, else Average; "
-                "the margin DN - roll is shown.",
+                "Critical <= DN/20 (at least a 1), Special <= DN/5, High <= DN/3, Medium <= DN/2, "
+                "else Average, each rounded half up (DN 15: 1 Critical, 2-3 Special, 4-5 High, 6-8 "
+                "Medium); the margin DN - roll is shown.",
             ),
         ],
     ),

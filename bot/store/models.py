@@ -235,6 +235,7 @@ MAX_MODIFIER_USES = 100
 REPLACING_KINDS: dict[str, frozenset[str]] = {
     "sysx": frozenset({"required_margin"}),
     "cards": frozenset({"difficulty"}),
+    "decision": frozenset({"advantage", "disadvantage"}),  # DD-2: neither stacks
 }
 
 

@@ -23,6 +23,7 @@ import discord
 from bot.store import AppliedModifier, RollRecord, Sheet, Store
 from bot.ui.details import details_view, with_details
 from bot.ui.gm import roll_read
+from bot.ui.permissions import is_gm
 from bot.ui.visibility import Delivery, Mode, deliver
 
 MODIFIER_NAMES = {
@@ -80,8 +81,12 @@ async def take_modifiers(
 
     The uses are taken when `publish` logs this interaction's roll (same transaction), or by the write
     given the interaction's ticket; an error before that gives them back (`report_error`).
+    ``user_id``: another member, a party to a contest: their modifiers are theirs to use, so only their
+    own contest or a GM's takes them; one a player runs leaves them pending (GM-3).
     """
     if interaction.channel_id is None:
+        return []
+    if user_id is not None and user_id != interaction.user.id and not await is_gm(interaction, store):
         return []
     read = roll_read(interaction)
     if (

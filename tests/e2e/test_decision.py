@@ -265,19 +265,20 @@ async def test_contested_ties_reroll_until_one_wins(harness: Harness, world: Wor
 
 
 async def test_contested_applies_each_members_gm_modifier_once(harness: Harness, world: World) -> None:
-    # GM-3 in a contest: bob's pending disadvantage applies to bob's side only, and is used up
+    # GM-3 in a contest: bob's pending disadvantage applies to bob's side only, and is used up; it is his
+    # to use: a contest Alice runs leaves it pending, one the GM (or Bob) runs takes it
     store = harness.bot.store
     await store.modifiers.set(
         world.guild.id, world.general.id, "decision", world.bob.id, "disadvantage", 1, 1, world.gm.id
     )
+    parties = {"party1": world.alice, "party2": world.bob}
+    harness.bot.rng = Scripted([6, 6, 1, 1])
+    alices = await harness.slash(world.guild, world.general, world.alice, "decision contested", parties)
+    assert alices.embed["title"] == "Contest: Alice wins, 12 vs 2"
+    assert "GM modifier" not in alices.original.text()
+    assert len(await store.modifiers.list(world.guild.id, world.general.id)) == 1
     harness.bot.rng = Scripted([6, 6, 2])
-    answer = await harness.slash(
-        world.guild,
-        world.general,
-        world.alice,
-        "decision contested",
-        {"party1": world.alice, "party2": world.bob},
-    )
+    answer = await harness.slash(world.guild, world.general, world.gm, "decision contested", parties)
     assert answer.embed["title"] == "Contest: Alice wins, 12 vs 2"
     line = f"GM modifier for Bob: disadvantage (set by {world.gm.mention})"
     assert assert_compact(answer.original)[-1] == line

@@ -87,6 +87,15 @@ async def test_gm3_of_two_replacing_modifiers_one_applies_and_the_other_keeps_it
     assert [(a.kind, a.value) for a in applied] == [("required_margin", "S4"), ("roll", 1)]
     assert latest.id in [a.modifier_id for a in applied]
     assert [a.modifier_id for a in await store.modifiers.consume(G, C, "sysx", ANN)] == [first.id]
+    # DD-2: advantage does not stack: of two, one is used; an advantage and a disadvantage both apply
+    await store.modifiers.set(G, C, "decision", None, "advantage", 1, 1, GM)
+    await store.modifiers.set(G, C, "decision", ANN, "advantage", 1, 1, GM)
+    await store.modifiers.set(G, C, "decision", ANN, "disadvantage", 1, 1, GM)
+    applied = await store.modifiers.consume(G, C, "decision", ANN)
+    assert [(a.kind, a.for_everyone) for a in applied] == [("advantage", False), ("disadvantage", False)]
+    assert [(a.kind, a.for_everyone) for a in await store.modifiers.consume(G, C, "decision", ANN)] == [
+        ("advantage", True)
+    ]
 
 
 @pytest.mark.parametrize(

@@ -206,6 +206,7 @@ class Odds(
         )
         chart, custom, style = sx_table.chart, sx_table.custom, sx_table.style
         need = required_margin(required) if required is not None else S0
+        needs = f" (needs {need.format(style)})" if need != S0 else ""  # SX-7: judges a final margin too
         own = sysx_check(source.sv, roll_modifier, sv_modifier, source.wounds, need, chart)
         opposed = against is not None or against_sv is not None or against_skill is not None
         if opposed and combined:
@@ -231,7 +232,7 @@ class Odds(
             final = opposed_distribution(own.distribution, other.distribution)
             embed = odds_embed(
                 f"Odds: {source.label} opposed by {target.label}",
-                headline=f"{percent(final.at_least(S0))} for the actor to succeed",
+                headline=f"{percent(final.at_least(need))} for the actor to succeed{needs}",
                 rows_text=table(distribution_rows(final, lambda m: m.format(style)), head="final margin"),
                 fields=[("Actor", inputs), ("Target", target.breakdown)],
                 footer=footer.replace("SX-7", "SX-8"),
@@ -251,7 +252,7 @@ class Odds(
             final = combined_distribution([a.distribution for a in actors])
             embed = odds_embed(
                 f"Odds: combined check of {len(actors)}",
-                headline=f"{percent(final.at_least(S0))} to succeed together",
+                headline=f"{percent(final.at_least(need))} to succeed together{needs}",
                 rows_text=table(distribution_rows(final, lambda m: m.format(style)), head="combined margin"),
                 fields=[("Actors", clip("\n".join(s.breakdown for s in sources), FIELD_VALUE_MAX))],
                 footer=footer.replace("SX-7", "SX-9"),
@@ -264,8 +265,7 @@ class Odds(
             return
         embed = odds_embed(
             f"Odds: {source.label}",
-            headline=f"{percent(own.success)} to succeed"
-            + (f" (needs {need.format(style)})" if need != S0 else ""),
+            headline=f"{percent(own.success)} to succeed{needs}",
             rows_text=table(distribution_rows(own.distribution, lambda m: m.format(style)), head="margin"),
             fields=[
                 ("Inputs", inputs),

@@ -315,7 +315,7 @@ class SystemX(
             actor_source.sv, gm.roll, gm.sv, actor_source.wounds, actor_result.required, chart
         )
         target_odds = sysx_check(target_source.sv, 0, 0, target_source.wounds, S0, chart)
-        add_odds(details, sysx_opposed_line(actor_odds, target_odds, final, style))
+        add_odds(details, sysx_opposed_line(actor_odds, target_odds, final, style, need))
         await publish(
             interaction,
             self.store,
@@ -480,7 +480,7 @@ class SystemX(
         actor_odds = [
             sysx_check(r.sv, r.roll_modifier, r.sv_modifier, r.wounds, S0, chart) for _, _, r, _ in rows
         ]
-        add_odds(details, sysx_combined_line(actor_odds, outcome.margin, style))
+        add_odds(details, sysx_combined_line(actor_odds, outcome.margin, style, need))
         await publish(
             interaction,
             self.store,

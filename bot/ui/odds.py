@@ -132,24 +132,31 @@ def sysx_check_line(
     return f"{systemx_summary(odds, actual, style)}\n{exact_chance(odds.success)}"
 
 
-def _final_line(distribution: Distribution[Margin], actual: Margin, style: MarginStyle, what: str) -> str:
-    success = distribution.at_least(S0)
+def _final_line(
+    distribution: Distribution[Margin], actual: Margin, style: MarginStyle, what: str, required: Margin
+) -> str:
+    success = distribution.at_least(required)
+    needs = f" (needs {required.format(style)})" if required != S0 else ""
     return (
-        f"{percent(success)} {what}; this {actual.format(style)} or better: "
+        f"{percent(success)} {what}{needs}; this {actual.format(style)} or better: "
         f"{percent(distribution.at_least(actual))}\n{exact_chance(success, what)}"
     )
 
 
-def sysx_opposed_line(actor: CheckOdds, target: CheckOdds, actual: Margin, style: MarginStyle) -> str:
-    """SX-8: the actor's chance of a successful final margin, and of this one or better."""
+def sysx_opposed_line(
+    actor: CheckOdds, target: CheckOdds, actual: Margin, style: MarginStyle, required: Margin = S0
+) -> str:
+    """SX-8: the actor's chance of a final margin meeting ``required`` (SX-7), and of this one or better."""
     final = opposed_distribution(actor.distribution, target.distribution)
-    return _final_line(final, actual, style, "for the actor to succeed")
+    return _final_line(final, actual, style, "for the actor to succeed", required)
 
 
-def sysx_combined_line(actors: Sequence[CheckOdds], actual: Margin, style: MarginStyle) -> str:
-    """SX-9: the chance the combined margin succeeds, and of this one or better."""
+def sysx_combined_line(
+    actors: Sequence[CheckOdds], actual: Margin, style: MarginStyle, required: Margin = S0
+) -> str:
+    """SX-9: the chance the combined margin meets ``required`` (SX-7), and of this one or better."""
     final = combined_distribution([a.distribution for a in actors])
-    return _final_line(final, actual, style, "to succeed together")
+    return _final_line(final, actual, style, "to succeed together", required)
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)

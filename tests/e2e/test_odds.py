@@ -91,6 +91,11 @@ async def test_odds_sysx_check_opposed_and_combined(
         check_odds(14, chart=CHART).distribution, check_odds(10, chart=CHART).distribution
     )
     assert embed["description"].startswith(f"**{percent(final.at_least(sx.S0))} for the actor to succeed**")
+    # SX-7: a required margin judges the final margin
+    needs = answered(await odds(harness, world, "sysx", {"sv": 14, "against_sv": 10, "required": "S5"}))
+    assert needs["description"].startswith(
+        f"**{percent(final.at_least(sx.S5))} for the actor to succeed (needs +5)**"
+    )
 
     embed = answered(await odds(harness, world, "sysx", {"sv": 14, "combined": "10, 8"}))
     together = combined_distribution([check_odds(sv, chart=CHART).distribution for sv in (14, 10, 8)])

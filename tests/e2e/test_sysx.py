@@ -11,6 +11,8 @@ from typing import Any
 
 from bot.core import systemx as sx
 from bot.core.dice import Dice
+from bot.core.odds import percent
+from bot.core.odds.systemx import check_odds, combined_distribution, opposed_distribution
 from bot.local.fake.harness import Answer, Harness, World
 from bot.ui.embeds import VERDICT_COLOURS
 from bot.ui.sysx import outcome_words
@@ -359,6 +361,16 @@ async def test_a_gm_required_margin_judges_an_opposed_and_a_combined_result(  # 
         embed = await details(harness, answer, world.alice)
         assert needed in embed["description"]
         assert await store.modifiers.list(world.guild.id, world.general.id) == []  # used once, and used
+        # the chance beside the verdict is the chance of meeting that margin, not S0
+        checks = [
+            check_odds(sv, chart=CHART).distribution for sv in ((18, 5) if kind == "opposed" else (14, 12))
+        ]
+        dist = opposed_distribution(*checks) if kind == "opposed" else combined_distribution(checks)
+        what = "for the actor to succeed" if kind == "opposed" else "to succeed together"
+        assert field(embed, "Odds").startswith(
+            f"{percent(dist.at_least(margin))} {what} (needs {margin.signed()})"
+        )
+        assert percent(dist.at_least(margin)) != percent(dist.at_least(sx.S0))  # the test tells them apart
 
 
 # -- wounds (SX-2, GM-2) ---------------------------------------------------------------------------------

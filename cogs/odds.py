@@ -137,7 +137,7 @@ def _numbers(text: str, what: str, *, low: int, high: int) -> list[int]:
     entries = sx_ui.split_list(text, low=low, high=high, what=what)
     values = [whole_number(e) for e in entries]
     if any(v is None for v in values):
-        raise UserError(f"List {what} as whole numbers separated by commas, like 12, 9.")
+        raise UserError(f"List {what} as whole numbers of up to 3 digits, separated by commas, like 12, 9.")
     return [v for v in values if v is not None]
 
 
@@ -331,6 +331,11 @@ class Odds(
             raise UserError("Give exactly one of skill, dn or characteristic.")
         if dn is not None and df:
             raise UserError("A DN given directly already includes its DF.")
+        # as /dn refuses them: an option the answer would not use is never ignored in silence
+        if skill is None and characteristics is not None:
+            raise UserError("The characteristics are a skill's natural ability: give them with a skill.")
+        if characteristic is None and complexity != "1":
+            raise UserError("A complexity multiplies a characteristic: give it with one.")
         if skill is not None:
             use = await dn_skill_use(self.store, interaction, skill, characteristics)
             total = skill_dn(use.level, [v for _, v in use.characteristics], df)
@@ -486,6 +491,8 @@ class Odds(
         mode = dd.dice_mode(advantage, disadvantage)
         inputs = f"{label}, modifiers {sum(modifiers):+d}, {mode.label}"
         if contested:
+            if target is not None or target_number is not None:
+                raise UserError("A contest has no target (the highest total wins): give one or the other.")
             others = _numbers(contested, "modifiers of the other parties", low=1, high=5)
             own_total = value + sum(modifiers)
             modes = (mode, *([DiceMode.NORMAL] * len(others)))

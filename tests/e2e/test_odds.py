@@ -12,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.core import rps as rps_rules
 from bot.core import systemx as sx
 from bot.core.blackjack import Hand, HandOptions
@@ -139,6 +141,35 @@ async def test_odds_rps_check_and_resisted(harness: Harness, world: World) -> No
     contest = resisted_odds([14, 12, 10])
     assert embed["description"].startswith(f"**{percent(contest.win[0])} for you to win (ties re-roll)**")
     assert f"party 3 (Base 10) {percent(contest.win[2])}" in field(embed, "Summary")
+
+
+@pytest.mark.parametrize(
+    ("path", "options", "sentence"),
+    [
+        ("dn", {"dn": 10, "complexity": "2"}, "A complexity multiplies a characteristic: give it with one."),
+        (
+            "dn",
+            {"dn": 10, "characteristics": "STR"},
+            "The characteristics are a skill's natural ability: give them with a skill.",
+        ),
+        (
+            "decision",
+            {"stat": 2, "contested": "1, 2", "target_number": 12},
+            "A contest has no target (the highest total wins): give one or the other.",
+        ),
+        (
+            "decision",
+            {"stat": 2, "contested": "9999"},
+            "List modifiers of the other parties as whole numbers of up to 3 digits, separated by commas, "
+            "like 12, 9.",
+        ),
+    ],
+)
+async def test_odds_refuse_an_option_they_would_ignore(  # DN-4, DD-5
+    harness: Harness, world: World, path: str, options: dict[str, Any], sentence: str
+) -> None:
+    refused = await odds(harness, world, path, options)
+    assert refused.ephemeral and refused.content == sentence and refused.public() == []
 
 
 async def test_odds_decision_roll_and_contested(harness: Harness, world: World) -> None:  # DD-1, DD-2, DD-5

@@ -533,13 +533,20 @@ class Hidden:
     in_hands: list[Card]  # in other players' open hands: their face-down cards, a hidden hand's every card
     in_discards: list[Card]  # of the discards given, from finished hands the viewer did not see
     seen_discards: tuple[Card, ...]  # the rest of the discards
-    elsewhere: list[Card]  # of those finished hands, not in the discards given (reshuffled, or dealt since)
+    elsewhere: list[Card]  # of those finished hands, not in the discards given (only when asked for)
 
 
 async def hidden_cards(
-    store: Store, discards: Sequence[Card], guild_id: int | None, channel_id: int, viewer_id: int
+    store: Store,
+    discards: Sequence[Card],
+    guild_id: int | None,
+    channel_id: int,
+    viewer_id: int,
+    *,
+    elsewhere: bool = False,
 ) -> Hidden:
-    """The cards out of the shoe that ``viewer_id`` was not shown (`Hidden`)."""
+    """The cards out of the shoe that ``viewer_id`` was not shown (`Hidden`). The finished hands are read
+    only when there are discards to look for, or ``elsewhere`` asks for their other cards too."""
     in_hands: list[Card] = []
     for record in await store.cards.open_hands(guild_id, channel_id):
         if record.owner_id == viewer_id:
@@ -551,8 +558,11 @@ async def hidden_cards(
             in_hands.append(hand.played[hand.face_down])
     seen = list(discards)
     in_discards: list[Card] = []
-    elsewhere: list[Card] = []
-    for record in await store.cards.recent_hands(guild_id, channel_id, MAX_SEEN_HANDS):
+    other: list[Card] = []
+    finished = (
+        await store.cards.recent_hands(guild_id, channel_id, MAX_SEEN_HANDS) if seen or elsewhere else []
+    )
+    for record in finished:
         mode = hand_visibility(record.data)
         if mode == "public" or (record.owner_id == viewer_id and mode != "blind"):
             continue
@@ -560,9 +570,9 @@ async def hidden_cards(
             if card in seen:  # still in the discards (not reshuffled into the shoe since)
                 seen.remove(card)
                 in_discards.append(card)
-            else:
-                elsewhere.append(card)
-    return Hidden(in_hands, in_discards, tuple(seen), elsewhere)
+            elif elsewhere:
+                other.append(card)
+    return Hidden(in_hands, in_discards, tuple(seen), other)
 
 
 async def shoe_as_seen(
@@ -598,7 +608,9 @@ async def kept_shoe_as_seen(
     remaining, discards = parse_cards(note["remaining"].split()), parse_cards(note["discards"].split())
     if viewer_id is None:
         return remaining, discards
-    hidden = await hidden_cards(store, discards, record.guild_id, record.channel_id, viewer_id)
+    hidden = await hidden_cards(
+        store, discards, record.guild_id, record.channel_id, viewer_id, elsewhere=True
+    )
     # a hand open then and hidden from the viewer may have ended since: its cards are "elsewhere"
     then = held_then([*hidden.in_hands, *hidden.elsewhere], remaining, discards)
     return (*remaining, *then.elements(), *hidden.in_discards), hidden.seen_discards

@@ -1,8 +1,9 @@
 """`/supply roll | show` and GM `/supply set`: supply dice per character and item (RULES.md DD-7).
 
-A supply belongs to a member's character: the name of their active decision-dice sheet, or their display
-name when they have none (so a table without sheets still works); a supply set under that name before the
-member's first sheet stays theirs to roll until the sheet's character has one of the item. Only a GM
+A supply belongs to a member's character: their active decision-dice sheet's, or the member's own when
+they have none (so a table without sheets still works). An own supply is kept by the member's id and shown
+under their name of the moment, so a new nickname keeps it; one set before the member's first sheet stays
+theirs to roll until the sheet's character has one of the item. Only a GM
 creates, sets or restores a supply (`/supply set`, any size, including empty); a player's roll of an item
 they have no supply of says so and asks the GM to set it. A roll rolls the stored die and steps it down on
 3 or lower through the store's atomic ``apply_roll_logged`` with the die it rolled (the step and the roll's
@@ -22,7 +23,7 @@ from discord.ext import commands
 
 from bot.core import decision
 from bot.core.dice import Dice
-from bot.store import Conflict, NotFound, Store, SupplyDie
+from bot.store import Conflict, Holder, NotFound, Store, SupplyDie
 from bot.store.models import name_key
 from bot.ui.decision import (
     supply_compact,
@@ -35,7 +36,7 @@ from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, supply_line
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
-from bot.ui.roll_inputs import supply_character, supply_dice_of, supply_holder
+from bot.ui.roll_inputs import shown_supplies, supply_character, supply_dice_of, supply_holder
 from bot.ui.rolls import publish, roll_record
 from bot.ui.visibility import resolve_mode
 
@@ -43,12 +44,13 @@ if TYPE_CHECKING:
     from bot.client import TabletopBot
 
 SYSTEM = "decision"
-Visibility = Literal["public", "private", "gm", "blind"]
 # A blind roll's result must not be inferable by the roller, but a supply die's size is what
-# /supply show, the item autocomplete and the next roll all show; so supply rolls are never blind.
+# /supply show, the item autocomplete and the next roll all show; so supply rolls are never blind, and
+# the option does not offer it. A channel whose rolls are blind by default gets this sentence.
+Visibility = Literal["public", "private", "gm"]
 BLIND_SUPPLY = (
-    "A supply roll cannot be blind: your die's size shows in /supply show and on your next roll; "
-    "roll with visibility gm (you and the GMs) or private instead."
+    "This channel's rolls are blind, but a supply roll cannot be: your die's size shows in /supply show "
+    "and on your next roll; roll with visibility gm (you and the GMs) or private instead."
 )
 DIE_CHOICES = [
     app_commands.Choice(name=die.label, value=die.sides) for die in decision.SupplyDie
@@ -67,12 +69,13 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         store: Store = self.bot.store
         return store
 
-    async def _current(self, guild_id: int, owner_id: int, character: str, item: str) -> SupplyDie:
+    async def _current(self, guild_id: int, owner_id: int, holder: Holder, item: str) -> SupplyDie:
         try:
-            supply = await self.store.supply.get(guild_id, owner_id, character, item)
+            supply = await self.store.supply.get(guild_id, owner_id, holder, item)
         except NotFound:
             raise UserError(
-                f"{character} has no supply of {item.strip()} yet: ask a GM to set it with /supply set."
+                f"{shown_name(holder.name)} has no supply of {shown_name(item.strip())} yet: "
+                "ask a GM to set it with /supply set."
             ) from None
         if supply.empty:
             raise UserError(supply_empty_sentence(supply.character, supply.item))
@@ -161,7 +164,7 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
     async def show(self, interaction: discord.Interaction[Any], member: discord.Member | None = None) -> None:
         assert interaction.guild is not None
         who = member or interaction.user
-        supplies = await self.store.supply.list(interaction.guild.id, who.id)
+        supplies = shown_supplies(await self.store.supply.list(interaction.guild.id, who.id), who)
         await reply(
             interaction, embed=supply_list_embed(shown_name(who.display_name), supplies), ephemeral=True
         )
@@ -169,7 +172,7 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
     # ------------------------------------------------------------------------------------------------
     @app_commands.command(name="set", description="GM: set or restore a character's supply die.")
     @app_commands.describe(
-        member="Whose character (their active decision sheet, else their name)",
+        member="Whose supply (their active decision sheet's character, else their own)",
         item="The item, e.g. rations or torches",
         die="The new size: d12 .. d4, or empty",
     )

@@ -328,8 +328,19 @@ class HandRecord(_Frozen):
 SUPPLY_DICE: tuple[int, ...] = (12, 10, 8, 6, 4, 0)
 
 
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Whose supply dice: a character by name, or (``own``) the member themself, for a member with no
+    decision-dice sheet. An own supply is kept by the member's id, so a new nickname keeps it; ``name``
+    is then their name of the moment, for the row and the messages."""
+
+    name: str
+    own: bool = False
+
+
 class SupplyDie(_Frozen):
-    """A character's supply of one item: its die, d12 down to d4, then 0 = empty (DD-7)."""
+    """A character's supply of one item: its die, d12 down to d4, then 0 = empty (DD-7). ``own``: the
+    member's own (see `Holder`); ``character`` is then the name they had when it was last read or set."""
 
     guild_id: int
     owner_id: int
@@ -337,6 +348,7 @@ class SupplyDie(_Frozen):
     item: str
     die: int
     updated_at: datetime
+    own: bool = False
 
     @property
     def empty(self) -> bool:

@@ -1,4 +1,8 @@
-"""Supply dice (DD-7): one die per character and item, d12 -> d10 -> d8 -> d6 -> d4 -> empty."""
+"""Supply dice (DD-7): one die per character and item, d12 -> d10 -> d8 -> d6 -> d4 -> empty.
+
+A supply is a character's (a name, keyed as names are) or the member's own (`Holder.own`, for a member
+with no decision sheet): an own supply's key is '', which no name keys to, so it follows the member's id
+whatever their display name (migration 0007)."""
 
 from __future__ import annotations
 
@@ -8,24 +12,44 @@ from typing import TYPE_CHECKING
 from bot.store._util import now_text, parse_time
 from bot.store.db import Database, Outcome, Row, Tx
 from bot.store.errors import Conflict, InvalidData, NotFound
-from bot.store.models import MAX_NAME, SUPPLY_DICE, RollRecord, SupplyDie, name_key, next_supply_die
+from bot.store.models import (
+    MAX_NAME,
+    SUPPLY_DICE,
+    Holder,
+    RollRecord,
+    SupplyDie,
+    name_key,
+    next_supply_die,
+)
 
 if TYPE_CHECKING:
     from bot.store.log import RollLogRepository
 
-_COLUMNS = "guild_id, owner_id, character, item, die, updated_at"
+_COLUMNS = "guild_id, owner_id, character, character_key, item, die, updated_at"
+OWN_KEY = ""  # the member's own supplies: no name keys to ''
+Character = str | Holder  # a plain name is a character's
 _WHERE = "guild_id = ? AND owner_id = ? AND character_key = ? AND item_key = ?"
 
 
-def _supply(row: Row) -> SupplyDie:
+def _supply(row: Row, holder: Holder | None = None) -> SupplyDie:
+    own = row["character_key"] == OWN_KEY
     return SupplyDie(
         guild_id=row["guild_id"],
         owner_id=row["owner_id"],
-        character=row["character"],
+        character=holder.name.strip() if own and holder is not None else row["character"],
         item=row["item"],
         die=row["die"],
         updated_at=parse_time(row["updated_at"]),
+        own=own,
     )
+
+
+def _holder(character: Character) -> Holder:
+    return character if isinstance(character, Holder) else Holder(character)
+
+
+def _none_of(character: Character, item: str) -> NotFound:
+    return NotFound(f"{_holder(character).name.strip()} has no supply of {item.strip()}; a GM can set one.")
 
 
 def _label(die: int) -> str:
@@ -53,32 +77,37 @@ class SupplyRepository:
         self._db = db
         self._log = log
 
-    def _key(self, guild_id: int, owner_id: int, character: str, item: str) -> tuple[int, int, str, str]:
-        return guild_id, owner_id, name_key(_name(character, "character")), name_key(_name(item, "item"))
+    def _key(
+        self, guild_id: int, owner_id: int, character: Character, item: str
+    ) -> tuple[int, int, str, str]:
+        holder = _holder(character)
+        named = name_key(_name(holder.name, "character"))
+        return guild_id, owner_id, OWN_KEY if holder.own else named, name_key(_name(item, "item"))
 
-    async def get(self, guild_id: int, owner_id: int, character: str, item: str) -> SupplyDie:
+    async def get(self, guild_id: int, owner_id: int, character: Character, item: str) -> SupplyDie:
         """The character's supply die for ``item`` (any case)."""
         row = await self._db.one(
             f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}",
             self._key(guild_id, owner_id, character, item),
         )
         if row is None:
-            raise NotFound(f"{character.strip()} has no supply of {item.strip()}; a GM can set one.")
-        return _supply(row)
+            raise _none_of(character, item)
+        return _supply(row, _holder(character))
 
     async def list(
-        self, guild_id: int, owner_id: int, character: str | None = None
+        self, guild_id: int, owner_id: int, character: Character | None = None
     ) -> builtins.list[SupplyDie]:
         """The owner's supplies (optionally one character's), by character then item."""
         sql = f"SELECT {_COLUMNS} FROM supply_dice WHERE guild_id = ? AND owner_id = ?"
         params: builtins.list[object] = [guild_id, owner_id]
         if character is not None:
             sql += " AND character_key = ?"
-            params.append(name_key(character))
+            params.append(self._key(guild_id, owner_id, character, "-")[2])
         rows = await self._db.all(sql + " ORDER BY character_key, item_key", params)
-        return [_supply(row) for row in rows]
+        holder = None if character is None else _holder(character)
+        return [_supply(row, holder) for row in rows]
 
-    async def set(self, guild_id: int, owner_id: int, character: str, item: str, die: int) -> SupplyDie:
+    async def set(self, guild_id: int, owner_id: int, character: Character, item: str, die: int) -> SupplyDie:
         """Set or restore the supply die (the GM's call, DD-7): 12, 10, 8, 6, 4 or 0 for empty."""
         key = self._key(guild_id, owner_id, character, item)
 
@@ -88,16 +117,25 @@ class SupplyRepository:
                 "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, owner_id, character_key, "
                 "item_key) DO UPDATE SET character = excluded.character, item = excluded.item, "
                 "die = excluded.die, updated_at = excluded.updated_at",
-                (guild_id, owner_id, character.strip(), key[2], item.strip(), key[3], _die(die), now_text()),
+                (
+                    guild_id,
+                    owner_id,
+                    _holder(character).name.strip(),
+                    key[2],
+                    item.strip(),
+                    key[3],
+                    _die(die),
+                    now_text(),
+                ),
             )
             return await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
 
         row = await self._db.run(work)
         assert row is not None
-        return _supply(row)
+        return _supply(row, _holder(character))
 
     async def step(
-        self, guild_id: int, owner_id: int, character: str, item: str, expected_die: int
+        self, guild_id: int, owner_id: int, character: Character, item: str, expected_die: int
     ) -> SupplyDie:
         """Step the die down one size if it is still ``expected_die`` (one statement); Conflict otherwise."""
         if _die(expected_die) == 0:
@@ -113,16 +151,16 @@ class SupplyRepository:
 
         outcome, row = await self._db.run(work)
         if row is None:
-            raise NotFound(f"{character.strip()} has no supply of {item.strip()}; a GM can set one.")
+            raise _none_of(character, item)
         if outcome.rowcount != 1:
             raise Conflict(
                 f"{item.strip()} is now a {_label(row['die'])}, not a {_label(expected_die)}: "
                 "someone rolled it first; roll again."
             )
-        return _supply(row)
+        return _supply(row, _holder(character))
 
     async def apply_roll(
-        self, guild_id: int, owner_id: int, character: str, item: str, expected_die: int, result: int
+        self, guild_id: int, owner_id: int, character: Character, item: str, expected_die: int, result: int
     ) -> SupplyDie:
         """Record a supply roll of the ``expected_die``: 3 or lower steps it down (DD-7), atomically."""
         if _die(expected_die) == 0:
@@ -145,7 +183,7 @@ class SupplyRepository:
         self,
         guild_id: int,
         owner_id: int,
-        character: str,
+        character: Character,
         item: str,
         expected_die: int,
         result: int,
@@ -173,7 +211,7 @@ class SupplyRepository:
                 changed = outcome.rowcount
             row = await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
             if row is None:
-                raise NotFound(f"{character.strip()} has no supply of {item.strip()}; a GM can set one.")
+                raise _none_of(character, item)
             expected_now = next_supply_die(expected_die) if result <= 3 else expected_die
             if (result <= 3 and changed != 1) or row["die"] != expected_now:
                 raise Conflict(
@@ -183,9 +221,9 @@ class SupplyRepository:
             return row, await insert(tx)
 
         row, log_id = await self._db.run(work)
-        return _supply(row), log_id
+        return _supply(row, _holder(character)), log_id
 
-    async def delete(self, guild_id: int, owner_id: int, character: str, item: str) -> bool:
+    async def delete(self, guild_id: int, owner_id: int, character: Character, item: str) -> bool:
         """Forget the supply; False if there was none."""
         outcome = await self._db.execute(
             f"DELETE FROM supply_dice WHERE {_WHERE}", self._key(guild_id, owner_id, character, item)

@@ -19,7 +19,7 @@ import discord
 
 from bot.core import rps
 from bot.core.systemx import MarginStyle, RollChart
-from bot.store import GuildSettings, NotFound, Sheet, Store, SupplyDie
+from bot.store import GuildSettings, Holder, NotFound, Sheet, Store, SupplyDie
 from bot.store.models import name_key
 from bot.ui.cards import read_characteristics
 from bot.ui.decision import StatSource
@@ -390,38 +390,44 @@ async def rps_party(
 # Decision dice (DD-1, DD-5) and supply dice (DD-7)
 
 
-async def supply_character(store: Store, guild_id: int, member: discord.abc.User) -> str:
-    """The member's character: their active decision sheet's name, else their display name."""
+async def supply_character(store: Store, guild_id: int, member: discord.abc.User) -> Holder:
+    """Whose supplies a GM sets for the member: their active decision sheet's character, else the member
+    themself (an own supply, kept by their id whatever their display name)."""
     sheet = await store.sheets.active(guild_id, member.id, "decision")
-    return sheet.name if sheet is not None else member.display_name
+    return Holder(sheet.name) if sheet is not None else Holder(member.display_name, own=True)
 
 
-async def supply_holder(store: Store, guild_id: int, member: discord.abc.User, item: str) -> str:
-    """The character whose ``item`` the member rolls: their active sheet's. A supply a GM set before the
-    member had a decision sheet was kept under their display name: it stays theirs to roll until the
-    sheet's character has one of that item."""
-    character = await supply_character(store, guild_id, member)
-    if character == member.display_name:
-        return character
-    for name in (character, member.display_name):
+async def supply_holder(store: Store, guild_id: int, member: discord.abc.User, item: str) -> Holder:
+    """Whose ``item`` the member rolls: their active sheet's character's. A supply a GM set before the
+    member had a decision sheet is their own: it stays theirs to roll until the sheet's character has
+    one of that item."""
+    holder = await supply_character(store, guild_id, member)
+    if holder.own:
+        return holder
+    for candidate in (holder, Holder(member.display_name, own=True)):
         try:
-            await store.supply.get(guild_id, member.id, name, item)
+            await store.supply.get(guild_id, member.id, candidate, item)
         except NotFound:
             continue
-        return name
-    return character
+        return candidate
+    return holder
 
 
 async def supply_dice_of(store: Store, guild_id: int, member: discord.abc.User) -> list[SupplyDie]:
-    """The supply dice the member rolls (`supply_holder`): their character's, then those kept under their
-    display name of items the character has none of."""
-    character = await supply_character(store, guild_id, member)
-    supplies = await store.supply.list(guild_id, member.id, character)
-    if character != member.display_name:
+    """The supply dice the member rolls (`supply_holder`): their character's, then their own of items
+    the character has none of."""
+    holder = await supply_character(store, guild_id, member)
+    supplies = await store.supply.list(guild_id, member.id, holder)
+    if not holder.own:
         held = {name_key(s.item) for s in supplies}
-        earlier = await store.supply.list(guild_id, member.id, member.display_name)
-        supplies += [s for s in earlier if name_key(s.item) not in held]
+        own = await store.supply.list(guild_id, member.id, Holder(member.display_name, own=True))
+        supplies += [s for s in own if name_key(s.item) not in held]
     return supplies
+
+
+def shown_supplies(supplies: Sequence[SupplyDie], member: discord.abc.User) -> list[SupplyDie]:
+    """All of a member's supplies, their own under the name they have now."""
+    return [s.model_copy(update={"character": member.display_name}) if s.own else s for s in supplies]
 
 
 def sheet_stat(sheet: Sheet, name: str) -> tuple[str, int] | None:

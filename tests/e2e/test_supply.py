@@ -12,7 +12,7 @@ from typing import Any
 from bot.core.decision import SupplyDie
 from bot.local.fake.harness import Answer, Harness, SubprocessBot, World
 from bot.local.fake.server import FakeDiscord
-from bot.store import Store
+from bot.store import Holder, Store
 from tests.e2e.compact import assert_compact, compact_lines, open_details
 from tests.e2e.test_decision import Scripted, field, upcoming
 
@@ -31,8 +31,10 @@ async def supply_roll(harness: Harness, world: World, item: str, user: Any = Non
     )
 
 
-async def stored(harness: Harness, world: World, item: str, character: str = "Alice") -> int:
-    return (await harness.bot.store.supply.get(world.guild.id, world.alice.id, character, item)).die
+async def stored(harness: Harness, world: World, item: str, character: str | None = None) -> int:
+    """Alice's die of ``item``: her own (no sheet), else her character's."""
+    holder = Holder("Alice", own=True) if character is None else Holder(character)
+    return (await harness.bot.store.supply.get(world.guild.id, world.alice.id, holder, item)).die
 
 
 def rolled(answer: Answer) -> tuple[int, int]:
@@ -115,6 +117,59 @@ async def test_set_is_gm_only(harness: Harness, world: World) -> None:
     accepted = await gm_set(harness, world, world.alice, "Rope", 12)
     assert not accepted.ephemeral and "new: **d12**" in accepted.embed["description"]
     assert await stored(harness, world, "Rope") == 12
+
+
+async def test_a_new_nickname_keeps_a_member_s_own_supplies(harness: Harness, world: World) -> None:
+    # DD-7: a member with no sheet holds their supplies themself, whatever they are called on the server
+    await gm_set(harness, world, world.alice, "Rope", 8)
+    world.guild.members[world.alice.id].nick = "Ally the Bold"
+    typed = await harness.autocomplete(
+        world.guild, world.general, world.alice, "supply roll", {"item": "r"}, "item"
+    )
+    assert typed.choices == [{"name": "Rope (d8)", "value": "Rope"}]
+    harness.bot.rng = Scripted([5])
+    kept = await supply_roll(harness, world, "Rope")
+    assert not kept.ephemeral and kept.embed["title"] == "Ally the Bold - Rope: d8 holds"
+    shown = await harness.slash(world.guild, world.general, world.bob, "supply show", {"member": world.alice})
+    assert shown.embed["title"] == "Supplies of Ally the Bold"
+    assert await field(harness, shown.embed, "Ally the Bold") == "Rope: **d8**"
+    restored = await gm_set(harness, world, world.alice, "Rope", 12)  # the same die, not a second one
+    assert "Ally the Bold's Rope: d8 → **d12**" in restored.embed["description"]
+    world.guild.members[world.alice.id].nick = None
+    assert await stored(harness, world, "Rope") == 12
+    assert [(s.character, s.item, s.die, s.own) for s in await harness.bot.store.supply.list(
+        world.guild.id, world.alice.id
+    )] == [("Ally the Bold", "Rope", 12, True)]  # fmt: skip
+    back = await harness.slash(world.guild, world.general, world.alice, "supply show")
+    assert await field(harness, back.embed, "Alice") == "Rope: **d12**"
+
+
+async def test_own_supplies_stay_rollable_beside_a_new_sheet_s(harness: Harness, world: World) -> None:
+    # DD-7: set before the member's first decision sheet, under a nickname since dropped
+    world.guild.members[world.alice.id].nick = "Ally"
+    await gm_set(harness, world, world.alice, "Rope", 8)
+    world.guild.members[world.alice.id].nick = None
+    await harness.bot.store.sheets.create(
+        {"guild_id": world.guild.id, "owner_id": world.alice.id, "name": "Mira", "system": "decision"}
+    )
+    await gm_set(harness, world, world.alice, "Arrows", 6)
+    typed = await harness.autocomplete(
+        world.guild, world.general, world.alice, "supply roll", {"item": ""}, "item"
+    )
+    assert typed.choices == [
+        {"name": "Arrows (d6)", "value": "Arrows"},
+        {"name": "Rope (d8)", "value": "Rope"},
+    ]
+    harness.bot.rng = Scripted([6])
+    rope = await supply_roll(harness, world, "Rope")
+    assert rope.embed["title"] == "Alice - Rope: d8 holds"
+    shown = await harness.slash(world.guild, world.general, world.alice, "supply show")
+    assert await field(harness, shown.embed, "Mira") == "Arrows: **d6**"
+    assert await field(harness, shown.embed, "Alice") == "Rope: **d8**"
+    await gm_set(harness, world, world.alice, "Rope", 10)  # the GM now sets Mira's own rope
+    harness.bot.rng = Scripted([6])
+    assert (await supply_roll(harness, world, "Rope")).embed["title"] == "Mira - Rope: d10 holds"
+    assert await stored(harness, world, "Rope") == 8  # the own one waits, unchanged
 
 
 async def test_the_character_is_the_active_decision_sheet(harness: Harness, world: World) -> None:
@@ -248,7 +303,9 @@ async def test_a_supply_die_survives_a_restart(fake: FakeDiscord, world: World, 
     assert re.search(rf"Rope: \*\*{expected.label}\*\*", shown.embed["fields"][0]["value"])
     store = await Store.open(database)
     try:
-        assert (await store.supply.get(world.guild.id, world.alice.id, "Alice", "Rope")).die == expected.sides
+        assert (
+            await store.supply.get(world.guild.id, world.alice.id, Holder("Alice", own=True), "Rope")
+        ).die == expected.sides
     finally:
         await store.close()
     assert fake.violations == []

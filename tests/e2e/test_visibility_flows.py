@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.local.fake.harness import Answer, Harness, World
 from bot.local.fake.world import FakeMessage, FakeUser
+from bot.store import Holder
 from bot.ui.visibility import BLIND_ROLLER_TEXT, NO_GM_HERE
 from cogs.supply import BLIND_SUPPLY
 from tests.e2e.test_rps import ScriptedDice
@@ -106,16 +107,15 @@ async def test_a_blind_supply_roll_is_refused_and_changes_nothing(harness: Harne
         world.guild, world.general, world.gm, "supply set", {"member": world.alice, "item": "Rope", "die": 6}
     )
     state = harness.bot.rng.getstate()
-    refused = await harness.slash(
-        world.guild, world.general, world.alice, "supply roll", {"item": "Rope", "visibility": "blind"}
-    )
-    assert refused.ephemeral and refused.content == BLIND_SUPPLY and len(refused.messages) == 1
+    [roll] = [c for c in harness.bot.tree.walk_commands() if c.qualified_name == "supply roll"]
+    [visibility] = [p for p in roll.to_dict(harness.bot.tree)["options"] if p["name"] == "visibility"]
+    assert [c["value"] for c in visibility["choices"]] == ["public", "private", "gm"]  # blind is not offered
     await settings(harness, world, visibility="blind")  # a blind channel default does not make it blind
     default = await harness.slash(world.guild, world.general, world.alice, "supply roll", {"item": "Rope"})
-    assert default.content == BLIND_SUPPLY
+    assert default.ephemeral and default.content == BLIND_SUPPLY and len(default.messages) == 1
     assert harness.bot.rng.getstate() == state  # nothing rolled
     assert await store.log.last(world.guild.id, world.general.id, 5) == []  # nothing logged
-    supply = await store.supply.get(world.guild.id, world.alice.id, "alice", "Rope")
+    supply = await store.supply.get(world.guild.id, world.alice.id, Holder("alice", own=True), "Rope")
     assert supply.die == 6
     choices = await harness.autocomplete(
         world.guild, world.general, world.alice, "supply roll", {"item": "R"}, "item"

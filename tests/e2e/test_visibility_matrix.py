@@ -146,11 +146,13 @@ def roll_commands(tree: app_commands.CommandTree[Any]) -> set[str]:
 async def test_every_roll_command_is_in_the_matrix(harness: Harness) -> None:
     found = roll_commands(harness.bot.tree)
     assert found == {case.path for case in CASES}
-    # and each one offers exactly the four modes
+    # and each one offers exactly the four modes, but blind where a blind roll is refused
+    never_blind = {case.path for case in CASES if case.blind_refusal is not None}
     for command in harness.bot.tree.walk_commands():
         if command.qualified_name in found and isinstance(command, app_commands.Command):
             [param] = [p for p in command.parameters if p.name == "visibility"]
-            assert not param.required and {c.value for c in param.choices} == set(MODES), command.name
+            offered = set(MODES) - ({"blind"} if command.qualified_name in never_blind else set())
+            assert not param.required and {c.value for c in param.choices} == offered, command.name
 
 
 # -- one roll ------------------------------------------------------------------------------------------
@@ -174,6 +176,12 @@ async def roll(harness: Harness, world: World, fake: FakeDiscord, case: Case, mo
         await case.channel_setup(harness, world, channel)
     harness.bot.rng = random.Random(SEED)  # the same dice (and, in a new channel, the same shoe) each mode
     options = case.options(fake, world) | {"visibility": mode}
+    if mode == "blind" and case.blind_refusal is not None:  # not offered: blind only as the channel's default
+        del options["visibility"]
+        default = await harness.slash(
+            world.guild, channel, world.manager, "setup settings", {"visibility": "blind"}
+        )
+        assert default.ephemeral and default.embed["title"] == "Server settings"
     answer = await harness.slash(world.guild, channel, world.alice, case.path, options)
     ended = None
     if case.voluntary and not (case.blind_refusal and mode == "blind"):

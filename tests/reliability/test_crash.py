@@ -16,7 +16,7 @@ import pytest
 
 from bot.local.fake.harness import Harness, SubprocessBot, World
 from bot.local.fake.server import FakeDiscord, InteractionRecord
-from bot.store import RollRecord, Store
+from bot.store import Holder, RollRecord, Store
 from bot.store.db import Tx
 from tests.reliability.conftest import dump, rows
 from tests.reliability.test_races import supply_chain_problems
@@ -40,7 +40,7 @@ async def test_sigkill_mid_burst_loses_nothing_answered_and_half_applies_nothing
         async with await Store.open(database) as store:
             await store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
             for player, name in players:
-                await store.supply.set(world.guild.id, player.id, name, "Rations", 12)
+                await store.supply.set(world.guild.id, player.id, Holder(name, own=True), "Rations", 12)
         pool = await first.slash(
             world.guild,
             world.general,
@@ -152,7 +152,7 @@ async def test_dying_before_the_roll_is_logged_leaves_the_game_state_untouched(
 ) -> None:  # DD-7, GM-3
     """The window the SIGKILL test can only hit by chance, made certain: the log write fails."""
     store = harness.bot.store
-    await store.supply.set(world.guild.id, world.alice.id, "Alice", "Rations", 12)
+    await store.supply.set(world.guild.id, world.alice.id, Holder("Alice", own=True), "Rations", 12)
     await store.modifiers.set(
         world.guild.id, world.general.id, "decision", world.alice.id, "modifier", 2, 1, world.gm.id
     )

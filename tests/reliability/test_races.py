@@ -18,7 +18,7 @@ import pytest
 from bot.core.decision import SupplyDie
 from bot.local.fake.harness import Answer, SubprocessBot, World
 from bot.local.fake.server import FakeDiscord
-from bot.store import Store
+from bot.store import Holder, Store
 from tests.reliability.conftest import rows
 
 pytestmark = pytest.mark.slow
@@ -150,7 +150,7 @@ async def test_fifty_supply_rolls_step_one_die_once_per_logged_roll(
     sub = await launch(fake, tmp_path)
     try:
         async with await Store.open(tmp_path / "bot.db") as store:
-            await store.supply.set(world.guild.id, world.alice.id, "Alice", "Rations", 12)
+            await store.supply.set(world.guild.id, world.alice.id, Holder("Alice", own=True), "Rations", 12)
         answers = await asyncio.gather(
             *(
                 sub.slash(world.guild, world.general, world.alice, "supply roll", {"item": "Rations"})

@@ -63,6 +63,7 @@ HAND_BUTTONS = ("hit", "stand", "peek", "odds", "add")
 ITEMS = ("rations", "torches")
 DIES = [die.sides for die in SupplyDie]  # d12 .. d4, then empty (0)
 VISIBILITIES = ("public", "private", "gm", "blind")
+OFFERED_TO_SUPPLY = ("public", "private", "gm")  # a supply roll is never blind, and does not offer it
 POOL_NAMES = itertools.count(1)
 MODIFIERS = (  # (system, kind) of the GM modifiers left (GM-3)
     ("cards", "difficulty"),
@@ -231,7 +232,7 @@ class Session(RuleBasedStateMachine):
         options = {"member": self.table.players[member], "item": item, "die": die}
         self.slash(self.world.gm, self.world.general, "supply set", options)
 
-    @rule(who=st.integers(0, 2), item=st.sampled_from(ITEMS), visibility=st.sampled_from(VISIBILITIES))
+    @rule(who=st.integers(0, 2), item=st.sampled_from(ITEMS), visibility=st.sampled_from(OFFERED_TO_SUPPLY))
     def supply_roll(self, who: int, item: str, visibility: str) -> None:  # DD-7
         user = self.table.players[who]
         before = self.die(user, item)

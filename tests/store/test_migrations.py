@@ -14,7 +14,7 @@ import pytest
 
 from bot.local.fake.harness import TOKEN
 from bot.local.fake.server import FakeDiscord
-from bot.store import DatabaseTooNew, RollRecord, Sheet, Store, latest_version
+from bot.store import DatabaseTooNew, Holder, RollRecord, Sheet, Store, latest_version
 from bot.store import db as dbmod
 from bot.store import postgres as pgmod
 from bot.store.db import Migration, Tx, migrations, split_statements
@@ -332,7 +332,8 @@ async def test_the_previous_release_s_database_is_upgraded_with_its_data(
         await old.meta.set("campaign", "kept")
         await old.settings.update(1, decks_per_shoe=2)
         sheet = await old.sheets.create(Sheet(guild_id=1, owner_id=5, name="Ann", system="rps"))
-        await old.supply.set(1, 5, "Ann", "Torch", 8)
+        await old.sheets.create(Sheet(guild_id=1, owner_id=5, name="Bo", system="decision"))
+        await old.supply.set(1, 5, "Bo", "Torch", 8)
         # written as the previous release wrote it (today's code writes a column it did not have)
         stamp = "2025-01-01T00:00:00+00:00"
         [row] = await old.db.all(
@@ -356,7 +357,7 @@ async def test_the_previous_release_s_database_is_upgraded_with_its_data(
         assert await store.meta.get("campaign") == "kept"
         assert (await store.settings.get(1)).decks_per_shoe == 2
         assert await store.sheets.get(1, 5, "ann") == sheet
-        assert (await store.supply.get(1, 5, "ann", "torch")).die == 8
+        assert (await store.supply.get(1, 5, "bo", "torch")).die == 8
         pool = await store.pools.get_by_id(row["id"])
         assert (pool.name, pool.base, pool.checks_made, pool.base_parts) == ("Climb", 12, 0, ())
         assert await store.cards.get_hand(hand.id) == hand
@@ -377,3 +378,43 @@ async def test_the_previous_release_s_database_is_upgraded_with_its_data(
         )  # fmt: skip
         assert hit.record == await store.cards.get_hand(hand.id) and hit.record.version == hand.version + 1
         assert await store.cards.get_shoe(1, 10) == (shoe, version + 1)
+
+
+async def test_0007_makes_a_nickname_s_supplies_the_member_s_own(
+    database: Path | str, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:  # DD-7: supplies set for a member with no decision sheet were kept under their name of the moment
+    module = pgmod if backend == "postgres" else dbmod
+    shipped = module.migrations()
+    assert shipped[6].name == "0007_own_supplies.sql"
+    monkeypatch.setattr(module, "migrations", lambda: shipped[:6])
+    async with await Store.open(database) as old:
+        await old.sheets.create(Sheet(guild_id=1, owner_id=5, name="Mira", system="decision"))
+        await old.sheets.create(Sheet(guild_id=1, owner_id=5, name="Ann", system="rps"))
+        rows = [  # (owner, character, item, die, set at): as 0001..0006 kept them
+            (5, "Mira", "Torch", 8, "2025-01-01T00:00:00+00:00"),  # the decision sheet's: stays Mira's
+            (5, "Ann", "Torch", 6, "2025-01-02T00:00:00+00:00"),  # a nickname (Ann is an RPS sheet)
+            (5, "Annie", "Torch", 4, "2025-01-03T00:00:00+00:00"),  # a later nickname: the member's own
+            (5, "Zed", "Rope", 10, "2025-01-01T00:00:00+00:00"),  # two nicknames set at one moment:
+            (5, "Al", "Rope", 12, "2025-01-01T00:00:00+00:00"),  # one of them (the last by name) is own
+            (6, "Bob", "Torch", 12, "2025-01-01T00:00:00+00:00"),  # another member: his own
+        ]
+        for owner, character, item, die, stamp in reversed(rows):  # the order rows are visited is no help
+            await old.db.execute(
+                "INSERT INTO supply_dice (guild_id, owner_id, character, character_key, item, item_key, die, "
+                "updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
+                (owner, character, character.casefold(), item, item.casefold(), die, stamp),
+            )
+    monkeypatch.undo()
+    async with await Store.open(database) as store:
+        found = {(s.owner_id, s.character, s.item, s.die, s.own) for s in await store.supply.list(1, 5)}
+        found |= {(s.owner_id, s.character, s.item, s.die, s.own) for s in await store.supply.list(1, 6)}
+        assert found == {
+            (5, "Mira", "Torch", 8, False), (5, "Ann", "Torch", 6, False), (5, "Annie", "Torch", 4, True),
+            (5, "Zed", "Rope", 10, True), (5, "Al", "Rope", 12, False), (6, "Bob", "Torch", 12, True),
+        }  # fmt: skip
+        own = Holder("Alice", own=True)  # the member's name now, whatever it was
+        assert (await store.supply.get(1, 5, own, "torch")).character == "Alice"
+        assert (await store.supply.get(1, 5, own, "torch")).die == 4
+        assert (await store.supply.get(1, 5, "mira", "torch")).die == 8
+        assert (await store.supply.set(1, 6, Holder("Robert", own=True), "Torch", 10)).character == "Robert"
+        assert [s.die for s in await store.supply.list(1, 6)] == [10]  # the same row, not a second one

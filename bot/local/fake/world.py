@@ -151,6 +151,7 @@ class FakeMember:
     user: FakeUser
     guild: FakeGuild
     roles: list[FakeRole] = field(default_factory=list)
+    nick: str | None = None  # the server nickname, the display name in this guild when set
 
     @property
     def id(self) -> int:
@@ -169,7 +170,7 @@ class FakeMember:
     def payload(self, *, with_permissions: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
             "user": self.user.payload(),
-            "nick": None,
+            "nick": self.nick,
             "avatar": None,
             "banner": None,
             "roles": [str(role.id) for role in self.roles],

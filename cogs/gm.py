@@ -33,6 +33,7 @@ from bot.ui.gm import (
 )
 from bot.ui.permissions import gm_only, manage_guild_only, player_readers
 from bot.ui.reply import UserError, defer, reply
+from bot.ui.visibility import gm_channel_readers
 
 if TYPE_CHECKING:
     from bot.client import TabletopBot
@@ -553,13 +554,21 @@ class ServerSetup(commands.Cog):
                 "a channel's with /gm claim)."
             )
         else:
-            current = (await store.settings.get(guild_id)).gm_channel_id
+            settings = await store.settings.get(guild_id)
+            current = settings.gm_channel_id
             text = (
                 f"GM and blind rolls go to <#{current}>."
                 if current is not None
                 else "No GM channel is set: GM and blind rolls go by DM to the GMs of each roll's channel "
                 "(a GM joins a channel's with /gm claim)."
             )
+            readers = gm_channel_readers(interaction.client, settings)
+            if readers:  # opened to players since it was set: post_gm_copies no longer posts there
+                names = ", ".join(shown_name(role.name) for role in readers)
+                text = (
+                    f"<#{current}> is the GM channel, but {names} can read it now, so I post no hidden roll "
+                    "there: they go by DM to the GMs of each roll's channel until you hide it again."
+                )
         await reply(interaction, text, ephemeral=True)
 
     @staticmethod

@@ -18,11 +18,11 @@ from typing import Any, Literal
 
 import discord
 
-from bot.store import NotFound, RollRecord, Store
+from bot.store import GuildSettings, NotFound, RollRecord, Store
 from bot.ui.details import details_view, stored_details
-from bot.ui.embeds import NO_MENTIONS
+from bot.ui.embeds import NO_MENTIONS, shown_name
 from bot.ui.gm import settings_read, take_blind_request, visibility_read
-from bot.ui.permissions import gm_of_roll, gms_of_channel, is_gm
+from bot.ui.permissions import gm_of_roll, gms_of_channel, is_gm, player_readers
 from bot.ui.reply import (
     AFTER_ERROR,
     ID_PATTERN,
@@ -132,6 +132,14 @@ def gm_header(kind: str, mode: Mode, roller_id: int, channel_id: int) -> str:
     return f"🔒 {'Blind' if mode == 'blind' else 'GM'} {kind} by <@{roller_id}> in <#{channel_id}>."
 
 
+def gm_channel_readers(client: discord.Client, settings: GuildSettings) -> list[discord.Role]:
+    """The players' roles that read the GM channel now (`player_readers`), as the bot's cache has it (kept
+    current by Discord's channel and role updates): a GM channel made public since /setup gm-channel
+    would show its readers every hidden roll. Empty when there is none, or it is not in the cache."""
+    channel = client.get_channel(settings.gm_channel_id) if settings.gm_channel_id is not None else None
+    return player_readers(channel, settings) if isinstance(channel, discord.TextChannel) else []
+
+
 async def post_gm_copies(
     client: discord.Client,
     store: Store,
@@ -149,7 +157,20 @@ async def post_gm_copies(
     if embeds:
         content["embeds"] = list(embeds)
     settings = await store.settings.get(guild_id)
-    if settings.gm_channel_id is not None:
+    readers = gm_channel_readers(client, settings)
+    if settings.gm_channel_id is not None and readers:
+        names = ", ".join(
+            "@everyone" if role.is_default() else f"@{shown_name(role.name)}" for role in readers
+        )
+        log.warning(
+            "The GM channel %s is open to players (%s): not posted there", settings.gm_channel_id, names
+        )
+        copies.reasons.append(f"the GM channel <#{settings.gm_channel_id}> is now open to {names}")
+        copies.problems.append(
+            f"The GM channel <#{settings.gm_channel_id}> is now open to {names}, so I did not post there: "
+            "an admin can hide it from them again, or choose another with /setup gm-channel."
+        )
+    elif settings.gm_channel_id is not None:
         gm_channel = client.get_partial_messageable(settings.gm_channel_id, guild_id=guild_id)
         try:
             copies.messages.append(await gm_channel.send(header, **content))

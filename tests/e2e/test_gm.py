@@ -223,6 +223,49 @@ async def test_a_gm_channel_a_players_role_reads_is_refused(
     assert made.ephemeral and f"now go to <#{world.general.id}>" in made.content
 
 
+async def test_a_gm_channel_opened_to_players_later_gets_no_hidden_roll(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:  # GM-1: an admin shows the GM channel to everyone after /setup gm-channel accepted it
+    made = await set_up(harness, world, world.manager, "gm-channel", {"channel": world.gm_screen})
+    assert f"now go to <#{world.gm_screen.id}>" in made.content
+    hidden = list(world.gm_screen.overwrites)
+    world.gm_screen.overwrites = []  # @everyone reads it now
+    await fake.update_channel(world.gm_screen)
+    state = harness.bot.rng.getstate()
+    refused = await harness.slash(
+        world.guild, world.general, world.alice, "dn raw", {"dn": 12, "visibility": "blind"}
+    )
+    assert refused.ephemeral and refused.content.startswith(
+        f"Nothing was rolled: no GM could get it (the GM channel <#{world.gm_screen.id}> is now open to "
+        "@everyone; no GM has claimed this channel)"
+    ), refused.content
+    assert refused.in_channel(world.gm_screen) == [] and refused.public() == []
+    assert harness.bot.rng.getstate() == state  # nothing rolled
+    assert await harness.bot.store.log.last(world.guild.id, world.general.id, 5) == []
+    shown = await set_up(harness, world, world.manager, "gm-channel")
+    assert shown.ephemeral and shown.content == (
+        f"<#{world.gm_screen.id}> is the GM channel, but @everyone can read it now, so I post no hidden roll "
+        "there: they go by DM to the GMs of each roll's channel until you hide it again."
+    )
+    # with a GM of the channel the roll goes to them by DM, and the roller is told why
+    await set_up(harness, world, world.manager, "channel-gm add", {"member": world.gm})
+    rolled = await harness.slash(
+        world.guild, world.general, world.alice, "dn raw", {"dn": 12, "visibility": "gm"}
+    )
+    assert rolled.in_channel(world.gm_screen) == []
+    assert len(rolled.in_channel(fake.dm_channel(world.gm))) == 1
+    assert f"The GM channel <#{world.gm_screen.id}> is now open to @everyone, so I did not post there" in (
+        rolled.text()
+    )
+    # hidden again: the copies go there once more
+    world.gm_screen.overwrites = hidden
+    await fake.update_channel(world.gm_screen)
+    again = await harness.slash(
+        world.guild, world.general, world.alice, "dn raw", {"dn": 12, "visibility": "gm"}
+    )
+    assert len(again.in_channel(world.gm_screen)) == 1 and "open to" not in again.text()
+
+
 async def test_a_member_with_a_game_master_role_is_a_gm(
     harness: Harness, world: World, fake: FakeDiscord
 ) -> None:

@@ -43,7 +43,6 @@ from bot.ui import dn as dn_ui
 from bot.ui import sysx as sx_ui
 from bot.ui.cards import CHARACTERISTICS_HELP, characteristic_choices, shoe_as_seen
 from bot.ui.chart_worker import render_chart
-from bot.ui.decision import supply_empty_sentence
 from bot.ui.embeds import FIELD_VALUE_MAX, clip, shown_name
 from bot.ui.hands import BLIND_ODDS
 from bot.ui.odds import (
@@ -75,6 +74,7 @@ from bot.ui.roll_inputs import (
     cards_task,
     decision_stat,
     dn_skill_use,
+    rollable_supply,
     rps_fixed,
     rps_spec,
     supply_dice_of,
@@ -543,10 +543,8 @@ class Odds(
         assert interaction.guild is not None
         guild_id, owner_id = interaction.guild.id, interaction.user.id
         character = await supply_holder(self.store, guild_id, interaction.user, item)  # as /supply roll
-        stored = await self.store.supply.get(guild_id, owner_id, character, item)
+        stored = await rollable_supply(self.store, guild_id, owner_id, character, item)
         die = SupplyDie(stored.die)
-        if die is SupplyDie.EMPTY:
-            raise UserError(supply_empty_sentence(stored.character, stored.item))
         odds = supply_cached(die)
         sizes = " · ".join(f"{d.label}: {float(e):.1f}" for d, e in odds.expected_by_die)
         embed = odds_embed(

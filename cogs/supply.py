@@ -23,11 +23,10 @@ from discord.ext import commands
 
 from bot.core import decision
 from bot.core.dice import Dice
-from bot.store import Conflict, Holder, NotFound, Store, SupplyDie
+from bot.store import Conflict, NotFound, Store
 from bot.store.models import name_key
 from bot.ui.decision import (
     supply_compact,
-    supply_empty_sentence,
     supply_list_embed,
     supply_roll_details,
     supply_set_embed,
@@ -36,7 +35,13 @@ from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, supply_line
 from bot.ui.permissions import gm_only
 from bot.ui.reply import UserError, reply
-from bot.ui.roll_inputs import shown_supplies, supply_character, supply_dice_of, supply_holder
+from bot.ui.roll_inputs import (
+    rollable_supply,
+    shown_supplies,
+    supply_character,
+    supply_dice_of,
+    supply_holder,
+)
 from bot.ui.rolls import publish, roll_record
 from bot.ui.visibility import resolve_mode
 
@@ -69,18 +74,6 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         store: Store = self.bot.store
         return store
 
-    async def _current(self, guild_id: int, owner_id: int, holder: Holder, item: str) -> SupplyDie:
-        try:
-            supply = await self.store.supply.get(guild_id, owner_id, holder, item)
-        except NotFound:
-            raise UserError(
-                f"{shown_name(holder.name)} has no supply of {shown_name(item.strip())} yet: "
-                "ask a GM to set it with /supply set."
-            ) from None
-        if supply.empty:
-            raise UserError(supply_empty_sentence(supply.character, supply.item))
-        return supply
-
     # ------------------------------------------------------------------------------------------------
     @app_commands.command(name="roll", description="Roll an item's supply die; 3 or lower steps it down.")
     @app_commands.describe(
@@ -97,11 +90,11 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         guild_id, owner_id = interaction.guild.id, interaction.user.id
         mode = await resolve_mode(interaction, self.store, visibility, blind_refusal=BLIND_SUPPLY)
         character = await supply_holder(self.store, guild_id, interaction.user, item)
-        supply = await self._current(guild_id, owner_id, character, item)
+        supply = await rollable_supply(self.store, guild_id, owner_id, character, item)
         dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source
         for attempt in range(2):
             if attempt:  # someone else's roll changed the die between our read and our write: roll once more
-                supply = await self._current(guild_id, owner_id, character, item)
+                supply = await rollable_supply(self.store, guild_id, owner_id, character, item)
             result = decision.supply_roll(decision.SupplyDie(supply.die), dice.roll(supply.die))
             details = add_odds(
                 supply_roll_details(result, character=supply.character, item=supply.item),

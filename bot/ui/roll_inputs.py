@@ -22,7 +22,7 @@ from bot.core.systemx import MarginStyle, RollChart
 from bot.store import GuildSettings, Holder, NotFound, Sheet, Store, SupplyDie
 from bot.store.models import name_key
 from bot.ui.cards import read_characteristics
-from bot.ui.decision import StatSource
+from bot.ui.decision import StatSource, supply_empty_sentence
 from bot.ui.dn import NO_SHEET_HINT as DN_NO_SHEET_HINT
 from bot.ui.dn import SkillUse, skill_use
 from bot.ui.embeds import shown_name
@@ -423,6 +423,21 @@ async def supply_dice_of(store: Store, guild_id: int, member: discord.abc.User) 
         own = await store.supply.list(guild_id, member.id, Holder(member.display_name, own=True))
         supplies += [s for s in own if name_key(s.item) not in held]
     return supplies
+
+
+async def rollable_supply(store: Store, guild_id: int, owner_id: int, holder: Holder, item: str) -> SupplyDie:
+    """The die ``holder`` rolls for ``item`` (`supply_holder`); one sentence when there is none, or it is
+    empty (DD-7), the same for /supply roll and /odds supply."""
+    try:
+        supply = await store.supply.get(guild_id, owner_id, holder, item)
+    except NotFound:
+        raise UserError(
+            f"{shown_name(holder.name)} has no supply of {shown_name(item.strip())} yet: "
+            "ask a GM to set it with /supply set."
+        ) from None
+    if supply.empty:
+        raise UserError(supply_empty_sentence(supply.character, supply.item))
+    return supply
 
 
 def shown_supplies(supplies: Sequence[SupplyDie], member: discord.abc.User) -> list[SupplyDie]:

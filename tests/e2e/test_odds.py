@@ -221,6 +221,12 @@ async def test_odds_supply_names_the_item_as_supply_shows_it(harness: Harness, w
     empty = await odds(harness, world, "supply", {"item": "*salt_pork* rations"})
     assert empty.ephemeral and empty.content.startswith(f"Alice's {shown_name(item)} is empty")
     assert not RULE_ID.search(empty.content)
+    # an item Alice has none of: the sentence /supply roll gives, word for word
+    unknown = await odds(harness, world, "supply", {"item": "Rope"})
+    rolled = await harness.slash(world.guild, world.general, world.alice, "supply roll", {"item": "Rope"})
+    assert unknown.ephemeral and unknown.content == rolled.content == (
+        "Alice has no supply of Rope yet: ask a GM to set it with /supply set."
+    )
 
 
 async def test_odds_cards_involuntary_from_this_channels_shoe(harness: Harness, world: World) -> None:  # BJ-3

@@ -65,7 +65,7 @@ def test_in_play_a_characteristic_counts_from_the_cards_shown_only() -> None:  #
     assert cards == "🂠 K♥: 10 showing + the face-down card" and "5♠" not in embed.description
     assert task == "Competent (4) vs Average (3) · Strength +2 if a ♠ is played · Speed +1 counts (♥ played)"
     assert moves.startswith("**Hit** draws a card · **Stand** keeps your total")
-    revealed = hand_embed(hand, NOTES, reveal=True)  # a GM's /cards reveal
+    revealed = hand_embed(hand, NOTES, reveal=True)  # a GM's /cards peek
     assert revealed.description is not None and revealed.description.startswith("5♠ K♥: total 15")
 
 

@@ -386,7 +386,7 @@ def hand_details_embed(
 def gm_notes_embed(hand: Hand, odds_line: str | None, *, reveal: bool = False) -> discord.Embed | None:
     """What the GM copy of a hidden hand adds for the GM alone: the fumble chance and the odds; None when
     there is neither. A second embed, so a Reveal (which posts the first) never shows it. ``reveal``: a
-    hand in play with its face-down card counted (`/cards reveal`)."""
+    hand in play with its face-down card counted (`/cards peek`)."""
     fumble = fumble_text(hand, summarize(hand, reveal=reveal))
     lines = [line for line in (fumble, f"Odds: {odds_line}" if odds_line else None) if line]
     if not lines:

@@ -28,7 +28,7 @@ Decisions (where the rules are silent):
 - `/cards resume` gives back an open hand's buttons: a private, gm or blind hand's message is ephemeral,
   and a dismissed one would leave the hand (and its cards) stuck. Its owner gets them, or a GM (GM-4), who
   can then end a hand a player left open; a public hand's answer links to its message.
-- `/cards reveal hand:` (GM) shows the GM the hand with its face-down card and running total, ephemerally
+- `/cards peek hand:` (GM) shows the GM the hand with its face-down card and running total, ephemerally
   (BJ-4 "on request, the GM"); it does not end the hand (only the player's choices do).
 """
 

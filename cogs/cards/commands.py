@@ -1,4 +1,4 @@
-"""The `/cards` commands: deal a task's hand, look at the shoe, and the GM's shuffle and reveal."""
+"""The `/cards` commands: deal a task's hand, look at the shoe, and the GM's shuffle and peek."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def _chosen_difficulty(asked: int, applied: Sequence[AppliedModifier]) -> int:
 
 @app_commands.guild_only()
 class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-style task resolution."):
-    """`/cards task | shoe` and GM `/cards shuffle | reveal`."""
+    """`/cards task | shoe` and GM `/cards shuffle | peek`."""
 
     def __init__(self, bot: TabletopBot) -> None:
         self.bot = bot
@@ -115,7 +115,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     async def hand_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[Choice[int]]:
-        """The channel's open hands (GM `/cards reveal`), for GMs only: the labels name skill and difficulty,
+        """The channel's open hands (GM `/cards peek`), for GMs only: the labels name skill and difficulty,
         which a blind hand's owner must not see (discord.py runs no command check before autocomplete)."""
         if interaction.guild_id is None or interaction.channel_id is None:
             return []
@@ -400,11 +400,12 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             interaction, embed=owner_embed(record, played), view=hand_view(record, played), ephemeral=True
         )
 
-    @app_commands.command(name="reveal", description="GM: see a hand with its face-down card (only you).")
+    # "peek", not "reveal": only the GM sees it, where a GM copy's Reveal button shows the table a roll
+    @app_commands.command(name="peek", description="GM: see a hand with its face-down card (only you).")
     @app_commands.describe(hand="The hand's number (#12 on its message).")
     @app_commands.autocomplete(hand=hand_autocomplete)
     @gm_only()
-    async def reveal(
+    async def peek(
         self, interaction: discord.Interaction[Any], hand: app_commands.Range[int, 1, 2**53 - 1]
     ) -> None:
         guild_id, channel_id = where(interaction)

@@ -737,23 +737,23 @@ async def test_gm_reveal_shows_the_face_down_card_to_the_gm_only(
     dealt = await deal_voluntary(harness, world, visibility="private")
     hand_id = hand_id_of(dealt.original)
     offered = await harness.autocomplete(
-        world.guild, world.general, world.gm, "cards reveal", {"hand": ""}, "hand"
+        world.guild, world.general, world.gm, "cards peek", {"hand": ""}, "hand"
     )
     assert [c["value"] for c in offered.choices] == [hand_id]
     # GM-2: a player who can open the command is offered nothing (the labels name skill and difficulty)
     players = await harness.autocomplete(
-        world.guild, world.general, world.alice, "cards reveal", {"hand": ""}, "hand"
+        world.guild, world.general, world.alice, "cards peek", {"hand": ""}, "hand"
     )
     assert players.choices == []
-    refused = await harness.slash(world.guild, world.general, world.alice, "cards reveal", {"hand": hand_id})
+    refused = await harness.slash(world.guild, world.general, world.alice, "cards peek", {"hand": hand_id})
     assert refused.ephemeral and "Only a GM" in refused.content
-    shown = await harness.slash(world.guild, world.general, world.gm, "cards reveal", {"hand": hand_id})
+    shown = await harness.slash(world.guild, world.general, world.gm, "cards peek", {"hand": hand_id})
     assert shown.ephemeral and shown.public() == []
     assert lines(shown.embed)[0] == f"{top[0].label}: total 10"
     assert not (await store.cards.get_hand(hand_id)).finished  # revealing does not end the hand
-    elsewhere = await harness.slash(world.guild, world.gm_screen, world.gm, "cards reveal", {"hand": hand_id})
+    elsewhere = await harness.slash(world.guild, world.gm_screen, world.gm, "cards peek", {"hand": hand_id})
     assert elsewhere.ephemeral and elsewhere.content == f"There is no hand {hand_id} in this channel."
-    missing = await harness.slash(world.guild, world.gm_screen, world.gm, "cards reveal", {"hand": 999999})
+    missing = await harness.slash(world.guild, world.gm_screen, world.gm, "cards peek", {"hand": 999999})
     assert missing.ephemeral and missing.content == "There is no hand 999999 in this channel."
 
 

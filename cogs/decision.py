@@ -365,7 +365,10 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
                 continue
             if last.strip() and last.strip() != str(slot) and name_key(last) not in name_key(str(label)):
                 continue
-            choices.append(app_commands.Choice(name=f"{lead}{slot}: {label}"[:100], value=f"{lead}{slot}"))
+            value = f"{lead}{slot}"
+            if len(value) > 100:  # Discord refuses the whole answer for one longer value
+                break
+            choices.append(app_commands.Choice(name=f"{lead}{slot}: {label}"[:100], value=value))
         return choices[:25]
 
     # ------------------------------------------------------------------------------------------------

@@ -729,6 +729,65 @@ async def test_every_route_the_bot_uses_checks_its_json_body(
     assert [m.content for m in fake.message_log] == ["a", "b"]  # nothing refused was carried out
 
 
+async def test_what_discord_refuses_beyond_its_schema_is_refused(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:  # the schema allows these; real Discord does not (a bot's content, 6,000 across embeds, ...)
+    record, followup = await answered_interaction(fake, world, session)
+    app, token = fake.app_id, record.token
+    channel = f"/channels/{world.general.id}/messages"
+    button = {"type": 2, "style": 1, "custom_id": "a", "label": "A"}
+    field = {"name": "n", "value": "v" * 1000}
+    cases = [
+        (channel, {"content": "x" * 2001}, "2000"),
+        (f"/webhooks/{app}/{token}", {"embeds": [{"fields": [field] * 7}]}, "6000"),
+        (channel, {"embeds": [{"fields": [field] * 4}, {"fields": [field] * 3}]}, "6000"),
+        (channel, {"embeds": [{"fields": [{"name": " ", "value": "v"}]}]}, "empty name or value"),
+        (
+            channel,
+            {"components": [{"type": 1, "components": [{**button, "custom_id": str(n)}]} for n in range(6)]},
+            "6 action rows",
+        ),
+        (channel, {"components": [{"type": 1, "components": [button, button]}]}, "custom_id twice"),
+        (channel, {"components": [{"type": 1, "components": [{**button, "label": None}]}]}, "neither label"),
+        (
+            channel,
+            {
+                "components": [
+                    {
+                        "type": 1,
+                        "components": [
+                            {
+                                "type": 3,
+                                "custom_id": "s",
+                                "options": [{"label": "a", "value": "1"}, {"label": "b", "value": "1"}],
+                            }
+                        ],
+                    }
+                ]
+            },
+            "one value twice",
+        ),
+        (channel, {"content": ""}, "empty message"),
+    ]
+    for path, body, problem in cases:
+        status, answer = await call(session, fake, "POST", path, body)
+        assert status == 400 and answer["code"] == 50035, (problem, status, answer)
+        assert len(fake.violations) == 1 and problem in str(fake.violations[0]), (problem, fake.violations)
+        fake.violations.clear()
+    # an autocomplete choice's value is at most 100 characters (the schema says 6,000)
+    data = fake.build_command_data(world.guild, "hello", {})
+    hello = fake.interaction_payload(4, data, user=world.alice, channel=world.general)  # an autocomplete
+    long_value = {"type": 8, "data": {"choices": [{"name": "n", "value": "v" * 101}]}}
+    status, answer = await call(session, fake, "POST", callback_path(hello), long_value)
+    assert status == 400 and "autocomplete value of 101 characters" in str(fake.violations)
+    fake.violations.clear()
+    # an edit may leave a message without content (it keeps its embeds); Discord allows that
+    status, _ = await call(
+        session, fake, "PATCH", f"/webhooks/{app}/{token}/messages/{followup['id']}", {"content": ""}
+    )
+    assert status == 200 and fake.violations == []
+
+
 async def test_a_callback_is_checked_against_the_schema_of_its_type(
     fake: FakeDiscord, world: World, session: aiohttp.ClientSession
 ) -> None:

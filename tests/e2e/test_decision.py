@@ -355,6 +355,18 @@ async def test_contested_advantage_autocomplete_lists_the_parties(harness: Harne
         {"name": "1,1: Orc", "value": "1,1"},
         {"name": "1,2: Bob", "value": "1,2"},
     ]
+    # a typed list so long that a completion would pass Discord's 100 characters: none is offered
+    typed = ",".join(["Orc"] * 25) + ","  # 100 characters
+    long = await harness.autocomplete(
+        world.guild, world.general, world.alice, "decision contested",
+        {"npc1": "Orc", "party2": world.bob, "advantage": typed + "1"}, "advantage",
+    )  # fmt: skip
+    assert long.choices == []
+    fits = await harness.autocomplete(
+        world.guild, world.general, world.alice, "decision contested",
+        {"npc1": "Orc", "party2": world.bob, "advantage": typed[4:]}, "advantage",
+    )  # fmt: skip
+    assert [c["value"] for c in fits.choices] == [typed[4:] + "1", typed[4:] + "2"]
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -680,7 +680,8 @@ class FakeDiscord:
             if self.validate
             else []
         )
-        problems += self._extra_checks(method, path, body)
+        if not problems:  # one refusal names what the schema found; the rest beyond it come after
+            problems = self._extra_checks(method, path, body, files=bool(files))
         if problems:
             self.violations.extend(problems)
             errors = {"_errors": [{"code": "BASE_TYPE_INVALID", "message": str(p)} for p in problems]}
@@ -758,7 +759,7 @@ class FakeDiscord:
                 if url.startswith("attachment://") and url.removeprefix("attachment://") not in uploaded:
                     self.violations.append(Violation(method, path, f"embed {key} {url} was not uploaded"))
 
-    def _extra_checks(self, method: str, path: str, body: Any) -> list[Violation]:
+    def _extra_checks(self, method: str, path: str, body: Any, *, files: bool = False) -> list[Violation]:
         """Rules real Discord enforces that the OpenAPI schemas do not spell out."""
         out: list[Violation] = []
         if method == "PUT" and path.endswith("/commands") and isinstance(body, list):
@@ -768,6 +769,25 @@ class FakeDiscord:
                         out.append(
                             Violation(method, path, f"command or option name {name!r} is not lower-case")
                         )
+        if not isinstance(body, dict):
+            return out
+        message: dict[str, Any] | None = None
+        creating = method == "POST"
+        if method == "POST" and path.endswith("/callback"):
+            data: dict[str, Any] = body["data"] if isinstance(body.get("data"), dict) else {}
+            if body.get("type") == 8:  # autocomplete: the schema lets a choice's value run to 6,000
+                for choice in data.get("choices") or []:
+                    value = choice.get("value") if isinstance(choice, dict) else None
+                    if isinstance(value, str) and not 1 <= len(value) <= 100:
+                        out.append(Violation(method, path, f"autocomplete value of {len(value)} characters"))
+            elif body.get("type") in (4, 7):  # a message, or the clicked message's update
+                message, creating = data, body.get("type") == 4
+        elif re.fullmatch(r"/webhooks/\d+/[^/]+(/messages/[^/]+)?|/channels/\d+/messages(/\d+)?", path):
+            message = body if method in ("POST", "PATCH") else None
+        if message is not None:
+            out += [
+                Violation(method, path, problem) for problem in message_problems(message, creating, files)
+            ]
         return out
 
     def _route(self, method: str, path: str) -> tuple[Callable[..., Awaitable[Any]], tuple[str, ...]]:
@@ -1375,6 +1395,60 @@ def _check_primitive(declared: dict[str, Any], value: Any) -> Any:
     if kind == STRING and not declared.get("min_length", 0) <= len(value) <= declared.get("max_length", 6000):
         raise AssertionError(f"Discord refuses {declared['name']} of length {len(value)}")
     return value
+
+
+IS_COMPONENTS_V2 = 1 << 15
+EMBED_TEXT = 6000  # the characters of all of a message's embeds together
+
+
+def message_problems(message: dict[str, Any], creating: bool, files: bool) -> list[str]:
+    """What real Discord refuses in a message body beyond its schema: a bot's content past 2,000 characters
+    (the schema allows Nitro's 4,000), embeds past 6,000 characters together, an empty or blank field, more
+    than 5 rows, a custom_id twice, a select's value twice, a button with neither label nor emoji, and a
+    new message with nothing in it (50006)."""
+    problems: list[str] = []
+    content = message.get("content")
+    if isinstance(content, str) and len(content) > 2000:
+        problems.append(f"content of {len(content)} characters (a bot's limit is 2000)")
+    embeds = [e for e in message.get("embeds") or [] if isinstance(e, dict)]
+    total = 0
+    for embed in embeds:
+        fields = [f for f in embed.get("fields") or [] if isinstance(f, dict)]
+        texts = [embed.get("title"), embed.get("description"), (embed.get("footer") or {}).get("text")]
+        texts += [(embed.get("author") or {}).get("name")]
+        texts += [f.get("name") for f in fields] + [f.get("value") for f in fields]
+        total += sum(len(t) for t in texts if isinstance(t, str))
+        for f in fields:
+            if not str(f.get("name") or "").strip() or not str(f.get("value") or "").strip():
+                problems.append(f"an embed field with an empty name or value: {f!r}")
+    if total > EMBED_TEXT:
+        problems.append(f"embeds of {total} characters together (at most {EMBED_TEXT})")
+    rows = [r for r in message.get("components") or [] if isinstance(r, dict)]
+    if len(rows) > 5 and not int(message.get("flags") or 0) & IS_COMPONENTS_V2:
+        problems.append(f"{len(rows)} action rows (at most 5)")
+    ids: list[str] = []
+    for row in rows:
+        for item in row.get("components") or []:
+            if not isinstance(item, dict):
+                continue
+            if "custom_id" in item:
+                ids.append(str(item["custom_id"]))
+            if (
+                item.get("type") == 2
+                and item.get("style") != 5
+                and not (item.get("label") or item.get("emoji"))
+            ):
+                problems.append(f"a button with neither label nor emoji: {item!r}")
+            values = [str(o.get("value")) for o in item.get("options") or [] if isinstance(o, dict)]
+            if len(values) != len(set(values)):
+                problems.append(f"a select with one value twice: {values!r}")
+    if len(ids) != len(set(ids)):
+        problems.append(f"a custom_id twice in one message: {ids!r}")
+    if creating and not (
+        content or embeds or rows or files or message.get("sticker_ids") or message.get("poll")
+    ):
+        problems.append("an empty message (50006)")
+    return problems
 
 
 def _all_names(command: dict[str, Any]) -> list[str]:

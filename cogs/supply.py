@@ -23,7 +23,7 @@ from discord.ext import commands
 
 from bot.core import decision
 from bot.core.dice import Dice
-from bot.store import Conflict, NotFound, Store
+from bot.store import Conflict, Holder, NotFound, Store
 from bot.store.models import name_key
 from bot.ui.decision import (
     supply_compact,
@@ -33,7 +33,7 @@ from bot.ui.decision import (
 )
 from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, supply_line
-from bot.ui.permissions import gm_only
+from bot.ui.permissions import gm_only, is_gm
 from bot.ui.reply import UserError, reply
 from bot.ui.roll_inputs import (
     rollable_supply,
@@ -56,6 +56,10 @@ Visibility = Literal["public", "private", "gm"]
 BLIND_SUPPLY = (
     "This channel's rolls are blind, but a supply roll cannot be: your die's size shows in /supply show "
     "and on your next roll; roll with visibility gm (you and the GMs) or private instead."
+)
+OTHERS_SUPPLIES = (
+    "Only a GM can see another player's supply dice (their size would tell how a hidden roll went); "
+    "/supply show without a member shows yours."
 )
 DIE_CHOICES = [
     app_commands.Choice(name=die.label, value=die.sides) for die in decision.SupplyDie
@@ -88,9 +92,10 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
     ) -> None:
         assert interaction.guild is not None
         guild_id, owner_id = interaction.guild.id, interaction.user.id
-        mode = await resolve_mode(interaction, self.store, visibility, blind_refusal=BLIND_SUPPLY)
+        # no such item or an empty one is refused before the GMs' copies are opened (they would be notified)
         character = await supply_holder(self.store, guild_id, interaction.user, item)
         supply = await rollable_supply(self.store, guild_id, owner_id, character, item)
+        mode = await resolve_mode(interaction, self.store, visibility, blind_refusal=BLIND_SUPPLY)
         dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source
         for attempt in range(2):
             if attempt:  # someone else's roll changed the die between our read and our write: roll once more
@@ -153,10 +158,13 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
 
     # ------------------------------------------------------------------------------------------------
     @app_commands.command(name="show", description="List a member's supply dice (default: yours).")
-    @app_commands.describe(member="Whose supplies to show (default: you)")
+    @app_commands.describe(member="Whose supplies to show (default: you; another's: GMs only)")
     async def show(self, interaction: discord.Interaction[Any], member: discord.Member | None = None) -> None:
         assert interaction.guild is not None
         who = member or interaction.user
+        # a die's size tells how a private or gm supply roll went: another's are for the GMs to see
+        if who.id != interaction.user.id and not await is_gm(interaction, self.store):
+            raise UserError(OTHERS_SUPPLIES)
         supplies = shown_supplies(await self.store.supply.list(interaction.guild.id, who.id), who)
         await reply(
             interaction, embed=supply_list_embed(shown_name(who.display_name), supplies), ephemeral=True
@@ -181,11 +189,15 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         assert interaction.guild is not None
         guild_id = interaction.guild.id
         character = await supply_character(self.store, guild_id, member)
+        rolled = await supply_holder(self.store, guild_id, member, item)  # the die the player rolls now
         try:
-            previous: str | None = (await self.store.supply.get(guild_id, member.id, character, item)).label
+            previous: str | None = (await self.store.supply.get(guild_id, member.id, rolled, item)).label
         except NotFound:
             previous = None
-        supply = await self.store.supply.set(guild_id, member.id, character, item, die)
+        # the sheet's character's die replaces the member's own of the item: the GM's size is the one left
+        # to roll, whichever sheet they play next (else an emptied item came back with another sheet)
+        own = None if character.own else Holder(member.display_name, own=True)
+        supply = await self.store.supply.set(guild_id, member.id, character, item, die, replaces=own)
         embed = supply_set_embed(supply, previous, shown_name(interaction.user.display_name))
         await reply(interaction, embed=embed)
 

@@ -107,9 +107,21 @@ class SupplyRepository:
         holder = None if character is None else _holder(character)
         return [_supply(row, holder) for row in rows]
 
-    async def set(self, guild_id: int, owner_id: int, character: Character, item: str, die: int) -> SupplyDie:
-        """Set or restore the supply die (the GM's call, DD-7): 12, 10, 8, 6, 4 or 0 for empty."""
+    async def set(
+        self,
+        guild_id: int,
+        owner_id: int,
+        character: Character,
+        item: str,
+        die: int,
+        *,
+        replaces: Character | None = None,
+    ) -> SupplyDie:
+        """Set or restore the supply die (the GM's call, DD-7): 12, 10, 8, 6, 4 or 0 for empty.
+        ``replaces``: another supply of the item the owner could roll instead (their own, once they have a
+        sheet), forgotten in the same transaction, so the GM's die is the only one left to roll."""
         key = self._key(guild_id, owner_id, character, item)
+        other = self._key(guild_id, owner_id, replaces, item) if replaces is not None else None
 
         async def work(tx: Tx) -> Row | None:
             await tx.execute(
@@ -128,6 +140,8 @@ class SupplyRepository:
                     now_text(),
                 ),
             )
+            if other is not None and other != key:
+                await tx.execute(f"DELETE FROM supply_dice WHERE {_WHERE}", other)
             return await tx.one(f"SELECT {_COLUMNS} FROM supply_dice WHERE {_WHERE}", key)
 
         row = await self._db.run(work)

@@ -13,6 +13,7 @@ from bot.core.decision import SupplyDie
 from bot.local.fake.harness import Answer, Harness, SubprocessBot, World
 from bot.local.fake.server import FakeDiscord
 from bot.store import Holder, Store
+from cogs.supply import OTHERS_SUPPLIES
 from tests.e2e.compact import assert_compact, compact_lines, open_details
 from tests.e2e.test_decision import Scripted, field, upcoming
 
@@ -130,7 +131,7 @@ async def test_a_new_nickname_keeps_a_member_s_own_supplies(harness: Harness, wo
     harness.bot.rng = Scripted([5])
     kept = await supply_roll(harness, world, "Rope")
     assert not kept.ephemeral and kept.embed["title"] == "Ally the Bold - Rope: d8 holds"
-    shown = await harness.slash(world.guild, world.general, world.bob, "supply show", {"member": world.alice})
+    shown = await harness.slash(world.guild, world.general, world.gm, "supply show", {"member": world.alice})
     assert shown.embed["title"] == "Supplies of Ally the Bold"
     assert await field(harness, shown.embed, "Ally the Bold") == "Rope: **d8**"
     restored = await gm_set(harness, world, world.alice, "Rope", 12)  # the same die, not a second one
@@ -166,10 +167,64 @@ async def test_own_supplies_stay_rollable_beside_a_new_sheet_s(harness: Harness,
     shown = await harness.slash(world.guild, world.general, world.alice, "supply show")
     assert await field(harness, shown.embed, "Mira") == "Arrows: **d6**"
     assert await field(harness, shown.embed, "Alice") == "Rope: **d8**"
-    await gm_set(harness, world, world.alice, "Rope", 10)  # the GM now sets Mira's own rope
+    # the GM now sets Mira's rope: it replaces the one Alice had before her sheet
+    reset = await gm_set(harness, world, world.alice, "Rope", 10)
+    assert "Mira's Rope: d8 → **d10**" in reset.embed["description"]
     harness.bot.rng = Scripted([6])
     assert (await supply_roll(harness, world, "Rope")).embed["title"] == "Mira - Rope: d10 holds"
-    assert await stored(harness, world, "Rope") == 8  # the own one waits, unchanged
+    assert await stored(harness, world, "Rope", character="Mira") == 10
+    assert [s.item for s in await harness.bot.store.supply.list(world.guild.id, world.alice.id)] == [
+        "Arrows", "Rope"
+    ]  # fmt: skip
+
+
+async def test_an_item_the_gm_emptied_stays_empty_on_another_sheet(harness: Harness, world: World) -> None:
+    # DD-7: the GM's set is the die left to roll; the member's own one, set before their sheets, is gone
+    store = harness.bot.store
+    await gm_set(harness, world, world.alice, "Rations", 12)
+    for name in ("Mira", "Nox"):
+        await harness.slash(
+            world.guild, world.general, world.alice, "sheet create", {"name": name, "system": "decision"}
+        )
+    await harness.slash(world.guild, world.general, world.alice, "sheet use", {"name": "Mira"})
+    emptied = await gm_set(harness, world, world.alice, "Rations", 0)
+    assert "Mira's Rations: d12 → **empty**" in emptied.embed["description"]  # the die she was rolling
+    assert [(s.character, s.die, s.own) for s in await store.supply.list(world.guild.id, world.alice.id)] == [
+        ("Mira", 0, False)
+    ]
+    for name in ("Mira", "Nox"):
+        await harness.slash(world.guild, world.general, world.alice, "sheet use", {"name": name})
+        refused = await supply_roll(harness, world, "Rations")
+        assert refused.ephemeral and refused.public() == [], name
+    await harness.slash(
+        world.guild, world.general, world.alice, "sheet delete", {"name": "Mira", "confirm": True}
+    )
+    assert (await supply_roll(harness, world, "Rations")).content == (
+        "Nox has no supply of Rations yet: ask a GM to set it with /supply set."
+    )
+
+
+async def test_another_player_s_supplies_are_for_the_gms_to_see(harness: Harness, world: World) -> None:
+    # a private or gm supply roll's step shows in the die's size: only its roller and the GMs learn it
+    await gm_set(harness, world, world.alice, "Rations", 8)
+    peek = await harness.slash(world.guild, world.general, world.bob, "supply show", {"member": world.alice})
+    assert peek.ephemeral and peek.content == OTHERS_SUPPLIES and peek.original.embeds == []
+    own = await harness.slash(world.guild, world.general, world.alice, "supply show", {"member": world.alice})
+    assert await field(harness, own.embed, "Alice") == "Rations: **d8**"
+    gm = await harness.slash(world.guild, world.general, world.gm, "supply show", {"member": world.alice})
+    assert await field(harness, gm.embed, "Alice") == "Rations: **d8**"
+
+
+async def test_a_roll_of_an_item_you_lack_bothers_no_gm(harness: Harness, world: World) -> None:
+    # refused before the GMs' copies are opened: no GM is notified of a roll that never happened
+    await harness.slash(world.guild, world.general, world.gm, "gm claim", {})
+    for visibility in ("gm", "private"):
+        answer = await supply_roll(harness, world, "Rope", visibility=visibility)
+        assert answer.ephemeral and "has no supply of Rope" in answer.content
+        assert answer.messages == [answer.original]  # no GM copy, not even one deleted again
+    await gm_set(harness, world, world.alice, "Rope", 0)
+    empty = await supply_roll(harness, world, "Rope", visibility="gm")
+    assert "is empty" in empty.content and empty.messages == [empty.original]
 
 
 async def test_the_character_is_the_active_decision_sheet(harness: Harness, world: World) -> None:
@@ -179,7 +234,7 @@ async def test_the_character_is_the_active_decision_sheet(harness: Harness, worl
     answer = await gm_set(harness, world, world.alice, "Arrows", 6)
     assert "Mira's Arrows" in answer.embed["description"]
     assert await stored(harness, world, "Arrows", character="Mira") == 6
-    shown = await harness.slash(world.guild, world.general, world.bob, "supply show", {"member": world.alice})
+    shown = await harness.slash(world.guild, world.general, world.gm, "supply show", {"member": world.alice})
     assert shown.ephemeral
     assert await field(harness, shown.embed, "Mira") == "Arrows: **d6**"
     mine = await harness.slash(world.guild, world.general, world.bob, "supply show")

@@ -103,6 +103,12 @@ def _edges(text: str | None, slots: dict[int, str], option: str) -> set[int]:
 
 
 @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+def _edges_held(advantage: bool, disadvantage: bool) -> frozenset[str]:
+    """The GM modifier kinds a roll already has by its own options: another of them would change nothing,
+    so it keeps its use for a later roll (DD-2: neither stacks)."""
+    return frozenset(k for k, held in (("advantage", advantage), ("disadvantage", disadvantage)) if held)
+
+
 class Decision(commands.GroupCog, group_name="decision", group_description="2d6 decision dice."):
     """Decision dice: rolls, contests and percentage rolls."""
 
@@ -152,7 +158,6 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         disadvantage: bool = False,
         visibility: Visibility | None = None,
     ) -> None:
-        mode = await resolve_mode(interaction, self.store, visibility)
         goal = pick_target(target, target_number)
         character, source = await decision_stat(self.store, interaction, stat_name, stat)
         clamps: list[Clamp] = []
@@ -160,8 +165,12 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             clamps.append(Clamp("bonus", bonus, decision.bonus(bonus)))
         if penalty is not None:
             clamps.append(Clamp("penalty", penalty, decision.penalty(penalty)))
-
-        applied = await take_modifiers(interaction, self.store, SYSTEM)
+        # after the options are read: a refused roll opens no GM copy (a GM would be notified of nothing)
+        mode = await resolve_mode(interaction, self.store, visibility)
+        # a GM's advantage on a roll the player already makes with advantage changes nothing: it waits (DD-2)
+        applied = await take_modifiers(
+            interaction, self.store, SYSTEM, waiting=_edges_held(advantage, disadvantage)
+        )
         with_advantage = advantage or has_modifier(applied, "advantage")
         with_disadvantage = disadvantage or has_modifier(applied, "disadvantage")
         count = decision.decision_dice_count(with_advantage, with_disadvantage)
@@ -273,7 +282,6 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         disadvantage: str | None = None,
         visibility: Visibility | None = None,
     ) -> None:
-        mode = await resolve_mode(interaction, self.store, visibility)
         raw = {
             1: (party1, npc1, mod1),
             2: (party2, npc2, mod2),
@@ -286,6 +294,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         names = {slot: side.name for slot, side in sides.items()}
         with_advantage = _edges(advantage, names, "advantage")
         with_disadvantage = _edges(disadvantage, names, "disadvantage")
+        mode = await resolve_mode(interaction, self.store, visibility)  # the options are read: see roll
 
         parties: list[decision.ContestParty] = []
         labels: list[PartyLabel] = []
@@ -293,7 +302,10 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         for slot, side in sides.items():
             applied: list[AppliedModifier] = []
             if side.member_id is not None:
-                applied = await take_modifiers(interaction, self.store, SYSTEM, user_id=side.member_id)
+                held = _edges_held(slot in with_advantage, slot in with_disadvantage)
+                applied = await take_modifiers(
+                    interaction, self.store, SYSTEM, user_id=side.member_id, waiting=held
+                )
             adv = slot in with_advantage or has_modifier(applied, "advantage")
             dis = slot in with_disadvantage or has_modifier(applied, "disadvantage")
             gm = modifier_total(applied, "modifier")

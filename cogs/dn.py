@@ -123,8 +123,9 @@ class DifficultyNumber(
         df: DF = 0,
         visibility: Visibility | None = None,
     ) -> None:
-        mode = await resolve_mode(interaction, self.store, visibility)
         use = await dn_skill_use(self.store, interaction, skill, characteristics)
+        # after the options are read: a refused check opens no GM copy (a GM would be notified of nothing)
+        mode = await resolve_mode(interaction, self.store, visibility)
         applied = await take_modifiers(interaction, self.store, SYSTEM)
         factor = difficulty_factor(df, applied)
         dn = skill_dn(use.level, [v for _, v in use.characteristics], factor.total)

@@ -242,9 +242,17 @@ class ModifierRepository:
         )
 
     async def reserve(
-        self, key: object, guild_id: int | None, channel_id: int, system: str, user_id: int
+        self,
+        key: object,
+        guild_id: int | None,
+        channel_id: int,
+        system: str,
+        user_id: int,
+        *,
+        waiting: frozenset[str] = frozenset(),
     ) -> list[AppliedModifier]:
-        """Hold one use of every modifier matching this roll under ``key`` (GM-3), in the database.
+        """Hold one use of every modifier matching this roll under ``key`` (GM-3), in the database; those of
+        a kind in ``waiting`` (one that would change nothing: an advantage the player already has) wait.
 
         The uses are taken by the `taker` step inside the unit of work that logs the roll
         (``RollLogRepository.add(record, modifiers=ticket)``), so a roll is never half-applied. Until then
@@ -260,7 +268,11 @@ class ModifierRepository:
         token = ticket.token
 
         async def hold(tx: Tx) -> list[tuple[Row, int]]:
-            free = await self._free(tx, params, user_id)
+            free = [
+                (row, left)
+                for row, left in await self._free(tx, params, user_id)
+                if row["kind"] not in waiting
+            ]
             expires = time.time() + TICKET_TTL_S
             if free:
                 await tx.executemany(

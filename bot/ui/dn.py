@@ -78,6 +78,8 @@ def skill_use(sheet: Sheet, skill_name: str, characteristics: Sequence[str] = ()
         attribute = sheet.attribute(word)
         if attribute is None:
             raise UserError(f"The sheet {sheet.name!r} has no characteristic named {word.strip()[:64]!r}.")
+        if any(name == attribute[0] for name, _ in values):  # it would count twice in the average (DN-1)
+            raise UserError(f"{attribute[0]} is named twice; name each characteristic once.")
         values.append(attribute)
     return SkillUse(name, skill.rating, tuple(values), sheet.name)
 

@@ -76,13 +76,16 @@ async def take_modifiers(
     store: Store,
     system: str,
     user_id: int | None = None,
+    *,
+    waiting: frozenset[str] = frozenset(),
 ) -> list[AppliedModifier]:
     """Reserve one use of every pending GM modifier for this roller in this channel (GM-3).
 
     The uses are taken when `publish` logs this interaction's roll (same transaction), or by the write
     given the interaction's ticket; an error before that gives them back (`report_error`).
     ``user_id``: another member, a party to a contest: their modifiers are theirs to use, so only their
-    own contest or a GM's takes them; one a player runs leaves them pending (GM-3).
+    own contest or a GM's takes them; one a player runs leaves them pending (GM-3). ``waiting``: kinds
+    that would change nothing on this roll (an advantage it already has) keep their use.
     """
     if interaction.channel_id is None:
         return []
@@ -97,7 +100,9 @@ async def take_modifiers(
         return []  # the read before the roll found none for the system in this channel
     guild_id = interaction.guild.id if interaction.guild is not None else None
     who = user_id if user_id is not None else interaction.user.id
-    return await store.modifiers.reserve(interaction.id, guild_id, interaction.channel_id, system, who)
+    return await store.modifiers.reserve(
+        interaction.id, guild_id, interaction.channel_id, system, who, waiting=waiting
+    )
 
 
 def modifier_total(applied: Sequence[AppliedModifier], kind: str) -> int:

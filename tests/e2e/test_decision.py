@@ -177,6 +177,44 @@ async def test_a_gm_advantage_is_used_by_exactly_one_roll_and_shown(harness: Har
     assert await store.modifiers.list(world.guild.id, world.general.id) == []
 
 
+async def test_a_gm_advantage_waits_while_the_player_rolls_with_advantage_anyway(
+    harness: Harness, world: World
+) -> None:  # DD-2: advantage never stacks, so a GM's changes nothing on such a roll and keeps its use
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "decision", world.alice.id, "advantage", 1, 1, world.gm.id
+    )
+    own = await roll(harness, world, stat=0, target_number=6, advantage=True)
+    assert len(await faces(harness, own)) == 3
+    assert "GM modifier" not in [f["name"] for f in (await shown(harness, own))["fields"]]
+    [waiting] = await store.modifiers.list(world.guild.id, world.general.id)
+    assert waiting.uses_left == 1
+    # in a contest too: the GM's waits for a roll it changes
+    contest = await harness.slash(
+        world.guild, world.general, world.alice, "decision contested",
+        {"party1": world.alice, "npc2": "Orc", "advantage": "1"},
+    )  # fmt: skip
+    assert not contest.ephemeral
+    assert [m.uses_left for m in await store.modifiers.list(world.guild.id, world.general.id)] == [1]
+    used = await roll(harness, world, stat=0, target_number=6)
+    assert len(await faces(harness, used)) == 3
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []
+
+
+async def test_a_refused_hidden_roll_bothers_no_gm(harness: Harness, world: World) -> None:
+    # the options are read before the GMs' copies are opened: no GM is notified of a roll never made
+    await harness.slash(world.guild, world.general, world.gm, "gm claim", {})
+    for path, options in (
+        ("decision roll", {"stat": 1}),  # no target
+        ("decision contested", {"party1": world.alice}),  # one party
+        ("decision contested", {"npc1": "Orc", "npc2": "Elf", "advantage": "7"}),  # no slot 7
+    ):
+        answer = await harness.slash(
+            world.guild, world.general, world.alice, path, options | {"visibility": "gm"}
+        )
+        assert answer.ephemeral and answer.messages == [answer.original], (path, answer.content)
+
+
 async def test_gm_advantage_and_player_disadvantage_cancel_and_gm_numbers_add(
     harness: Harness, world: World
 ) -> None:

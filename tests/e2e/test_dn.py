@@ -185,6 +185,11 @@ async def test_bad_input_is_one_sentence_and_logs_nothing(harness: Harness, worl
             {"skill": "Climb", "characteristics": "DEX, LUCK"},
             "The sheet 'Dara' has no characteristic named 'LUCK'.",
         ),
+        (  # DN-1: an average of several characteristics; one named twice would weigh double
+            "check",
+            {"skill": "Climb", "characteristics": "DEX, dex"},
+            "DEX is named twice; name each characteristic once.",
+        ),
         ("raw", {}, "Give either a DN or a characteristic (with a complexity), not both or neither."),
         (
             "raw",
@@ -202,10 +207,13 @@ async def test_bad_input_is_one_sentence_and_logs_nothing(harness: Harness, worl
             "A complexity multiplies a characteristic; a DN given directly takes none.",
         ),
     ]
+    await harness.slash(world.guild, world.general, world.gm, "gm claim", {})
     for path, options, sentence in cases:
-        answer = await slash(harness, world, path, options)
-        assert answer.ephemeral and answer.content == sentence, answer.content
-        assert answer.public() == []
+        for visibility in (None, "gm"):  # a hidden check refused opens no GM copy: no GM is notified
+            asked = options | ({"visibility": visibility} if visibility else {})
+            answer = await slash(harness, world, path, asked)
+            assert answer.ephemeral and answer.content == sentence, answer.content
+            assert answer.public() == [] and answer.messages == [answer.original], (path, asked)
     assert await store.log.last(world.guild.id, world.general.id) == []
     assert len(await store.modifiers.pending_for(world.guild.id, world.general.id, "dn", world.alice.id)) == 1
 

@@ -127,7 +127,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
     async def character(self, guild_id: int, member: discord.abc.User) -> tuple[str, Sheet | None]:
         """The member's character: the active decision sheet's name, else their display name."""
         sheet = await active_sheet(self.store, guild_id, member.id)
-        return (sheet.name if sheet is not None else shown_name(member.display_name)), sheet
+        return (shown_name(sheet.name) if sheet is not None else shown_name(member.display_name)), sheet
 
     # ------------------------------------------------------------------------------------------------
     @app_commands.command(name="roll", description="Roll 2d6 + stat + modifiers against a target.")

@@ -231,7 +231,7 @@ class Odds(
             other = sysx_check(target.sv, 0, 0, target.wounds, S0, chart)
             final = opposed_distribution(own.distribution, other.distribution)
             embed = odds_embed(
-                f"Odds: {source.label} opposed by {target.label}",
+                f"Odds: {shown_name(source.label)} opposed by {shown_name(target.label)}",
                 headline=f"{percent(final.at_least(need))} for the actor to succeed{needs}",
                 rows_text=table(distribution_rows(final, lambda m: m.format(style)), head="final margin"),
                 fields=[("Actor", inputs), ("Target", target.breakdown)],
@@ -264,7 +264,7 @@ class Odds(
             )
             return
         embed = odds_embed(
-            f"Odds: {source.label}",
+            f"Odds: {shown_name(source.label)}",
             headline=f"{percent(own.success)} to succeed{needs}",
             rows_text=table(distribution_rows(own.distribution, lambda m: m.format(style)), head="margin"),
             fields=[
@@ -354,7 +354,7 @@ class Odds(
         odds = dn_cached(total)
         rows = [Row(level.value, p, odds.at_least(level)) for level, p in reversed(odds.levels)]
         embed = odds_embed(
-            f"Odds: {title}",
+            f"Odds: {shown_name(title)}",
             headline=f"{percent(odds.success)} to succeed at DN {total}",
             rows_text=table(rows, head="level"),
             fields=[("DN", what), ("Critical failure", percent(odds.critical_failure, 1))],
@@ -398,7 +398,7 @@ class Odds(
             base=base,
         )  # fmt: skip
         build = spec.build(rps_fixed(difficulty.value if difficulty else None, modifier))
-        what = build.what if base is None else f"Base {base}"
+        what = shown_name(build.what) if base is None else f"Base {base}"
         total, inputs = build.base, build.text()
         if resisted:
             others = _numbers(resisted, "Bases of the other parties", low=1, high=5)

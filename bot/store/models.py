@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -18,6 +19,7 @@ from pydantic import (
 )
 
 from bot.core.cards import Card
+from bot.core.common import BIDI_CONTROLS
 from bot.core.systemx import CHART_MARGINS
 
 System = Literal["sysx", "dn", "rps", "decision", "cards"]
@@ -37,7 +39,17 @@ MAX_ENTRIES = 50
 MAX_ALTERNATES = 10
 MAX_NOTES = 2000
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME)]
+
+def _without_direction_controls(value: object) -> object:
+    return BIDI_CONTROLS.sub("", value) if isinstance(value, str) else value
+
+
+# a name loses its direction controls before its length is checked (see BIDI_CONTROLS)
+Name = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME),
+    BeforeValidator(_without_direction_controls),  # last: it runs first, on the value as given
+]
 Snowflake = Annotated[int, Field(strict=True, ge=0, le=2**63 - 1)]
 
 

@@ -220,9 +220,9 @@ def dn_details(
     mods = modifier_field(applied)
     if mods:
         fields.append(mods)
-    sheet = f" · sheet {sheet_name}" if sheet_name else ""
+    sheet = f" · sheet {shown_name(sheet_name)}" if sheet_name else ""
     return result_embed(
-        f"{title}: {level}" + ("" if level.endswith("failure") else f" {outcome}"),
+        f"{shown_name(title)}: {level}" + ("" if level.endswith("failure") else f" {outcome}"),
         verdict=result.verdict,
         description=f"Difficulty Number check by {roller}{sheet}",
         fields=fields,

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import discord
 
-from bot.core.common import Verdict
+from bot.core.common import BIDI_CONTROLS, Verdict
 
 #: Everything the bot sends uses this: a character called @everyone pings no one.
 NO_MENTIONS = discord.AllowedMentions.none()
@@ -31,11 +30,6 @@ FOOTER_MAX = 2048
 AUTHOR_MAX = 256
 EMBED_TOTAL_MAX = 6000
 CONTENT_MAX = 2000
-
-
-#: Unicode's direction controls (embeddings, overrides, isolates, marks): in a name they would reorder the
-#: text around it, so "Ash" could make a result read backwards.
-BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def shown_name(name: str, *, markdown: bool = True) -> str:

@@ -17,7 +17,8 @@ from typing import Any
 import d20
 import discord
 
-from bot.ui.embeds import BIDI_CONTROLS, TITLE_MAX, clip, result_embed, shown_name
+from bot.core.common import BIDI_CONTROLS
+from bot.ui.embeds import TITLE_MAX, clip, result_embed, shown_name
 from bot.ui.reply import UserError
 
 # Characters of an expression. It also keeps every number far inside a float's range (no power

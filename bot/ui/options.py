@@ -19,6 +19,7 @@ import discord
 from discord import AppCommandOptionType as Kind
 from discord import app_commands
 
+from bot.core.common import BIDI_CONTROLS
 from bot.ui.reply import CHANGED, NO_DMS, refuse
 
 log = logging.getLogger(__name__)
@@ -219,6 +220,19 @@ def leaf_options(data: dict[str, Any]) -> Any:
     return options
 
 
+def strip_direction_controls(options: Any) -> None:
+    """Remove Unicode direction controls from the text options, before they are checked or read: a name
+    ending in a right-to-left override would show the table a result written backwards, and no name needs
+    one. (Results strip them again from names they did not get as options, `shown_name`.)"""
+    if not isinstance(options, list):
+        return
+    for option in options:
+        if isinstance(option, dict) and option.get("type") == Kind.string.value:
+            value = option.get("value")
+            if isinstance(value, str):
+                option["value"] = BIDI_CONTROLS.sub("", value)
+
+
 class TableTree(app_commands.CommandTree[Any]):
     """A CommandTree that refuses any command whose options break their declaration (see the module doc)."""
 
@@ -239,6 +253,7 @@ class TableTree(app_commands.CommandTree[Any]):
             if not isinstance(command, app_commands.Command):
                 return True  # an unknown command: discord.py reports it through on_error as usual
             options = leaf_options(data)
+            strip_direction_controls(options)
             resolved = data.get("resolved") or {}
             if not isinstance(resolved, dict) or not isinstance(options, list):
                 problem = UNREADABLE

@@ -100,9 +100,9 @@ async def roll_pool_check(
                 else f"SL {check.sl}, pool {after}/{pool.goal} ({step.state.value})"
             ),
             summary=(
-                f"Sustained {pool.name}: SL {check.sl}, pool {change:+d}"
+                f"Sustained {shown_name(pool.name)}: SL {check.sl}, pool {change:+d}"
                 if veiled
-                else f"Sustained {pool.name}: SL {check.sl}, pool {after}/{pool.goal}"
+                else f"Sustained {shown_name(pool.name)}: SL {check.sl}, pool {after}/{pool.goal}"
             ),
             details=details,
         )
@@ -161,7 +161,7 @@ async def _details(
         build,
         check,
         applied,
-        title=f"RPS sustained action {pool.name}: {check.name}",
+        title=f"RPS sustained action {shown_name(pool.name)}: {check.name}",
         extra_fields=pool_progress_fields(pool, change, veiled=veiled),
         rules=["RPS-8"],
     )

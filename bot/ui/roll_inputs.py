@@ -462,7 +462,7 @@ async def decision_stat(
     if stat_name is not None and stat is not None:
         raise UserError("Give either a stat from your sheet (stat_name) or a raw stat, not both.")
     sheet = await sheet_of(store, interaction, interaction.user.id, "decision")
-    character = sheet.name if sheet is not None else shown_name(interaction.user.display_name)
+    character = shown_name(sheet.name) if sheet is not None else shown_name(interaction.user.display_name)
     if stat_name is None:
         return character, StatSource(stat if stat is not None else 0)
     if sheet is None:
@@ -472,7 +472,7 @@ async def decision_stat(
     found = sheet_stat(sheet, stat_name)
     if found is None:
         raise UserError(f"{sheet.name}'s sheet has no stat named {stat_name.strip()!r}.")
-    return character, StatSource(found[1], found[0], sheet.name)
+    return character, StatSource(found[1], found[0], shown_name(sheet.name))
 
 
 @dataclass(frozen=True)
@@ -514,7 +514,7 @@ async def contest_sides(
     for slot, (member, npc, mod) in slots.items():
         if member is not None:
             sheet = sheet_by_slot[slot]
-            name = sheet.name if sheet is not None else shown_name(member.display_name)
+            name = shown_name(sheet.name) if sheet is not None else shown_name(member.display_name)
             value, text = 0, ""
             found = sheet_stat(sheet, stat) if sheet is not None and stat is not None else None
             if found is not None:

@@ -481,7 +481,7 @@ def pool_embed(pool: Pool, *, hidden: bool = False) -> discord.Embed:
     elif pool.state == "completed" and not hidden:
         ending = f" The pool reached the Goal of {pool.goal}."
     embed = result_embed(
-        f"Sustained action: {pool.name} ({state})",
+        f"Sustained action: {shown_name(pool.name)} ({state})",
         description=f"Pool {'hidden' if hidden else pool.pool} of Goal {pool.goal}.{ending}",
         fields=fields,
     )
@@ -499,12 +499,13 @@ def pool_progress_fields(pool: Pool, change: int, *, veiled: bool = False) -> li
         state = "finished" if pool.state in ("completed", "failed") else STATE_WORDS[pool.state]
         return [
             ("Pool", f"{change:+d} (the total stays hidden while an earlier check is not revealed)"),
-            ("Sustained action", f"{pool.name}: {state}, {pool.checks_made} checks, "
+            ("Sustained action", f"{shown_name(pool.name)}: {state}, {pool.checks_made} checks, "
              f"{pool.time_spent} {pool.time_unit}"),
         ]  # fmt: skip
     return [
         ("Pool", f"{change:+d} → {progress_bar(pool.pool, pool.goal)}"),
-        ("Sustained action", f"{pool.name}: {STATE_WORDS[pool.state]}, {pool.checks_made} checks, "
+        ("Sustained action", f"{shown_name(pool.name)}: {STATE_WORDS[pool.state]}, "
+         f"{pool.checks_made} checks, "
          f"{pool.time_spent} {pool.time_unit}"),
     ]  # fmt: skip
 

@@ -503,9 +503,9 @@ def check_details(
     mods = modifier_field(applied)
     if mods:
         fields.append(mods)
-    sheet = f" · sheet {source.sheet_name}" if source.sheet_name else ""
+    sheet = f" · sheet {shown_name(source.sheet_name)}" if source.sheet_name else ""
     return result_embed(
-        f"{source.label}: {result.margin.format(style)}, {outcome}",
+        f"{shown_name(source.label)}: {result.margin.format(style)}, {outcome}",
         verdict=result.verdict,
         description=f"System X check by {roller}{sheet}",
         fields=fields,
@@ -527,9 +527,12 @@ def opposed_details(
     """SX-8: both checks and the actor's final margin, judged against ``required`` (SX-7)."""
     (actor_name, actor_source, actor_result), (target_name, target_source, target_result) = actor, target
     fields = [
-        (f"Actor: {actor_source.label}", f"{actor_name}\n{check_summary(actor_result, actor_source, style)}"),
         (
-            f"Target: {target_source.label}",
+            f"Actor: {shown_name(actor_source.label)}",
+            f"{actor_name}\n{check_summary(actor_result, actor_source, style)}",
+        ),
+        (
+            f"Target: {shown_name(target_source.label)}",
             f"{target_name}\n{check_summary(target_result, target_source, style)}",
         ),
         (

@@ -6,6 +6,7 @@ import json
 
 from bot.local.fake.harness import Answer, Harness, World
 from bot.local.fake.server import FakeDiscord
+from tests.e2e.compact import open_details
 
 
 async def sheet(harness: Harness, world: World, user, sub: str, options: dict | None = None) -> Answer:
@@ -465,3 +466,42 @@ async def test_item11_an_imported_skill_without_its_parent_is_named_at_once(
         "Imported Aria (System X). Before rolling with it: System X skills are rolled with the attribute "
         "they add, so Climb needs a parent; it has Agility."
     )
+
+
+async def test_names_read_as_typed_and_never_backwards(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    # a right-to-left override in a name would show the table a result written backwards: it is dropped from
+    # options and stored names; markdown in a sheet's name is shown as typed in results and their Details
+    store = harness.bot.store
+    rlo = "\u202e"
+    made = await sheet(
+        harness, world, world.alice, "create", {"name": f"**Grim**{rlo}", "system": "decision"}
+    )
+    assert made.ephemeral and rlo not in made.content
+    grim = await store.sheets.get(world.guild.id, world.alice.id, "**Grim**")
+    assert grim.name == "**Grim**"
+    await sheet(
+        harness,
+        world,
+        world.alice,
+        "set-attribute",
+        {"name": "**Grim**", "attribute": f"Wits{rlo}", "value": 2},
+    )
+    assert list((await store.sheets.get(world.guild.id, world.alice.id, "**Grim**")).attributes) == ["Wits"]
+    rolled = await harness.slash(
+        world.guild, world.general, world.alice, "decision roll", {"stat_name": "Wits", "target": 6}
+    )
+    assert rolled.embed["title"].startswith("\\*\\*Grim\\*\\* - Wits: ")
+    details = await open_details(harness, rolled.original, world.alice)
+    assert "**Grim**'s" not in str(details) and rlo not in str(details)
+    assert "Grim" in json.dumps(details)  # named, escaped
+    contest = await harness.slash(
+        world.guild, world.general, world.alice, "decision contested", {"npc1": f"Orc{rlo}", "npc2": "Elf"}
+    )
+    assert rlo not in contest.text() and "Orc" in contest.text()
+    # a sheet file carries its names past the options: the store drops the control there
+    file = fake.attachment("nox.json", json.dumps({"name": f"Nox{rlo}", "system": "decision"}).encode())
+    imported = await sheet(harness, world, world.alice, "import", {"file": file})
+    assert imported.ephemeral and rlo not in imported.content
+    assert (await store.sheets.get(world.guild.id, world.alice.id, "Nox")).name == "Nox"

@@ -283,7 +283,9 @@ def contested(parties: Iterable[ContestParty], reroll: ContestReroll | None = No
             raise RuleError(f"{party!r} is not a party of a contested roll.")
         if not isinstance(party.name, str) or not party.name.strip():
             raise RuleError("Every party of a contested roll needs a name.")
-        require_range(party.modifier, -2 * MODIFIER_MAX, 2 * MODIFIER_MAX, f"The modifier of {party.name}")
+        # a whole number, as a plain roll's total: its parts are held where they come from (the stat by
+        # STAT_MIN..STAT_MAX, the player's and each GM's modifier by MODIFIER_MIN..MODIFIER_MAX)
+        require_int(party.modifier, f"The modifier of {party.name}")
     names = [p.name for p in sides]
     if len(set(names)) != len(names):
         raise RuleError("Every party of a contested roll needs a different name.")

@@ -208,6 +208,7 @@ class SheetRepository:
         """Set (or add) one attribute / characteristic / stat, validated against the system's range."""
 
         def edit(data: dict[str, Any]) -> None:
+            _one_stat(data, "skills", attribute)
             _put(data["attributes"], attribute, value)
 
         return await self._change(guild_id, owner_id, name, edit)
@@ -230,6 +231,7 @@ class SheetRepository:
         """
 
         def edit(data: dict[str, Any]) -> None:
+            _one_stat(data, "attributes", skill)
             old = next((v for k, v in data["skills"].items() if name_key(k) == name_key(skill)), None)
             entry = validated(
                 lambda: Skill(
@@ -493,6 +495,19 @@ def _with_parents(data: dict[str, Any], skill: str, entry: Skill) -> Skill:
             "alternates": [stored[name_key(n)] for n in entry.alternates],
         }
     )
+
+
+def _one_stat(data: dict[str, Any], other: str, name: str) -> None:
+    """A decision sheet's attributes and skills are all stats, read by name: a name in both would
+    leave one of its values unreachable, so the second is refused."""
+    if data.get("system") != "decision" or not isinstance(name, str):
+        return
+    if any(name_key(k) == name_key(name) for k in data.get(other) or {}):
+        section = "a skill" if other == "skills" else "an attribute"
+        raise InvalidData(
+            f"{name.strip()} is already {section} of this sheet, and a decision-dice stat has one value: "
+            "set it there, or remove it first."
+        )
 
 
 def _put(entries: dict[str, Any], key: str, value: Any) -> None:

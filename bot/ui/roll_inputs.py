@@ -448,9 +448,14 @@ def shown_supplies(supplies: Sequence[SupplyDie], member: discord.abc.User) -> l
 def sheet_stat(sheet: Sheet, name: str) -> tuple[str, int] | None:
     """A decision-dice stat by name (any case): an attribute, else a skill's rating; None if it has none."""
     found = sheet.attribute(name)
+    skill = sheet.skill(name)
+    if found is not None and skill is not None:  # a sheet from before the store refused it, or imported
+        raise UserError(
+            f"{shown_name(sheet.name)} has both an attribute and a skill named {shown_name(found[0])}: "
+            "remove one (/sheet remove) to roll it."
+        )
     if found is not None:
         return found
-    skill = sheet.skill(name)
     return (skill[0], skill[1].rating) if skill is not None else None
 
 

@@ -6,6 +6,7 @@ or, where a test needs chosen faces, from `Scripted`: a `random.Random` whose ra
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -466,3 +467,52 @@ async def test_a_contest_of_npcs_works_in_a_dm(harness: Harness, world: World) -
     )
     assert not answer.ephemeral and answer.embed["title"].startswith("Contest: ")
     assert "Guard" in answer.original.text() and "Thief" in answer.original.text()
+
+
+async def test_a_stat_name_is_an_attribute_or_a_skill_never_both(harness: Harness, world: World) -> None:
+    # a decision sheet's attributes and skills are all stats, read by name: each name has one value
+    store = harness.bot.store
+    make = {"name": "Mira", "system": "decision"}
+    await harness.slash(world.guild, world.general, world.alice, "sheet create", make)
+    await harness.slash(
+        world.guild, world.general, world.alice, "sheet set-attribute",
+        {"name": "Mira", "attribute": "Stealth", "value": -2},
+    )  # fmt: skip
+    before = await store.sheets.get(world.guild.id, world.alice.id, "Mira")
+    twice = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "sheet set-skill",
+        {"name": "Mira", "skill": "stealth", "rating": 6},
+    )
+    assert twice.ephemeral and twice.content == (
+        "stealth is already an attribute of this sheet, and a decision-dice stat has one value: "
+        "set it there, or remove it first."
+    )
+    assert await store.sheets.get(world.guild.id, world.alice.id, "Mira") == before
+    # a sheet imported with both is not rolled with one of them picked silently
+    data = before.model_dump(include={"name", "system", "attributes"}) | {"name": "Nox"}
+    data["skills"] = {"Stealth": {"rating": 6}}
+    await store.sheets.import_json(world.guild.id, world.alice.id, json.dumps(data))
+    await harness.slash(world.guild, world.general, world.alice, "sheet use", {"name": "Nox"})
+    state = harness.bot.rng.getstate()
+    refused = await roll(harness, world, stat_name="Stealth", target=6)
+    assert refused.ephemeral and refused.content == (
+        "Nox has both an attribute and a skill named Stealth: remove one (/sheet remove) to roll it."
+    )
+    assert harness.bot.rng.getstate() == state
+
+
+async def test_a_contest_takes_what_a_plain_roll_takes(harness: Harness, world: World) -> None:
+    # a party's modifier and GM modifiers add up past 100 (here 110), as a plain roll's do
+    store = harness.bot.store
+    for _ in range(6):  # +10 is a GM modifier's most
+        await store.modifiers.set(
+            world.guild.id, world.general.id, "decision", world.alice.id, "modifier", 10, 1, world.gm.id
+        )
+    contest = await harness.slash(
+        world.guild, world.general, world.gm, "decision contested",
+        {"party1": world.alice, "mod1": 50, "npc2": "Orc"},
+    )  # fmt: skip
+    assert not contest.ephemeral and contest.embed["title"].startswith("Contest: Alice wins")

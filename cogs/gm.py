@@ -17,7 +17,7 @@ from discord.ext import commands
 from bot.core.errors import RuleError
 from bot.core.systemx import Margin, parse_chart
 from bot.store import MARGINS, MODIFIER_KINDS, SYSTEMS, VISIBILITIES, GuildSettings, Store
-from bot.store.models import MAX_MODIFIER_USES
+from bot.store.models import MAX_MODIFIER_USES, REPLACING_KINDS
 from bot.ui.embeds import info_embed, shown_name
 from bot.ui.gm import (
     KIND_WORDS,
@@ -144,6 +144,9 @@ def parse_value(system: str, kind: str, value: str | None) -> int | str:
         ) from None
     if not low <= number <= high:
         raise UserError(f"A {word} runs from {low} to {high}, not {number}.")
+    if number == 0 and kind not in REPLACING_KINDS.get(system, frozenset()):
+        # it would change nothing, yet use up the players' next rolls and show on them
+        raise UserError(f"A {word} of 0 changes nothing; give one from {low} to {high} other than 0.")
     return number
 
 
@@ -251,6 +254,12 @@ class GM(commands.Cog):
         guild_id, channel_id = _here(interaction)
         if member.bot:
             raise UserError("Bots do not roll; ask a player.")
+        settings = await _store(interaction).settings.get(guild_id)
+        if channel_id == settings.gm_channel_id:  # the player could not see the request, nor roll here
+            raise UserError(
+                "This is the GM channel, which players cannot read: ask for the roll in the channel where "
+                "they play."
+            )
         request_id = interaction.id
         await open_request(
             _store(interaction),

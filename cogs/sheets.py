@@ -215,7 +215,7 @@ class Sheets(commands.Cog):
             sheet = await self._default_sheet(guild, owner)
         await reply(interaction, embed=sheet_embed(sheet, _who(owner)), ephemeral=not public)
 
-    async def _default_sheet(self, guild: int, owner: discord.abc.User) -> Sheet:
+    async def _default_sheet(self, guild: int, owner: discord.abc.User, doing: str = "show") -> Sheet:
         sheets = await self.store.sheets.list(guild, owner.id)
         active = [s for s in sheets if s.active]
         if len(sheets) == 1:
@@ -224,8 +224,8 @@ class Sheets(commands.Cog):
             return active[0]
         if not sheets:
             raise UserError(f"{_who(owner)} has no sheets here yet; /sheet create makes one.")
-        names = ", ".join(s.name for s in sheets[:10])
-        raise UserError(f"Name the sheet to show; there are several: {names}.")
+        names = ", ".join(shown_name(s.name) for s in sheets[:10])
+        raise UserError(f"Name the sheet to {doing}; there are several: {names}.")
 
     @sheet.command(name="list", description="List your sheets (or another player's) and which are active.")
     @app_commands.describe(member="Whose sheets (default: yours).")
@@ -379,7 +379,7 @@ class Sheets(commands.Cog):
         if name is not None:
             sheet = await self.store.sheets.get(guild, interaction.user.id, name)
         else:
-            sheet = await self._default_sheet(guild, interaction.user)
+            sheet = await self._default_sheet(guild, interaction.user, "export")
         await reply(
             interaction,
             f"{shown_name(sheet.name)} ({system_label(sheet.system)}); /sheet import reads this file back.",

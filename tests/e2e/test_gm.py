@@ -656,3 +656,31 @@ async def test_a_roll_without_a_visibility_takes_the_channel_s_default_from_the_
     await store.settings.set_channel_visibility(world.guild.id, world.general.id, "public")
     again = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 10})
     assert not again.ephemeral
+
+
+async def test_a_modifier_of_0_and_a_request_in_the_gm_channel_are_refused(
+    harness: Harness, world: World
+) -> None:
+    # GM-3: a 0 would use up the players' next rolls and change nothing; a request in the GM channel could
+    # neither be seen nor answered by the player
+    store = harness.bot.store
+    for system, kind in (("decision", "modifier"), ("sysx", "sv"), ("dn", "df"), ("rps", "difficulty")):
+        zero = await gm(harness, world, world.gm, "modifier", {"system": system, "kind": kind, "value": "+0"})
+        assert zero.ephemeral and "of 0 changes nothing" in zero.content, (system, zero.content)
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []
+    easiest = await gm(
+        harness, world, world.gm, "modifier", {"system": "cards", "kind": "difficulty", "value": "0"}
+    )
+    assert easiest.ephemeral and "Mindlessly Easy" in easiest.text()  # a cards difficulty of 0 is a level
+    assert [m.value for m in await store.modifiers.list(world.guild.id, world.general.id)] == [0]
+    await set_up(harness, world, world.manager, "gm-channel", {"channel": world.gm_screen})
+    there = await gm(
+        harness,
+        world,
+        world.gm,
+        "request-roll",
+        {"member": world.alice, "system": "dn"},
+        channel=world.gm_screen,
+    )
+    assert there.ephemeral and there.content.startswith("This is the GM channel, which players cannot read")
+    assert there.public() == [] and there.original.custom_ids() == []  # no request, no button

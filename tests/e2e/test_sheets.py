@@ -505,3 +505,11 @@ async def test_names_read_as_typed_and_never_backwards(
     imported = await sheet(harness, world, world.alice, "import", {"file": file})
     assert imported.ephemeral and rlo not in imported.content
     assert (await store.sheets.get(world.guild.id, world.alice.id, "Nox")).name == "Nox"
+
+
+async def test_export_of_one_of_several_sheets_asks_which_to_export(harness: Harness, world: World) -> None:
+    for name, system in (("Ayla", "cards"), ("_Bo_", "dn")):  # each the active sheet of its system
+        await sheet(harness, world, world.alice, "create", {"name": name, "system": system})
+    answer = await sheet(harness, world, world.alice, "export")
+    assert answer.ephemeral
+    assert answer.content == "Name the sheet to export; there are several: \\_Bo\\_, Ayla."

@@ -18,7 +18,7 @@ from discord.ext import commands
 from bot.store import RollRecord, Store
 from bot.store.log import ExportFormat, export_text
 from bot.ui import pages
-from bot.ui.embeds import clip, info_embed
+from bot.ui.embeds import clip, info_embed, keep_outcome
 from bot.ui.permissions import is_gm
 from bot.ui.reply import defer, reply
 from bot.ui.sheets import system_label
@@ -56,11 +56,16 @@ def log_line(record: RollRecord, visible: bool) -> str:
         return f"{head}: hidden roll ({record.visibility}, {system_label(record.system)})"
     text = record.summary or record.result
     dice = _dice_text(record.dice)
-    if dice:
-        text += f" [dice {dice}]"
+    tag = ""
     if record.visibility != "public":
-        text += f" ({record.visibility}{', revealed' if record.revealed_by else ''})"
-    return clip(f"{head} /{record.command}: {text}", LINE_MAX)
+        tag = f" ({record.visibility}{', revealed' if record.revealed_by else ''})"
+    start = f"{head} /{record.command}: "
+    room = LINE_MAX - len(start) - len(tag)
+    full = f"{text} [dice {dice}]" if dice else text
+    # too long (long names, many parties): the dice go first, then who rolled what; the outcome and the
+    # visibility stay
+    body = full if len(full) <= room else keep_outcome(text, room)
+    return clip(f"{start}{body}{tag}", LINE_MAX)
 
 
 async def log_page(interaction: discord.Interaction[Any], args: tuple[int, ...], number: int) -> pages.Page:

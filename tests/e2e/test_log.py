@@ -16,6 +16,7 @@ import pytest
 
 from bot.local.fake.harness import Answer, Harness, World
 from bot.store import RollRecord
+from cogs.log import LINE_MAX, log_line
 
 # per row: visibility, roller (World attribute), what only allowed readers may see
 ROWS = [
@@ -210,3 +211,20 @@ async def test_log_in_a_dm(harness: Harness, world: World) -> None:
     )
     answer = await harness.slash(None, None, world.stranger, "log")
     assert answer.ephemeral and "DMROLL total 9" in answer.text()  # their own private roll
+
+
+def test_a_long_line_keeps_its_outcome_and_visibility() -> None:
+    # a line is at most LINE_MAX: long names lose the dice first, then who rolled what, never the verdict
+    long = "Climbing the north face of the Cathedral of Saint Evermore in a storm"
+    record = RollRecord(
+        id=12, guild_id=1, channel_id=2, user_id=123456789012345678, system="sysx", command="sysx opposed",
+        result="S2", summary=f"Opposed: Alice ({long}) vs Bob ({long}): actor succeeds by S2",
+        dice=[14, 3], visibility="gm",
+    )  # fmt: skip
+    line = log_line(record, visible=True)
+    assert len(line) <= LINE_MAX and line.endswith(": actor succeeds by S2 (gm)"), line
+    assert "[dice" not in line and "Opposed: Alice (Climbing" in line
+    short = record.model_copy(update={"summary": "Opposed: Alice vs Bob: actor succeeds by S2"})
+    assert log_line(short, visible=True).endswith(
+        "Opposed: Alice vs Bob: actor succeeds by S2 [dice 14 3] (gm)"
+    )

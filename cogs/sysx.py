@@ -157,13 +157,14 @@ class SystemX(
         required: str | None = None,
         visibility: Visibility | None = None,
     ) -> None:
-        mode = await resolve_mode(interaction, self.store, visibility)
         table, source = await sysx_check_inputs(
             self.store, interaction, self.charts, skill=skill, sv=sv, attribute=attribute, rating=skill_rating
         )
         chart, custom, style = table.chart, table.custom, table.style
         if required is not None:
             required_margin(required)
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        mode = await resolve_mode(interaction, self.store, visibility)
         applied = await take_modifiers(interaction, self.store, SYSTEM)
         gm = gm_modifiers(applied)
         need, required_by = self._required(required, gm)
@@ -263,7 +264,6 @@ class SystemX(
         acts, actor_npc = unnamed_party("the actor", actor, actor_npc, actor_skill, actor_sv, you)
         opposes, target_npc = unnamed_party("the target", target, target_npc, target_skill, target_sv, you)
         distinct_parties([(acts, actor_npc), (opposes, target_npc)])
-        mode = await resolve_mode(interaction, self.store, visibility)
         table, acting, opposing = await at_once(
             sysx_table(self.store, interaction, self.charts),
             sysx_party(
@@ -279,6 +279,8 @@ class SystemX(
         actor_source, target_source = acting.source, opposing.source
         # GM-3: the actor's pending modifiers apply to the actor's check (the target only defends); an
         # NPC has none
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        mode = await resolve_mode(interaction, self.store, visibility)
         applied = await self._take(interaction, acting)
         gm = gm_modifiers(applied)
         dice = [self._roll(), self._roll()]
@@ -442,7 +444,6 @@ class SystemX(
         if len(given) < 2:
             raise UserError("A combined check needs at least two actors: members (member1, ...) or NPCs.")
         distinct_parties([(member, npc) for _, (member, npc, _, _) in given])
-        mode = await resolve_mode(interaction, self.store, visibility)
         table, parties = await at_once(
             sysx_table(self.store, interaction, self.charts),
             all_at_once(
@@ -453,6 +454,8 @@ class SystemX(
                 for index, (member, npc, skill, sv) in given
             ),
         )  # fmt: skip
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        mode = await resolve_mode(interaction, self.store, visibility)
         chart, custom, style = table.chart, table.custom, table.style
         rows: list[tuple[str, SkillSource, Any, list[AppliedModifier]]] = []
         names: list[str] = []
@@ -527,13 +530,14 @@ class SystemX(
         visibility: Visibility | None = None,
     ) -> None:
         entries = split_list(skills, low=2, high=MAX_SYNERGY, what="skills or SVs")
-        mode = await resolve_mode(interaction, self.store, visibility)
         table, sources = await at_once(
             sysx_table(self.store, interaction, self.charts), sysx_entries(self.store, interaction, entries)
         )
         chart, custom, style = table.chart, table.custom, table.style
         if required is not None:
             required_margin(required)
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        mode = await resolve_mode(interaction, self.store, visibility)
         applied = await take_modifiers(interaction, self.store, SYSTEM)
         gm = gm_modifiers(applied)
         need, required_by = self._required(required, gm)

@@ -151,7 +151,6 @@ class Rps(
         visibility: Visibility | None = None,
     ) -> None:
         store = self.store
-        mode = await resolve_mode(interaction, store, visibility)
         spec = await rps_spec(
             store,
             interaction,
@@ -168,6 +167,8 @@ class Rps(
             # judged on the player's own Base, before a GM modifier is used up: a refusal changes nothing,
             # and says nothing of a difficulty the GM has left pending
             rps.forgo(own.base, granted_by_gm=gm_user)
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        mode = await resolve_mode(interaction, store, visibility)
         applied = await take_modifiers(interaction, store, SYSTEM)
         build = spec.build(fixed + list(gm_parts(applied)))
         # the GM's difficulty brought the Base to 15 or below: no forgo, the dice are rolled (RPS-6)
@@ -257,7 +258,6 @@ class Rps(
         visibility: Visibility | None = None,
     ) -> None:
         store = self.store
-        mode = await resolve_mode(interaction, store, visibility)
         given = [
             (1, party1, member1, base1),
             (2, party2, member2, base2),
@@ -281,6 +281,8 @@ class Rps(
             raise UserError("Every party needs a different name.")
         for _, spec, _ in specs:
             spec.build()  # ranges checked before any GM modifier is used up
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        mode = await resolve_mode(interaction, store, visibility)
         builds: dict[str, BaseBuild] = {}
         applied_all: list[AppliedModifier] = []
         applied_by: list[tuple[str, list[AppliedModifier]]] = []

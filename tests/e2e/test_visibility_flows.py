@@ -309,3 +309,36 @@ async def test_a_requested_roll_is_blind_once_even_when_blind_is_off(harness: Ha
     assert last.visibility == "blind" and last.command == "sysx check"
     next_roll = await sysx(harness, world, world.alice)
     assert not next_roll.ephemeral  # back to the channel default
+
+
+REFUSED_HIDDEN = [
+    ("sysx check", {}),
+    ("sysx check", {"skill": "Nope"}),
+    ("sysx opposed", {"actor_sv": 10}),
+    ("sysx combined", {"sv1": 10}),
+    ("sysx synergy", {"skills": "Nope, Nada"}),
+    ("rps check", {}),
+    ("rps check", {"skill": "Nope"}),
+    ("rps resisted", {"party1": "A", "base1": 10}),
+    ("rps sustained roll", {"name": "Nope"}),
+    ("roll", {"expression": "d"}),
+    ("cards task", {"difficulty": 3}),
+    ("cards task", {"difficulty": 3, "skill": "Nope"}),
+    ("decision roll", {"stat": 1}),
+    ("dn check", {"skill": "Nope"}),
+    ("supply roll", {"item": "Nope"}),
+]
+
+
+async def test_a_hidden_roll_refused_for_its_options_bothers_no_gm(harness: Harness, world: World) -> None:
+    # the options are read before the GMs' copies are opened: a GM is never notified of a roll never made
+    await harness.slash(world.guild, world.general, world.gm, "gm claim", {})
+    for path, options in REFUSED_HIDDEN:
+        for visibility in ("gm", "blind"):
+            if path == "supply roll" and visibility == "blind":
+                continue  # not offered
+            answer = await harness.slash(
+                world.guild, world.general, world.alice, path, options | {"visibility": visibility}
+            )
+            assert answer.ephemeral and answer.messages == [answer.original], (path, options, answer.content)
+    assert await harness.bot.store.log.last(world.guild.id, world.general.id, 5) == []

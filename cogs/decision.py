@@ -38,7 +38,7 @@ from bot.ui.odds import add_odds, contested_cached, decision_line, percent_line,
 from bot.ui.reply import UserError
 from bot.ui.roll_inputs import contest_sides, decision_stat, missing_stat_note
 from bot.ui.rolls import guild_key, has_modifier, modifier_total, publish, take_modifiers
-from bot.ui.visibility import resolve_mode
+from bot.ui.visibility import choose_visibility, reach_gms, resolve_mode
 
 if TYPE_CHECKING:
     from bot.client import TabletopBot
@@ -158,6 +158,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         disadvantage: bool = False,
         visibility: Visibility | None = None,
     ) -> None:
+        mode = await choose_visibility(interaction, self.store, visibility)
         goal = pick_target(target, target_number)
         character, source = await decision_stat(self.store, interaction, stat_name, stat)
         clamps: list[Clamp] = []
@@ -165,8 +166,8 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
             clamps.append(Clamp("bonus", bonus, decision.bonus(bonus)))
         if penalty is not None:
             clamps.append(Clamp("penalty", penalty, decision.penalty(penalty)))
-        # after the options are read: a refused roll opens no GM copy (a GM would be notified of nothing)
-        mode = await resolve_mode(interaction, self.store, visibility)
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        await reach_gms(interaction, self.store, mode)
         # a GM's advantage on a roll the player already makes with advantage changes nothing: it waits (DD-2)
         applied = await take_modifiers(
             interaction, self.store, SYSTEM, waiting=_edges_held(advantage, disadvantage)
@@ -282,6 +283,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         disadvantage: str | None = None,
         visibility: Visibility | None = None,
     ) -> None:
+        mode = await choose_visibility(interaction, self.store, visibility)
         raw = {
             1: (party1, npc1, mod1),
             2: (party2, npc2, mod2),
@@ -294,7 +296,8 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         names = {slot: side.name for slot, side in sides.items()}
         with_advantage = _edges(advantage, names, "advantage")
         with_disadvantage = _edges(disadvantage, names, "disadvantage")
-        mode = await resolve_mode(interaction, self.store, visibility)  # the options are read: see roll
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        await reach_gms(interaction, self.store, mode)
 
         parties: list[decision.ContestParty] = []
         labels: list[PartyLabel] = []

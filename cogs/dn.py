@@ -28,7 +28,7 @@ from bot.ui.reply import UserError
 from bot.ui.roll_inputs import dn_skill_use
 from bot.ui.rolls import publish, sheet_of, take_modifiers
 from bot.ui.sysx import list_choices
-from bot.ui.visibility import resolve_mode
+from bot.ui.visibility import choose_visibility, reach_gms, resolve_mode
 
 if TYPE_CHECKING:
     from bot.client import TabletopBot
@@ -123,9 +123,10 @@ class DifficultyNumber(
         df: DF = 0,
         visibility: Visibility | None = None,
     ) -> None:
+        mode = await choose_visibility(interaction, self.store, visibility)
         use = await dn_skill_use(self.store, interaction, skill, characteristics)
-        # after the options are read: a refused check opens no GM copy (a GM would be notified of nothing)
-        mode = await resolve_mode(interaction, self.store, visibility)
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        await reach_gms(interaction, self.store, mode)
         applied = await take_modifiers(interaction, self.store, SYSTEM)
         factor = difficulty_factor(df, applied)
         dn = skill_dn(use.level, [v for _, v in use.characteristics], factor.total)

@@ -43,7 +43,7 @@ from bot.ui.roll_inputs import (
     supply_holder,
 )
 from bot.ui.rolls import publish, roll_record
-from bot.ui.visibility import resolve_mode
+from bot.ui.visibility import choose_visibility, reach_gms
 
 if TYPE_CHECKING:
     from bot.client import TabletopBot
@@ -92,10 +92,12 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
     ) -> None:
         assert interaction.guild is not None
         guild_id, owner_id = interaction.guild.id, interaction.user.id
+        mode = await choose_visibility(interaction, self.store, visibility, blind_refusal=BLIND_SUPPLY)
         # no such item or an empty one is refused before the GMs' copies are opened (they would be notified)
         character = await supply_holder(self.store, guild_id, interaction.user, item)
         supply = await rollable_supply(self.store, guild_id, owner_id, character, item)
-        mode = await resolve_mode(interaction, self.store, visibility, blind_refusal=BLIND_SUPPLY)
+        # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
+        await reach_gms(interaction, self.store, mode)
         dice = Dice(self.bot.rng)  # read bot.rng per roll: tests and demos may swap the dice source
         for attempt in range(2):
             if attempt:  # someone else's roll changed the die between our read and our write: roll once more

@@ -73,7 +73,7 @@ from bot.ui.sysx import (
     synergy_details,
     who_rolled,
 )
-from bot.ui.visibility import resolve_mode
+from bot.ui.visibility import choose_visibility, reach_gms, resolve_mode
 
 if TYPE_CHECKING:
     from bot.client import TabletopBot
@@ -157,6 +157,7 @@ class SystemX(
         required: str | None = None,
         visibility: Visibility | None = None,
     ) -> None:
+        mode = await choose_visibility(interaction, self.store, visibility)
         table, source = await sysx_check_inputs(
             self.store, interaction, self.charts, skill=skill, sv=sv, attribute=attribute, rating=skill_rating
         )
@@ -164,7 +165,7 @@ class SystemX(
         if required is not None:
             required_margin(required)
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
-        mode = await resolve_mode(interaction, self.store, visibility)
+        await reach_gms(interaction, self.store, mode)
         applied = await take_modifiers(interaction, self.store, SYSTEM)
         gm = gm_modifiers(applied)
         need, required_by = self._required(required, gm)
@@ -264,6 +265,7 @@ class SystemX(
         acts, actor_npc = unnamed_party("the actor", actor, actor_npc, actor_skill, actor_sv, you)
         opposes, target_npc = unnamed_party("the target", target, target_npc, target_skill, target_sv, you)
         distinct_parties([(acts, actor_npc), (opposes, target_npc)])
+        mode = await choose_visibility(interaction, self.store, visibility)
         table, acting, opposing = await at_once(
             sysx_table(self.store, interaction, self.charts),
             sysx_party(
@@ -280,7 +282,7 @@ class SystemX(
         # GM-3: the actor's pending modifiers apply to the actor's check (the target only defends); an
         # NPC has none
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
-        mode = await resolve_mode(interaction, self.store, visibility)
+        await reach_gms(interaction, self.store, mode)
         applied = await self._take(interaction, acting)
         gm = gm_modifiers(applied)
         dice = [self._roll(), self._roll()]
@@ -444,6 +446,7 @@ class SystemX(
         if len(given) < 2:
             raise UserError("A combined check needs at least two actors: members (member1, ...) or NPCs.")
         distinct_parties([(member, npc) for _, (member, npc, _, _) in given])
+        mode = await choose_visibility(interaction, self.store, visibility)
         table, parties = await at_once(
             sysx_table(self.store, interaction, self.charts),
             all_at_once(
@@ -455,7 +458,7 @@ class SystemX(
             ),
         )  # fmt: skip
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
-        mode = await resolve_mode(interaction, self.store, visibility)
+        await reach_gms(interaction, self.store, mode)
         chart, custom, style = table.chart, table.custom, table.style
         rows: list[tuple[str, SkillSource, Any, list[AppliedModifier]]] = []
         names: list[str] = []
@@ -530,6 +533,7 @@ class SystemX(
         visibility: Visibility | None = None,
     ) -> None:
         entries = split_list(skills, low=2, high=MAX_SYNERGY, what="skills or SVs")
+        mode = await choose_visibility(interaction, self.store, visibility)
         table, sources = await at_once(
             sysx_table(self.store, interaction, self.charts), sysx_entries(self.store, interaction, entries)
         )
@@ -537,7 +541,7 @@ class SystemX(
         if required is not None:
             required_margin(required)
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
-        mode = await resolve_mode(interaction, self.store, visibility)
+        await reach_gms(interaction, self.store, mode)
         applied = await take_modifiers(interaction, self.store, SYSTEM)
         gm = gm_modifiers(applied)
         need, required_by = self._required(required, gm)

@@ -245,20 +245,41 @@ async def resolve_mode(
     blind_refusal: str | None = None,
     kind: str = "roll",
 ) -> Mode:
-    """`choose_mode`, and for a gm or blind roll, the GMs' copies opened before any die is rolled.
+    """`choose_visibility`, then `reach_gms`: for a command with no options to check in between."""
+    mode = await choose_visibility(interaction, store, requested, blind_refusal=blind_refusal)
+    await reach_gms(interaction, store, mode, kind)
+    return mode
 
-    With no GM channel and no GM of the channel, the roll is refused at once. Otherwise the interaction is
-    acknowledged (posting to GMs may be slow) and each copy's header posted (`open_gm_copies`); when no GM
-    could get one, the roll is refused too, saying why and how to fix it. ``blind_refusal``: the sentence
-    refusing a blind roll of a command that never is blind (before any GM is bothered). ``kind``: what the
-    copies' header calls it ("roll", "hand").
-    """
+
+async def choose_visibility(
+    interaction: discord.Interaction[Any],
+    store: Store,
+    requested: str | None,
+    *,
+    blind_refusal: str | None = None,
+) -> Mode:
+    """`choose_mode`: a roll's one read of the GMs' state (with the roller's sheet, for the options that
+    follow), first. ``blind_refusal``: the sentence refusing a blind roll of a command that never is blind
+    (before any GM is bothered). The GMs' copies wait for `reach_gms`, once the options are read."""
     mode = await choose_mode(interaction, store, requested)
     if mode == "blind" and blind_refusal is not None:
         raise UserError(blind_refusal)
+    return mode
+
+
+async def reach_gms(
+    interaction: discord.Interaction[Any], store: Store, mode: Mode, kind: str = "roll"
+) -> None:
+    """For a gm or blind roll, the GMs' copies opened before any die is rolled, and after the roll's options
+    were read: a roll refused for its options notifies no GM of a roll never made.
+
+    With no GM channel and no GM of the channel, the roll is refused at once. Otherwise the interaction is
+    acknowledged (posting to GMs may be slow) and each copy's header posted (`open_gm_copies`); when no GM
+    could get one, the roll is refused too, saying why and how to fix it. ``kind``: what the copies' header
+    calls it ("roll", "hand").
+    """
     if mode in ("gm", "blind") and interaction.guild is not None and interaction.channel_id is not None:
         await open_gm_copies(interaction, store, mode, kind)
-    return mode
 
 
 async def open_gm_copies(

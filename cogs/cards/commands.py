@@ -50,7 +50,7 @@ from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.reply import UserError, reply
 from bot.ui.roll_inputs import at_once, cards_task
 from bot.ui.rolls import publish, take_modifiers
-from bot.ui.visibility import Mode, default_notice, keep_gm_copies, resolve_mode
+from bot.ui.visibility import Mode, choose_visibility, default_notice, keep_gm_copies, reach_gms
 
 from .buttons import hand_view
 
@@ -158,6 +158,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         store = self.store
         if mode == "voluntary":  # before any GM is sent a copy
             await self._one_open_hand(interaction, guild_id, channel_id)
+        shown = await choose_visibility(interaction, store, visibility)
         task_inputs, settings = await at_once(
             cards_task(store, interaction, level=level, skill=skill, characteristics=characteristics),
             settings_read(store, interaction, guild_id),
@@ -176,7 +177,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         start = start_voluntary if mode == "voluntary" else start_involuntary
         start(skill_level, difficulty, options=options, characteristics=named)  # refuse bad input before GM-3
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
-        shown = await resolve_mode(interaction, store, visibility, kind="hand")
+        await reach_gms(interaction, store, shown, "hand")
         # reserved now, taken in the transaction that stores the dealt hand (the hand may end and be logged
         # on a later click); a deal that fails leaves them for the next roll (`report_error` releases them)
         applied = await take_modifiers(interaction, store, SYSTEM)

@@ -35,7 +35,7 @@ from bot.ui.rps import (
     roll_check,
 )
 from bot.ui.second_tries import grant_second_try, grant_text, logged_check, publish_check
-from bot.ui.visibility import resolve_mode
+from bot.ui.visibility import choose_visibility, reach_gms, resolve_mode
 
 from .buttons import grant_items, pool_view, refresh_pool_message, try_view
 
@@ -151,6 +151,7 @@ class Rps(
         visibility: Visibility | None = None,
     ) -> None:
         store = self.store
+        mode = await choose_visibility(interaction, store, visibility)
         spec = await rps_spec(
             store,
             interaction,
@@ -168,7 +169,7 @@ class Rps(
             # and says nothing of a difficulty the GM has left pending
             rps.forgo(own.base, granted_by_gm=gm_user)
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
-        mode = await resolve_mode(interaction, store, visibility)
+        await reach_gms(interaction, store, mode)
         applied = await take_modifiers(interaction, store, SYSTEM)
         build = spec.build(fixed + list(gm_parts(applied)))
         # the GM's difficulty brought the Base to 15 or below: no forgo, the dice are rolled (RPS-6)
@@ -258,6 +259,7 @@ class Rps(
         visibility: Visibility | None = None,
     ) -> None:
         store = self.store
+        mode = await choose_visibility(interaction, store, visibility)
         given = [
             (1, party1, member1, base1),
             (2, party2, member2, base2),
@@ -282,7 +284,7 @@ class Rps(
         for _, spec, _ in specs:
             spec.build()  # ranges checked before any GM modifier is used up
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
-        mode = await resolve_mode(interaction, store, visibility)
+        await reach_gms(interaction, store, mode)
         builds: dict[str, BaseBuild] = {}
         applied_all: list[AppliedModifier] = []
         applied_by: list[tuple[str, list[AppliedModifier]]] = []

@@ -17,13 +17,13 @@ from bot.store.models import MAX_NOTES, SYSTEMS, name_key
 from bot.store.sheets import parent_problems
 from bot.ui import pages
 from bot.ui.embeds import shown_name
-from bot.ui.reply import UserError, defer, reply
+from bot.ui.reply import UserError, defer, reply, reply_in_parts
 from bot.ui.rolls import guild_key, sheets_hidden
 from bot.ui.sheets import (
     LIST_TITLE,
     MAX_SHEET_FILE,
     export_file,
-    sheet_embed,
+    sheet_embeds,
     sheet_list_embed,
     system_label,
 )
@@ -166,7 +166,7 @@ class Sheets(commands.Cog):
         return store
 
     async def _answer(self, interaction: discord.Interaction[Any], sheet: Sheet, text: str) -> None:
-        await reply(interaction, text, embed=sheet_embed(sheet, _who(interaction.user)), ephemeral=True)
+        await reply_in_parts(interaction, text, sheet_embeds(sheet, _who(interaction.user)), ephemeral=True)
 
     # -- making and choosing ------------------------------------------------------------------------------
     @sheet.command(name="create", description="Make a new character sheet for one system.")
@@ -213,7 +213,7 @@ class Sheets(commands.Cog):
                 raise UserError(f"{_who(owner)} has no sheet named {name.strip()!r}.") from None
         else:
             sheet = await self._default_sheet(guild, owner)
-        await reply(interaction, embed=sheet_embed(sheet, _who(owner)), ephemeral=not public)
+        await reply_in_parts(interaction, None, sheet_embeds(sheet, _who(owner)), ephemeral=not public)
 
     async def _default_sheet(self, guild: int, owner: discord.abc.User, doing: str = "show") -> Sheet:
         sheets = await self.store.sheets.list(guild, owner.id)

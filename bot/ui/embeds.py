@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 
 import discord
 
@@ -123,6 +123,69 @@ def add_footer_line(embed: discord.Embed, line: str) -> discord.Embed:
 def rule_footer(*rule_ids: str) -> str:
     """The footer naming the rules a result used, e.g. ``Rules: RPS-2, RPS-3``."""
     return "Rules: " + ", ".join(rule_ids) if rule_ids else ""
+
+
+def field_chunks(name: str, lines: Iterable[str], limit: int = FIELD_VALUE_MAX) -> list[tuple[str, str]]:
+    """``lines`` as (name, value) fields of at most ``limit`` characters, cut between lines, so a long list
+    loses no entry: the first is called ``name``, the others ``name (continued)``. A line longer than a field
+    goes on in the next one after a comma (between two names) or a space."""
+    chunks: list[list[str]] = []
+    size = 0  # the characters of the last chunk's lines, joined
+    for line in lines:
+        for piece in _pieces(line, limit):
+            if not chunks or size + 1 + len(piece) > limit:
+                chunks.append([])
+                size = -1
+            chunks[-1].append(piece)
+            size += 1 + len(piece)
+    values = [value for value in ("\n".join(chunk).strip("\n") for chunk in chunks) if value.strip()]
+    more = " (continued)"
+    return [
+        (name if i == 0 else clip(name, FIELD_NAME_MAX - len(more)) + more, value)
+        for i, value in enumerate(values)
+    ]
+
+
+def _pieces(line: str, limit: int) -> Iterator[str]:
+    """``line`` in pieces of at most ``limit``: cut after a comma, else at a space, else where it must."""
+    while len(line) > limit:
+        cut = line.rfind(", ", 0, limit + 1)
+        if cut > 0:
+            yield line[: cut + 1]
+            line = line[cut + 2 :]
+            continue
+        cut = line.rfind(" ", 0, limit + 1)
+        yield line[:cut] if cut > 0 else line[:limit]
+        line = line[cut + 1 :] if cut > 0 else line[limit:]
+    yield line
+
+
+PART_ROOM = 40  # what the marks of a message's part, "(part 2 of 3)" or a footer line, may add to it
+
+
+def spread(
+    first: discord.Embed, fields: Sequence[tuple[str, str]], *, inline: bool = True
+) -> list[discord.Embed]:
+    """``first`` with ``fields`` added while Discord's limits allow (25 fields, 6,000 characters), then as
+    many more embeds as the rest needs, titled as ``first`` with "(part 2 of 3)". Each is one message's:
+    the 6,000 characters count across all the embeds of a message, so more embeds in one would not help."""
+    embeds = [first]
+    for name, value in fields:
+        embed = embeds[-1]
+        if (
+            len(embed.fields) >= FIELDS_MAX
+            or len(embed) + len(name) + len(value) > EMBED_TOTAL_MAX - PART_ROOM
+        ):
+            embed = discord.Embed(title=first.title, colour=first.colour)
+            embeds.append(embed)
+        embed.add_field(name=name, value=value, inline=inline)
+    if len(embeds) > 1:
+        title = first.title or ""  # counted in each embed above: its mark is within PART_ROOM
+        for number, embed in enumerate(embeds[1:], start=2):
+            mark = f" (part {number} of {len(embeds)})"
+            embed.title = clip(title, TITLE_MAX - len(mark)) + mark
+        add_footer_line(first, f"Part 1 of {len(embeds)}: the rest follows.")
+    return embeds
 
 
 def embed_size(embed: discord.Embed) -> int:

@@ -115,6 +115,19 @@ async def reply(
             file.close()
 
 
+async def reply_in_parts(
+    interaction: discord.Interaction[Any],
+    content: str | None,
+    parts: Sequence[discord.Embed],
+    *,
+    ephemeral: bool = False,
+) -> None:
+    """``parts`` one message each, ``content`` with the first: `embeds.spread`'s embeds, each as much as one
+    message may hold (Discord counts its 6,000 characters across all the embeds of a message)."""
+    for number, part in enumerate(parts):
+        await reply(interaction, content if number == 0 else None, embed=part, ephemeral=ephemeral)
+
+
 async def refuse(interaction: discord.Interaction[Any], sentence: str) -> None:
     """Answer with one ephemeral sentence (a refusal or a user error); nothing else happens."""
     await reply(interaction, sentence, ephemeral=True)

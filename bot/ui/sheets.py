@@ -11,7 +11,7 @@ import discord
 from bot.store import SHEET_RANGES, Sheet, Skill
 from bot.store.models import SYSTEM_NAMES
 from bot.store.sheets import export_json
-from bot.ui.embeds import NEUTRAL, info_embed, result_embed, shown_name
+from bot.ui.embeds import NEUTRAL, field_chunks, info_embed, result_embed, shown_name, spread
 
 LIST_TITLE = "Sheets of "
 MAX_SHEET_FILE = 64 * 1024  # what /sheet import downloads at most (the store reads 64,000 characters)
@@ -48,34 +48,35 @@ def _skill_line(name: str, skill: Skill) -> str:
     return line
 
 
-def sheet_embed(sheet: Sheet, owner: str) -> discord.Embed:
-    """One sheet: attributes, skills (parent, alternates), bonuses, wounds, notes; ranges in the footer."""
+def sheet_embeds(sheet: Sheet, owner: str) -> list[discord.Embed]:
+    """One sheet: attributes, skills (parent, alternates), bonuses, wounds, notes; ranges in the footer.
+
+    A long section goes on in "Skills (continued)" fields, and a sheet longer than one message's 6,000
+    characters in more embeds, one message each (the largest sheet the store accepts takes several).
+    """
     ranges = SHEET_RANGES[sheet.system]
-    fields: list[tuple[str, str]] = [
-        (
+    fields = [
+        *field_chunks(
             _plural(ranges.attribute_word),
-            "\n".join(f"{shown_name(n)} {v}" for n, v in sheet.attributes.items()) or "none yet",
+            [f"{shown_name(n)} {v}" for n, v in sheet.attributes.items()] or ["none yet"],
         ),
-        (
+        *field_chunks(
             _plural(ranges.skill_word) if ranges.skill_word != ranges.attribute_word else "Skills",
-            "\n".join(_skill_line(n, s) for n, s in sheet.skills.items()) or "none yet",
+            [_skill_line(n, s) for n, s in sheet.skills.items()] or ["none yet"],
         ),
+        *field_chunks("Bonuses", [f"{shown_name(n)} {v:+d}" for n, v in sheet.bonuses.items()]),
     ]
-    if sheet.bonuses:
-        fields.append(("Bonuses", "\n".join(f"{shown_name(n)} {v:+d}" for n, v in sheet.bonuses.items())))
     if sheet.wounds is not None:
         fields.append(("Wounds", f"{sheet.wounds.current} / {sheet.wounds.maximum}"))
-    if sheet.notes:
-        fields.append(("Notes", sheet.notes))
+    fields += field_chunks("Notes", sheet.notes.splitlines())
     status = "active" if sheet.active else "not active (/sheet use to make it active)"
-    embed = result_embed(
+    first = result_embed(
         shown_name(sheet.name),
         description=f"{system_label(sheet.system)} sheet of {owner}, {status}.",
-        fields=fields,
         footer=ranges_line(sheet.system),
     )
-    embed.colour = NEUTRAL
-    return embed
+    first.colour = NEUTRAL
+    return spread(first, fields)
 
 
 def sheet_list_embed(sheets: Sequence[Sheet], owner: str) -> discord.Embed:

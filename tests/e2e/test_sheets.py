@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from bot.local.fake.harness import Answer, Harness, World
 from bot.local.fake.server import FakeDiscord
+from bot.local.fake.world import FakeMessage
+from bot.store.models import MAX_ALTERNATES, MAX_ENTRIES, MAX_NAME, MAX_NOTES
+from bot.ui.embeds import shown_name
 from tests.e2e.compact import open_details
 
 
@@ -513,3 +517,134 @@ async def test_export_of_one_of_several_sheets_asks_which_to_export(harness: Har
     answer = await sheet(harness, world, world.alice, "export")
     assert answer.ephemeral
     assert answer.content == "Name the sheet to export; there are several: \\_Bo\\_, Ayla."
+
+
+def within_discord_limits(message: FakeMessage) -> None:
+    """Every limit Discord sets on a message's embeds: past any of them it answers 400 (or cuts text)."""
+    assert 1 <= len(message.embeds) <= 10
+    total = 0
+    for embed in message.embeds:
+        fields = embed.get("fields", [])
+        texts = [
+            embed.get("title", ""),
+            embed.get("description", ""),
+            embed.get("footer", {}).get("text", ""),
+        ]
+        assert len(texts[0]) <= 256 and len(texts[1]) <= 4096 and len(texts[2]) <= 2048
+        assert len(fields) <= 25
+        for fld in fields:
+            assert fld["name"].strip() and len(fld["name"]) <= 256, fld
+            assert fld["value"].strip() and len(fld["value"]) <= 1024, fld
+            assert not fld["value"].endswith("…"), "nothing is clipped"
+        total += sum(map(len, texts)) + sum(len(f["name"]) + len(f["value"]) for f in fields)
+    assert total <= 6000
+
+
+def largest_sheet(name: str, fill: str, system: str = "sysx") -> dict[str, Any]:
+    """The largest sheet the store accepts: every section full of names of the longest length (``fill``
+    after a numbered prefix), each skill with a parent and the most alternates, the longest notes."""
+
+    def names(kind: str) -> list[str]:
+        return [f"{kind}{i:02d}" + fill * (MAX_NAME - 3) for i in range(MAX_ENTRIES)]
+
+    attributes = names("A")
+    skills = {
+        skill: {
+            "rating": i % 11,
+            "attribute": attributes[i],
+            "alternates": [attributes[(i + k) % MAX_ENTRIES] for k in range(1, MAX_ALTERNATES + 1)],
+        }
+        for i, skill in enumerate(names("S"))
+    }
+    notes = " ".join(f"n{i:03d}" for i in range(400))
+    assert len(notes) <= MAX_NOTES and len(notes) > MAX_NOTES - 5
+    return {
+        "name": name,
+        "system": system,
+        "attributes": {a: 1 + i % 20 for i, a in enumerate(attributes)},
+        "skills": skills,
+        "bonuses": {b: i % 21 - 10 for i, b in enumerate(names("B"))},
+        "wounds": {"current": 3, "maximum": 60},
+        "notes": notes,
+    }
+
+
+def shows_every_entry(messages: list[FakeMessage], document: dict[str, Any]) -> None:
+    """Each attribute, skill (with its parent and alternates), bonus and word of the notes is shown."""
+    # the fields in the order they are read: a long line goes on in the next field, maybe the next message
+    lines = "\n".join(
+        f["value"] for m in messages for e in m.embeds for f in e.get("fields", [])
+    ).splitlines()
+    for section, sign in (("attributes", ""), ("bonuses", "+")):
+        for entry, value in document.get(section, {}).items():
+            assert f"{shown_name(entry)} {value:{sign}d}" in lines, (entry, value)
+    for skill, entry in document["skills"].items():
+        head = f"{shown_name(skill)} {entry['rating']} ("
+        start = next(i for i, line in enumerate(lines) if line.startswith(head))
+        # cut only between two names: the first pieces of the line end with a comma
+        end = next(i for i in range(start, len(lines)) if not lines[i].endswith(","))
+        shown = " ".join(lines[start : end + 1])
+        parents = [shown_name(entry["attribute"]), *map(shown_name, entry["alternates"])]
+        assert shown == f"{head}{parents[0]}; or {', '.join(parents[1:])})", skill
+    for word in document.get("notes", "").split():
+        assert any(word in line.split() for line in lines), word
+    if document.get("wounds"):
+        assert f"{document['wounds']['current']} / {document['wounds']['maximum']}" in lines
+
+
+async def test_a_realistic_system_x_sheet_shows_every_skill_in_one_message(
+    harness: Harness, world: World
+) -> None:
+    # 12 attributes and 30 skills, each with a parent and an alternate, are more than one field holds
+    attributes = [f"Attribute number {i}" for i in range(12)]
+    document = {
+        "name": "Aria",
+        "system": "sysx",
+        "attributes": {a: 10 for a in attributes},
+        "skills": {
+            f"Skill of some length {i}": {
+                "rating": 5, "attribute": attributes[i % 12], "alternates": [attributes[(i + 1) % 12]]
+            }
+            for i in range(30)
+        },
+    }  # fmt: skip
+    await harness.bot.store.sheets.create(
+        {**document, "guild_id": world.guild.id, "owner_id": world.alice.id}
+    )
+    shown = await sheet(harness, world, world.alice, "show", {"name": "Aria"})
+    assert shown.messages == [shown.original]
+    within_discord_limits(shown.original)
+    names = [f["name"] for f in shown.embed["fields"]]
+    assert names[:3] == ["Attributes", "Skills", "Skills (continued)"]
+    shows_every_entry([shown.original], document)
+
+
+async def test_the_largest_sheet_shows_every_entry_within_discord_s_limits(
+    harness: Harness, world: World
+) -> None:
+    # markdown characters are escaped when shown, so names of underscores are the longest to show
+    document = largest_sheet("Max", "_")
+    await harness.bot.store.sheets.create(
+        {**document, "guild_id": world.guild.id, "owner_id": world.alice.id}
+    )
+    shown = await sheet(harness, world, world.alice, "show", {"name": "Max"})
+    messages = [m for m in shown.messages if not m.deleted]
+    assert len(messages) > 1 and all(m.ephemeral for m in messages)
+    for message in messages:
+        within_discord_limits(message)
+    shows_every_entry(messages, document)
+    # the answers of the edits show the whole sheet too; shown to the channel, every part is public
+    first = next(iter(document["attributes"]))
+    edited = await sheet(
+        harness, world, world.alice, "set-attribute", {"name": "Max", "attribute": first, "value": 9}
+    )
+    assert edited.content == f"{shown_name(first)} is now 9."
+    for message in edited.messages:
+        within_discord_limits(message)
+    document["attributes"][first] = 9
+    shows_every_entry(edited.messages, document)
+    public = await sheet(
+        harness, world, world.bob, "show", {"name": "Max", "member": world.alice, "public": True}
+    )
+    assert len(public.public()) == len(messages) and public.ephemeral_messages() == []
+    shows_every_entry(public.messages, document)

@@ -27,14 +27,14 @@ from bot.store import Conflict, Holder, NotFound, Store
 from bot.store.models import name_key
 from bot.ui.decision import (
     supply_compact,
-    supply_list_embed,
+    supply_list_embeds,
     supply_roll_details,
     supply_set_embed,
 )
 from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, supply_line
 from bot.ui.permissions import gm_only, is_gm
-from bot.ui.reply import UserError, reply
+from bot.ui.reply import UserError, reply, reply_in_parts
 from bot.ui.roll_inputs import (
     rollable_supply,
     shown_supplies,
@@ -168,9 +168,8 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         if who.id != interaction.user.id and not await is_gm(interaction, self.store):
             raise UserError(OTHERS_SUPPLIES)
         supplies = shown_supplies(await self.store.supply.list(interaction.guild.id, who.id), who)
-        await reply(
-            interaction, embed=supply_list_embed(shown_name(who.display_name), supplies), ephemeral=True
-        )
+        parts = supply_list_embeds(shown_name(who.display_name), supplies)
+        await reply_in_parts(interaction, None, parts, ephemeral=True)
 
     # ------------------------------------------------------------------------------------------------
     @app_commands.command(name="set", description="GM: set or restore a character's supply die.")

@@ -14,7 +14,15 @@ import discord
 from bot.core.common import Verdict
 from bot.core.decision import ContestResult, DecisionRoll, PercentRoll, SupplyRoll
 from bot.store import AppliedModifier, SupplyDie
-from bot.ui.embeds import compact_embed, info_embed, result_embed, rule_footer, shown_name
+from bot.ui.embeds import (
+    compact_embed,
+    field_chunks,
+    info_embed,
+    result_embed,
+    rule_footer,
+    shown_name,
+    spread,
+)
 from bot.ui.rolls import gm_line, modifier_field
 
 MAX_ROUND_LINES = 40  # a tie streak longer than this is summarised (the embed has a size limit)
@@ -341,20 +349,20 @@ def supply_roll_details(result: SupplyRoll, *, character: str, item: str) -> dis
     )
 
 
-def supply_list_embed(who: str, supplies: Sequence[SupplyDie]) -> discord.Embed:
-    """A member's supply dice by character, then item."""
+def supply_list_embeds(who: str, supplies: Sequence[SupplyDie]) -> list[discord.Embed]:
+    """A member's supply dice by character, then item: a long list goes on in "(continued)" fields, cut
+    between items, and past one message's 6,000 characters in more embeds, one message each."""
     if not supplies:
-        return info_embed(f"Supplies of {who}", "No supply dice yet; a GM sets them with /supply set.")
+        return [info_embed(f"Supplies of {who}", "No supply dice yet; a GM sets them with /supply set.")]
     by_character: dict[str, list[str]] = {}
     for supply in supplies:
         line = f"{shown_name(supply.item)}: **{supply.label}**"
         by_character.setdefault(shown_name(supply.character), []).append(line)
-    fields = [(character, "\n".join(items)) for character, items in by_character.items()]
-    return info_embed(
-        f"Supplies of {who}",
-        "d12 → d10 → d8 → d6 → d4 → empty: a roll of 3 or lower steps the die down.",
-        fields=fields,
+    first = info_embed(
+        f"Supplies of {who}", "d12 → d10 → d8 → d6 → d4 → empty: a roll of 3 or lower steps the die down."
     )
+    fields = [chunk for character, items in by_character.items() for chunk in field_chunks(character, items)]
+    return spread(first, fields, inline=False)
 
 
 def supply_set_embed(supply: SupplyDie, previous: str | None, set_by: str) -> discord.Embed:

@@ -13,9 +13,12 @@ from bot.core.decision import SupplyDie
 from bot.local.fake.harness import Answer, Harness, SubprocessBot, World
 from bot.local.fake.server import FakeDiscord
 from bot.store import Holder, Store
+from bot.store.models import MAX_NAME
+from bot.ui.embeds import shown_name
 from cogs.supply import OTHERS_SUPPLIES
 from tests.e2e.compact import assert_compact, compact_lines, open_details
 from tests.e2e.test_decision import Scripted, field, upcoming
+from tests.e2e.test_sheets import within_discord_limits
 
 LADDER = [12, 10, 8, 6, 4, 0]
 
@@ -377,3 +380,30 @@ async def test_item1_a_supply_roll_is_a_title_and_at_most_three_lines(harness: H
     ]
     details = await open_details(harness, answer.original, world.bob)
     assert "DD-7" in details["footer"]["text"] and "Exactly 3/4" in details["fields"][-1]["value"]
+
+
+async def test_many_long_items_are_all_shown_within_discord_s_limits(harness: Harness, world: World) -> None:
+    # one field held all of a character's items, and Discord's 1,024 characters cut off most of 40 long ones
+    store = harness.bot.store
+    dice = [12, 10, 8, 6, 4, 0]
+    held: dict[str, dict[str, str]] = {"Alice": {}, "Mira": {}}
+    for character, holder in (("Alice", Holder("Alice", own=True)), ("Mira", Holder("Mira"))):
+        for i in range(40):
+            # markdown characters are escaped when shown: underscores make the longest names to show
+            item = f"{character[0]}{i:02d}" + "_" * (MAX_NAME - 3)
+            supply = await store.supply.set(world.guild.id, world.alice.id, holder, item, dice[i % 6])
+            held[character][shown_name(item)] = supply.label
+    shown = await harness.slash(world.guild, world.general, world.alice, "supply show")
+    messages = [m for m in shown.messages if not m.deleted]
+    assert all(m.ephemeral for m in messages) and len(messages) > 1  # 80 such items pass 6,000 characters
+    for message in messages:
+        within_discord_limits(message)
+    fields = [f for m in messages for e in m.embeds for f in e.get("fields", [])]
+    for character, items in held.items():
+        lines = [
+            line
+            for f in fields
+            if f["name"] in (character, f"{character} (continued)")
+            for line in f["value"].splitlines()
+        ]
+        assert lines == [f"{item}: **{label}**" for item, label in items.items()]

@@ -284,13 +284,16 @@ async def test_nobody_reads_another_players_dm_sheets(harness: Harness, world: W
 
 
 # Python's and pydantic's words a player must never see in a refusal
-PYTHON_WORDS = ("Error", "dict", "Input should", "pydantic", "Traceback", "int_", "str", "None", "[key]")
+PYTHON_WORDS = (
+    "Error", "dict", "Input should", "pydantic", "Traceback", "int_", "str", "None", "[key]", "validation",
+    "items", ".0",
+)  # fmt: skip
 
 
 async def test_blank_names_are_refused_in_plain_words(harness: Harness, world: World) -> None:
     store = harness.bot.store
     blank = await sheet(harness, world, world.alice, "create", {"name": "   ", "system": "cards"})
-    assert blank.ephemeral and blank.content == "Sheet name is empty."
+    assert blank.ephemeral and blank.content == "A sheet's name is empty."
     await sheet(harness, world, world.alice, "create", {"name": "Ayla", "system": "cards"})
     before = await store.sheets.get(world.guild.id, world.alice.id, "Ayla")
     skill = await sheet(
@@ -300,6 +303,37 @@ async def test_blank_names_are_refused_in_plain_words(harness: Harness, world: W
     for answer in (blank, skill):
         assert not any(word in answer.content for word in PYTHON_WORDS), answer.content
     assert await store.sheets.get(world.guild.id, world.alice.id, "Ayla") == before
+
+
+async def test_too_many_or_too_long_entries_are_refused_in_plain_words(
+    harness: Harness, world: World
+) -> None:
+    # pydantic's own words ("list should have at most 10 items after validation") reached players
+    store = harness.bot.store
+    attributes = {f"Attribute {i}": 5 for i in range(11)}
+    skills = {f"Skill {i}": {"rating": 1, "attribute": "Attribute 0"} for i in range(MAX_ENTRIES)}
+    await store.sheets.create(
+        {"guild_id": world.guild.id, "owner_id": world.alice.id, "name": "Full", "system": "sysx"}
+        | {"attributes": attributes, "skills": skills}
+    )
+    before = await store.sheets.get(world.guild.id, world.alice.id, "Full")
+    cases = {
+        "A skill has at most 10 alternates; you gave 11.": {
+            "skill": "Skill 1", "alternates": ", ".join(list(attributes)[:11]),
+        },
+        "An alternate's name can be at most 64 characters long, not 100.": {
+            "skill": "Skill 1", "alternates": "x" * 100,
+        },
+        "A sheet holds at most 50 skills.": {"skill": "One more", "parent": "Attribute 0"},
+    }  # fmt: skip
+    for sentence, options in cases.items():
+        answer = await sheet(
+            harness, world, world.alice, "set-skill", {"name": "Full", "rating": 3} | options
+        )
+        assert answer.ephemeral and answer.public() == []
+        assert answer.content == sentence
+        assert not any(word in answer.content for word in PYTHON_WORDS), answer.content
+    assert await store.sheets.get(world.guild.id, world.alice.id, "Full") == before
 
 
 async def test_a_name_s_markdown_is_shown_as_typed(harness: Harness, world: World) -> None:

@@ -146,6 +146,65 @@ async def test_counts_are_limited(store: Store) -> None:
         await store.sheets.create({**_sheet().model_dump(), "attributes": many})
 
 
+@pytest.mark.parametrize(
+    ("fields", "sentence"),
+    [
+        ({"skills": {f"s{i}": {"rating": 1} for i in range(51)}}, "A sheet holds at most 50 skills."),
+        ({"bonuses": {f"b{i}": 1 for i in range(51)}}, "A sheet holds at most 50 bonuses."),
+        ({"name": "x" * 65}, "A sheet's name can be at most 64 characters long, not 65."),
+        ({"notes": "x" * 2001}, "A sheet's notes can be at most 2000 characters long, not 2001."),
+        ({"attributes": {"x" * 70: 3}}, "An attribute name can be at most 64 characters long, not 70."),
+        (
+            {"skills": {"Sword": {"rating": 1, "alternates": ["x"] * 11}}},
+            "A skill has at most 10 alternates; you gave 11.",
+        ),
+        (
+            {"skills": {"Sword": {"rating": 1, "alternates": ["y" * 65]}}},
+            "An alternate of the skill Sword can be at most 64 characters long, not 65.",
+        ),
+        ({"skills": {"Sword": {"rating": "3"}}}, "The rating of the skill Sword must be a whole number."),
+        ({"skills": {"Sword": {}}}, "The rating of the skill Sword is missing."),
+        ({"attributes": {"Str": 2.5}}, "The attribute Str must be a whole number."),
+        ({"system": "chess"}, "A sheet's system must be one of sysx, dn, rps, decision or cards."),
+        ({"system": None}, "A sheet's system must be one of sysx, dn, rps, decision or cards."),
+        ({"owner_id": -1}, "A sheet's owner_id must be at least 0, not -1."),
+        ({"wounds": 3}, "A sheet's wounds must be a group of named values."),
+        ({"hp": 3}, "A sheet has nothing called 'hp'."),
+    ],
+)
+async def test_what_the_models_refuse_is_said_in_plain_words(
+    store: Store, fields: dict[str, object], sentence: str
+) -> None:
+    # pydantic's own messages ("Dictionary should have at most 50 items after validation") reached players
+    with pytest.raises(InvalidData) as err:
+        await store.sheets.create({**_sheet().model_dump(), **fields})
+    assert str(err.value) == sentence
+    assert await store.sheets.list(G, P) == []
+
+
+async def test_edits_past_a_limit_are_refused_in_plain_words(store: Store) -> None:
+    attributes = {f"A{i}": 5 for i in range(12)}
+    await store.sheets.create(
+        _sheet(attributes=attributes, skills={f"S{i}": Skill(rating=1, attribute="A0") for i in range(50)})
+    )
+    before = await store.sheets.get(G, P, "Ann")
+    with pytest.raises(InvalidData, match=r"^A skill has at most 10 alternates; you gave 11\.$"):
+        await store.sheets.set_skill(G, P, "Ann", "S1", 2, "A0", list(attributes)[:11])
+    with pytest.raises(
+        InvalidData, match=r"^An alternate's name can be at most 64 characters long, not 100\.$"
+    ):
+        await store.sheets.set_skill(G, P, "Ann", "S1", 2, "A0", ["x" * 100])
+    with pytest.raises(InvalidData, match=r"^A sheet holds at most 50 skills\.$"):
+        await store.sheets.set_skill(G, P, "Ann", "S50", 2, "A0")
+    with pytest.raises(InvalidData, match=r"^The maximum of the wounds is missing\.$"):
+        await store.sheets.create({**_sheet("Bea").model_dump(), "wounds": {"current": 1}})
+    with pytest.raises(InvalidData, match=r"^A modifier's uses must be at most 100, not 101\.$"):
+        await store.modifiers.set(G, 1, "dn", P, "df", 1, 101, 2)
+    with pytest.raises(InvalidData, match=r"^The setting decks_per_shoe must be at most 8, not 9\.$"):
+        await store.settings.update(G, decks_per_shoe=9)
+    assert await store.sheets.get(G, P, "Ann") == before
+
+
 async def test_one_active_sheet_per_system_and_use(store: Store) -> None:
     first = await store.sheets.create(_sheet("Ann"))
     second = await store.sheets.create(_sheet("Bob"))

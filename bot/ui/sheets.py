@@ -10,11 +10,14 @@ import discord
 
 from bot.store import SHEET_RANGES, Sheet, Skill
 from bot.store.models import SYSTEM_NAMES
-from bot.store.sheets import export_json
+from bot.store.sheets import MAX_IMPORT_CHARS, export_json
 from bot.ui.embeds import NEUTRAL, field_chunks, info_embed, result_embed, shown_name, spread
 
 LIST_TITLE = "Sheets of "
-MAX_SHEET_FILE = 64 * 1024  # what /sheet import downloads at most (the store reads 64,000 characters)
+# What /sheet import downloads at most, in bytes: the most characters the store reads, so it never refuses a
+# file this let through for its size, and more than the export of any sheet it holds. The cap is what a
+# hostile file can cost: its download, and reading it, which takes a worker process tens of milliseconds.
+MAX_SHEET_FILE = MAX_IMPORT_CHARS
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
 

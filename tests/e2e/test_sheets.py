@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from bot.local.fake.harness import Answer, Harness, World
 from bot.local.fake.server import FakeDiscord
 from bot.local.fake.world import FakeMessage
 from bot.store.models import MAX_ALTERNATES, MAX_ENTRIES, MAX_NAME, MAX_NOTES
 from bot.ui.embeds import shown_name
+from bot.ui.sheets import MAX_SHEET_FILE
 from tests.e2e.compact import open_details
 
 
@@ -170,7 +173,7 @@ async def test_import_refuses_what_is_not_a_sheet_and_stores_nothing(
             json.dumps({"name": "X", "system": "sysx", "skills": {"Sword": {"rating": 99}}}).encode(),
         ),
         "binary": fake.attachment("sheet.png", b"\x89PNG\r\n\x1a\n\xff\xfe", "image/png"),
-        "too big": fake.attachment("sheet.json", valid[:-1] + b" " * (70 * 1024) + b"}"),
+        "too big": fake.attachment("sheet.json", valid[:-1] + b" " * MAX_SHEET_FILE + b"}"),
     }
     sentences = {}
     for why, upload in cases.items():
@@ -183,7 +186,7 @@ async def test_import_refuses_what_is_not_a_sheet_and_stores_nothing(
     assert "not a character sheet" in sentences["a list"]
     assert "not a character sheet" in sentences["binary"]
     assert sentences["bad range"] == "A System X skill runs from 0 to 10, so Sword cannot be 99."
-    assert "at most 65,536" in sentences["too big"]
+    assert "at most 300,000" in sentences["too big"]
     assert sentences["another object"] == "The file has no name; a sheet needs at least a name and a system."
     assert await store.sheets.list(world.guild.id, world.bob.id) == []
     assert harness.take_errors() == []
@@ -477,8 +480,8 @@ async def test_item11_bad_imports_say_what_is_wrong_in_plain_words(
         "hp is not part of a character sheet; remove it from the file.": upload(
             {"name": "Aria", "system": "sysx", "hp": 3}
         ),
-        "That file is 70,000 bytes; a sheet file is at most 65,536.": fake.attachment(
-            "sheet.json", b" " * 70_000
+        "That file is 300,001 bytes; a sheet file is at most 300,000.": fake.attachment(
+            "sheet.json", b" " * 300_001
         ),
     }
     for sentence, file in cases.items():
@@ -682,3 +685,30 @@ async def test_the_largest_sheet_shows_every_entry_within_discord_s_limits(
     )
     assert len(public.public()) == len(messages) and public.ephemeral_messages() == []
     shows_every_entry(public.messages, document)
+
+
+@pytest.mark.parametrize("fill", ["界", "𝄞", "\x01"])
+async def test_the_largest_sheet_exports_to_a_file_import_reads_back(
+    harness: Harness, world: World, fake: FakeDiscord, fill: str
+) -> None:
+    # in the file a CJK character takes 3 bytes, one past the BMP 4, a control character 6 ("\u0001"): the
+    # export of a sheet of such names was refused by import, which read 65,536 bytes at most
+    store = harness.bot.store
+    document = largest_sheet(fill * MAX_NAME, fill) | {"notes": fill * MAX_NOTES}
+    original = await store.sheets.create({**document, "guild_id": world.guild.id, "owner_id": world.alice.id})
+    exported = await sheet(harness, world, world.alice, "export", {"name": original.name})
+    [file] = exported.original.attachments
+    size = len(file.data)
+    assert 64 * 1024 < size <= MAX_SHEET_FILE, size
+    upload = fake.attachment(file.filename, file.data)
+    jobs = harness.bot.chart_workers.jobs
+    imported = await sheet(harness, world, world.bob, "import", {"file": upload})
+    assert imported.ephemeral and imported.content.startswith(f"Imported {shown_name(original.name)} (")
+    assert harness.bot.chart_workers.jobs == jobs + 1  # read in a worker process, not on the event loop
+    copy = await store.sheets.get(world.guild.id, world.bob.id, original.name)
+    assert copy.document() == original.document()
+    await store.sheets.set_notes(world.guild.id, world.alice.id, original.name, "changed")
+    replaced = await sheet(harness, world, world.alice, "import", {"file": upload, "replace": True})
+    assert replaced.content.startswith("Imported")
+    again = await store.sheets.get(world.guild.id, world.alice.id, original.name)
+    assert again.document() == original.document() and again.id == original.id

@@ -22,8 +22,9 @@ from bot.store import (
     Store,
     Wounds,
 )
+from bot.store.models import MAX_ALTERNATES, MAX_ENTRIES, MAX_NAME, MAX_NOTES
 from bot.store.schema import SCHEMA_PATH, schema_text, sheet_schema
-from bot.store.sheets import export_json, parse_sheet_json
+from bot.store.sheets import MAX_IMPORT_CHARS, export_json, parse_sheet_json
 from tests.store._backends import rows
 
 G, P = 100, 200
@@ -263,6 +264,47 @@ async def test_export_then_import_gives_an_equal_sheet(store: Store) -> None:
     assert replaced.notes == "Lost the cat." and replaced.id == original.id and replaced.active
 
 
+def _largest(system: str, fill: str) -> SheetDocument:
+    """The sheet of ``system`` whose export is the longest: every name and the notes as long as allowed,
+    of ``fill``, each skill with a parent and the most alternates, every number as wide as its range."""
+    ranges = SHEET_RANGES[system]
+
+    def names(kind: str) -> list[str]:
+        return [f"{kind}{i:02d}" + fill * (MAX_NAME - 3) for i in range(MAX_ENTRIES)]
+
+    def widest(bounds: tuple[int, int]) -> int:
+        return max(bounds, key=lambda n: len(str(n)))
+
+    attributes = names("A")
+    alternates = attributes[:MAX_ALTERNATES]
+    return SheetDocument(
+        name=fill * MAX_NAME,
+        system=system,
+        attributes={a: widest(ranges.attributes) for a in attributes},
+        skills={
+            s: Skill(rating=widest(ranges.skills), attribute=attributes[-1], alternates=alternates)
+            for s in names("S")
+        },
+        bonuses={b: widest(ranges.bonuses) for b in names("B")},
+        wounds=Wounds(current=ranges.wounds_max[1], maximum=ranges.wounds_max[1]),
+        notes=fill * MAX_NOTES,
+    )  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("system", sorted(SHEET_RANGES))
+async def test_every_sheet_the_store_holds_exports_to_a_file_import_reads(store: Store, system: str) -> None:
+    # a control character is 6 characters in JSON ("\u0001"), more than any other: the longest export
+    sizes = {}
+    for fill in ("x", "界", '"', "\x01"):
+        document = _largest(system, fill)
+        text = export_json(document)
+        sizes[fill] = len(text)
+        assert len(text.encode("utf-8")) <= MAX_IMPORT_CHARS, fill  # the bot's upload cap, in bytes
+        imported = await store.sheets.import_json(G, P, text, replace=True)
+        assert imported.document() == document
+    assert max(sizes, key=sizes.__getitem__) == "\x01" and sizes["\x01"] > 250_000
+
+
 names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zs")), min_size=1, max_size=64)
 
 
@@ -314,9 +356,9 @@ def test_export_parse_round_trip_and_schema_validity(document: SheetDocument) ->
         ('{"name": "Ann", "system": "sysx", "attributes": {"Str": "12"}}', "Str"),
         ('{"name": "Ann", "system": "sysx", "attributes": {"Str": true}}', "Str"),
         ('{"name": "Ann", "system": "sysx", "skills": {"Sword": {"rating": 99}}}', "runs from 0 to 10"),
-        ("[" * 100_000 + "]" * 100_000, "too big"),
+        ("[" * MAX_IMPORT_CHARS + "]", "too big"),
         ("[" * 5_000 + "]" * 5_000, "nests deeper"),
-        ('{"name": "Ann", "system": "sysx", "notes": ' + json.dumps("x" * 70_000) + "}", "too big"),
+        ('{"name": "Ann", "system": "sysx", "notes": ' + json.dumps("x" * MAX_IMPORT_CHARS) + "}", "too big"),
         ('{"name": "Ann", "system": "sysx", "skills": {"S": {"rating": 1, "alternates": '
          '[[[[[[[[[[[[[1]]]]]]]]]]]]]}}}', "nests deeper"),
     ],

@@ -37,7 +37,14 @@ from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, contested_cached, decision_line, percent_line, win_line
 from bot.ui.reply import UserError
 from bot.ui.roll_inputs import contest_sides, decision_stat, missing_stat_note
-from bot.ui.rolls import guild_key, has_modifier, modifier_total, publish, take_modifiers
+from bot.ui.rolls import (
+    guild_key,
+    has_modifier,
+    modifier_total,
+    publish,
+    refuse_dodged_modifiers,
+    take_modifiers,
+)
 from bot.ui.visibility import choose_visibility, reach_gms, resolve_mode
 
 if TYPE_CHECKING:
@@ -296,6 +303,7 @@ class Decision(commands.GroupCog, group_name="decision", group_description="2d6 
         names = {slot: side.name for slot, side in sides.items()}
         with_advantage = _edges(advantage, names, "advantage")
         with_disadvantage = _edges(disadvantage, names, "disadvantage")
+        await refuse_dodged_modifiers(interaction, self.store, SYSTEM, [s.member_id for s in sides.values()])
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
         await reach_gms(interaction, self.store, mode)
 

@@ -49,7 +49,7 @@ from bot.ui.roll_inputs import (
     sysx_table,
     unnamed_party,
 )
-from bot.ui.rolls import publish, sheet_of, take_modifiers
+from bot.ui.rolls import publish, refuse_dodged_modifiers, sheet_of, take_modifiers
 from bot.ui.sysx import (
     REQUIRED_CHOICES,
     SYSTEM,
@@ -281,6 +281,7 @@ class SystemX(
         actor_source, target_source = acting.source, opposing.source
         # GM-3: the actor's pending modifiers apply to the actor's check (the target only defends); an
         # NPC has none
+        await refuse_dodged_modifiers(interaction, self.store, SYSTEM, [acting.member_id])
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
         await reach_gms(interaction, self.store, mode)
         applied = await self._take(interaction, acting)
@@ -457,6 +458,7 @@ class SystemX(
                 for index, (member, npc, skill, sv) in given
             ),
         )  # fmt: skip
+        await refuse_dodged_modifiers(interaction, self.store, SYSTEM, [p.member_id for p in parties])
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
         await reach_gms(interaction, self.store, mode)
         chart, custom, style = table.chart, table.custom, table.style

@@ -22,8 +22,9 @@ import discord
 
 from bot.store import AppliedModifier, RollRecord, Sheet, Store
 from bot.ui.details import details_view, with_details
-from bot.ui.gm import roll_read
+from bot.ui.gm import roll_read, system_label
 from bot.ui.permissions import is_gm
+from bot.ui.reply import UserError
 from bot.ui.visibility import Delivery, Mode, deliver
 
 MODIFIER_NAMES = {
@@ -103,6 +104,26 @@ async def take_modifiers(
     return await store.modifiers.reserve(
         interaction.id, guild_id, interaction.channel_id, system, who, waiting=waiting
     )
+
+
+async def refuse_dodged_modifiers(
+    interaction: discord.Interaction[Any], store: Store, system: str, member_ids: Sequence[int | None]
+) -> None:
+    """GM-3: a contest run by a player takes no other member's pending modifiers (`take_modifiers`), so
+    naming a member the GM left one for would let them dodge a penalty (or a rival waste their bonus):
+    refused, before any GM is sent a copy, until that member or a GM runs it. (Modifiers for everyone are
+    the table's, and wait for that member's own roll.)"""
+    others = {m for m in member_ids if m is not None and m != interaction.user.id}
+    if not others or interaction.channel_id is None or await is_gm(interaction, store):
+        return
+    guild_id = interaction.guild.id if interaction.guild is not None else None
+    for member_id in sorted(others):
+        pending = await store.modifiers.pending_for(guild_id, interaction.channel_id, system, member_id)
+        if any(not m.for_everyone for m in pending):
+            raise UserError(
+                f"<@{member_id}> has a GM modifier waiting for their next {system_label(system)} roll here, "
+                "which is theirs to take: they or a GM can run this contest."
+            )
 
 
 def modifier_total(applied: Sequence[AppliedModifier], kind: str) -> int:

@@ -19,7 +19,7 @@ from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.pools import SYSTEM, roll_pool_check
 from bot.ui.reply import UserError, reply
 from bot.ui.roll_inputs import all_at_once, rps_fixed, rps_party, rps_spec
-from bot.ui.rolls import publish, sheet_of, take_modifiers
+from bot.ui.rolls import publish, refuse_dodged_modifiers, sheet_of, take_modifiers
 from bot.ui.rps import (
     DIFFICULTY_CHOICES,
     BaseBuild,
@@ -283,6 +283,7 @@ class Rps(
             raise UserError("Every party needs a different name.")
         for _, spec, _ in specs:
             spec.build()  # ranges checked before any GM modifier is used up
+        await refuse_dodged_modifiers(interaction, store, SYSTEM, [member_id for _, _, member_id in specs])
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
         await reach_gms(interaction, store, mode)
         builds: dict[str, BaseBuild] = {}

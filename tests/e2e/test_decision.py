@@ -305,16 +305,19 @@ async def test_contested_ties_reroll_until_one_wins(harness: Harness, world: Wor
 
 async def test_contested_applies_each_members_gm_modifier_once(harness: Harness, world: World) -> None:
     # GM-3 in a contest: bob's pending disadvantage applies to bob's side only, and is used up; it is his
-    # to use: a contest Alice runs leaves it pending, one the GM (or Bob) runs takes it
+    # to use: a contest Alice runs is refused (Bob would dodge it), one the GM (or Bob) runs takes it
     store = harness.bot.store
     await store.modifiers.set(
         world.guild.id, world.general.id, "decision", world.bob.id, "disadvantage", 1, 1, world.gm.id
     )
     parties = {"party1": world.alice, "party2": world.bob}
-    harness.bot.rng = Scripted([6, 6, 1, 1])
+    state = harness.bot.rng.getstate()
     alices = await harness.slash(world.guild, world.general, world.alice, "decision contested", parties)
-    assert alices.embed["title"] == "Contest: Alice wins, 12 vs 2"
-    assert "GM modifier" not in alices.original.text()
+    assert alices.ephemeral and alices.content == (
+        f"<@{world.bob.id}> has a GM modifier waiting for their next decision dice roll here, which is "
+        "theirs to take: they or a GM can run this contest."
+    )
+    assert harness.bot.rng.getstate() == state and alices.public() == []
     assert len(await store.modifiers.list(world.guild.id, world.general.id)) == 1
     harness.bot.rng = Scripted([6, 6, 2])
     answer = await harness.slash(world.guild, world.general, world.gm, "decision contested", parties)

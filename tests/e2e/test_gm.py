@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from discord import app_commands
@@ -684,3 +685,50 @@ async def test_a_modifier_of_0_and_a_request_in_the_gm_channel_are_refused(
     )
     assert there.ephemeral and there.content.startswith("This is the GM channel, which players cannot read")
     assert there.public() == [] and there.original.custom_ids() == []  # no request, no button
+
+
+@pytest.mark.parametrize(
+    ("system", "kind", "value", "path", "options"),
+    [
+        ("decision", "modifier", -2, "decision contested", lambda w: {"party1": w.alice, "party2": w.bob}),
+        (
+            "sysx",
+            "roll",
+            -2,
+            "sysx opposed",
+            lambda w: {"actor": w.bob, "actor_sv": 12, "target_npc": "Orc", "target_sv": 10},
+        ),
+        (
+            "sysx",
+            "roll",
+            -2,
+            "sysx combined",
+            lambda w: {"member1": w.alice, "sv1": 10, "member2": w.bob, "sv2": 9},
+        ),
+        (
+            "rps",
+            "difficulty",
+            -4,
+            "rps resisted",
+            lambda w: {"member1": w.alice, "base1": 10, "member2": w.bob, "base2": 9},
+        ),
+    ],
+)
+async def test_a_contest_a_player_runs_cannot_dodge_another_member_s_modifier(
+    harness: Harness, world: World, system: str, kind: str, value: int, path: str, options: Any
+) -> None:  # GM-3: Bob's modifier is Bob's: Alice's contest naming him is refused; his own or a GM's takes it
+    store = harness.bot.store
+    await store.modifiers.set(world.guild.id, world.general.id, system, None, kind, value, 5, world.gm.id)
+    everyone = await harness.slash(world.guild, world.general, world.alice, path, options(world))
+    assert not everyone.ephemeral, everyone.content  # a modifier for everyone is the table's: no refusal
+    await store.modifiers.set(
+        world.guild.id, world.general.id, system, world.bob.id, kind, value, 1, world.gm.id
+    )
+    refused = await harness.slash(world.guild, world.general, world.alice, path, options(world))
+    assert refused.ephemeral and refused.content.startswith(f"<@{world.bob.id}> has a GM modifier waiting")
+    assert refused.public() == [] and refused.messages == [refused.original]
+    mine = [m for m in await store.modifiers.list(world.guild.id, world.general.id) if m.target_user_id]
+    assert [m.uses_left for m in mine] == [1]
+    ran = await harness.slash(world.guild, world.general, world.gm, path, options(world))
+    assert not ran.ephemeral, ran.content
+    assert [m for m in await store.modifiers.list(world.guild.id, world.general.id) if m.target_user_id] == []

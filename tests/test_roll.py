@@ -302,6 +302,9 @@ def test_title_says_who_rolled_what_and_the_result() -> None:
     assert free_roll_title("Bea", result, "Damage") == "Bea - Damage: 11"
     assert free_roll_title("Bea", result, None) == "Bea - 2d6+3: 11"
     assert free_roll_title("Bea", result, "   ") == "Bea - 2d6+3: 11"
+    # a long name and label (markdown doubles when escaped) are cut before the total, never in it
+    long = free_roll_title("*" * 32, result, "*" * 100)
+    assert len(long) <= 256 and long.endswith("…: 11"), long
     assert free_roll_summary(result, "Damage") == "Damage: 2d6+3 = 11"
     assert free_roll_summary(result, None) == "2d6+3 = 11"
 

@@ -18,7 +18,7 @@ import d20
 import discord
 
 from bot.core.common import BIDI_CONTROLS
-from bot.ui.embeds import TITLE_MAX, clip, result_embed, shown_name
+from bot.ui.embeds import TITLE_MAX, keep_outcome, result_embed, shown_name
 from bot.ui.reply import UserError
 
 # Characters of an expression. It also keeps every number far inside a float's range (no power
@@ -289,7 +289,7 @@ def number(value: int) -> str:
 def free_roll_title(roller: str, rolled: FreeRoll, label: str | None) -> str:
     """``Bea - Damage: 11``, or ``Bea - 2d6+3: 11`` without a label."""
     what = shown(label.strip()) if label and label.strip() else shown(rolled.expression)
-    return clip(f"{shown(roller)} - {what}: {number(rolled.total)}", TITLE_MAX)
+    return keep_outcome(f"{shown(roller)} - {what}: {number(rolled.total)}", TITLE_MAX)  # the total stays
 
 
 def free_roll_embed(roller: str, rolled: FreeRoll, label: str | None = None) -> discord.Embed:

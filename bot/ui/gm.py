@@ -20,7 +20,7 @@ from bot.core.blackjack import difficulty_name
 from bot.store import MODIFIER_KINDS, SYSTEMS, GuildSettings, PendingModifier, Store
 from bot.store.models import SYSTEM_NAMES
 from bot.store.modifiers import BeforeRoll
-from bot.ui.embeds import NO_MENTIONS, clip, info_embed
+from bot.ui.embeds import NO_MENTIONS, info_embed
 from bot.ui.reply import (
     GIVE_BACK_ON_ERROR,
     ID_PATTERN,
@@ -93,7 +93,17 @@ def modifiers_embed(modifiers: Sequence[PendingModifier]) -> discord.Embed:
     """The modifiers pending in a channel (GM-3)."""
     if not modifiers:
         return info_embed("Pending GM modifiers", "None in this channel.")
-    return info_embed("Pending GM modifiers", clip("\n".join(modifier_line(m) for m in modifiers), 4000))
+    lines = [modifier_line(m) for m in modifiers]
+    shown: list[str] = []
+    for index, line in enumerate(lines):  # whole lines, and how many did not fit
+        rest = len(lines) - index
+        more = f"… and {rest} more; /gm clear removes them by system or player."
+        room = 4000 - sum(len(x) + 1 for x in shown) - len(line)
+        if room < (0 if rest == 1 else len(more) + 1):
+            shown.append(more)
+            break
+        shown.append(line)
+    return info_embed(f"Pending GM modifiers: {len(lines)}", "\n".join(shown))
 
 
 def cleared_sentence(count: int, system: str | None, member: str | None) -> str:

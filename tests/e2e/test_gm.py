@@ -732,3 +732,19 @@ async def test_a_contest_a_player_runs_cannot_dodge_another_member_s_modifier(
     ran = await harness.slash(world.guild, world.general, world.gm, path, options(world))
     assert not ran.ephemeral, ran.content
     assert [m for m in await store.modifiers.list(world.guild.id, world.general.id) if m.target_user_id] == []
+
+
+async def test_a_long_list_of_modifiers_says_how_many_it_leaves_out(harness: Harness, world: World) -> None:
+    # GM-3: whole lines, and a count of the rest, where Discord's 4,096 characters end the list
+    store = harness.bot.store
+    for n in range(80):
+        await store.modifiers.set(
+            world.guild.id, world.general.id, "rps", None, "difficulty", n % 10 + 1, 1, world.gm.id
+        )
+    listed = await gm(harness, world, world.gm, "modifiers")
+    embed = listed.embed
+    lines = embed["description"].split("\n")
+    assert embed["title"] == "Pending GM modifiers: 80" and len(embed["description"]) <= 4000
+    shown = len(lines) - 1
+    assert lines[-1] == f"… and {80 - shown} more; /gm clear removes them by system or player."
+    assert all(line.startswith("`#") for line in lines[:-1])

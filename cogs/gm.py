@@ -33,7 +33,7 @@ from bot.ui.gm import (
 )
 from bot.ui.permissions import gm_only, manage_guild_only, player_readers
 from bot.ui.reply import UserError, defer, reply
-from bot.ui.visibility import gm_channel_readers
+from bot.ui.visibility import gm_channel_readers, role_names
 
 if TYPE_CHECKING:
     from bot.client import TabletopBot
@@ -573,7 +573,7 @@ class ServerSetup(commands.Cog):
             )
             readers = gm_channel_readers(interaction.client, settings)
             if readers:  # opened to players since it was set: post_gm_copies no longer posts there
-                names = ", ".join(shown_name(role.name) for role in readers)
+                names = role_names(readers)
                 text = (
                     f"<#{current}> is the GM channel, but {names} can read it now, so I post no hidden roll "
                     "there: they go by DM to the GMs of each roll's channel until you hide it again."

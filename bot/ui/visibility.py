@@ -140,6 +140,11 @@ def gm_channel_readers(client: discord.Client, settings: GuildSettings) -> list[
     return player_readers(channel, settings) if isinstance(channel, discord.TextChannel) else []
 
 
+def role_names(roles: Sequence[discord.Role]) -> str:
+    """``@everyone, @Member``: roles named as Discord shows them, without pinging anyone."""
+    return ", ".join("@everyone" if role.is_default() else f"@{shown_name(role.name)}" for role in roles)
+
+
 async def post_gm_copies(
     client: discord.Client,
     store: Store,
@@ -159,9 +164,7 @@ async def post_gm_copies(
     settings = await store.settings.get(guild_id)
     readers = gm_channel_readers(client, settings)
     if settings.gm_channel_id is not None and readers:
-        names = ", ".join(
-            "@everyone" if role.is_default() else f"@{shown_name(role.name)}" for role in readers
-        )
+        names = role_names(readers)
         log.warning(
             "The GM channel %s is open to players (%s): not posted there", settings.gm_channel_id, names
         )

@@ -48,6 +48,12 @@ def _holder(character: Character) -> Holder:
     return character if isinstance(character, Holder) else Holder(character)
 
 
+def _character_key(character: Character) -> str:
+    holder = _holder(character)
+    named = name_key(_name(holder.name, "character"))  # an own supply's name is checked all the same
+    return OWN_KEY if holder.own else named
+
+
 def _none_of(character: Character, item: str) -> NotFound:
     return NotFound(f"{_holder(character).name.strip()} has no supply of {item.strip()}; a GM can set one.")
 
@@ -80,9 +86,7 @@ class SupplyRepository:
     def _key(
         self, guild_id: int, owner_id: int, character: Character, item: str
     ) -> tuple[int, int, str, str]:
-        holder = _holder(character)
-        named = name_key(_name(holder.name, "character"))
-        return guild_id, owner_id, OWN_KEY if holder.own else named, name_key(_name(item, "item"))
+        return guild_id, owner_id, _character_key(character), name_key(_name(item, "item"))
 
     async def get(self, guild_id: int, owner_id: int, character: Character, item: str) -> SupplyDie:
         """The character's supply die for ``item`` (any case)."""
@@ -102,7 +106,7 @@ class SupplyRepository:
         params: builtins.list[object] = [guild_id, owner_id]
         if character is not None:
             sql += " AND character_key = ?"
-            params.append(self._key(guild_id, owner_id, character, "-")[2])
+            params.append(_character_key(character))
         rows = await self._db.all(sql + " ORDER BY character_key, item_key", params)
         holder = None if character is None else _holder(character)
         return [_supply(row, holder) for row in rows]

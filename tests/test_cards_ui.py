@@ -81,7 +81,9 @@ def test_characteristics_as_typed() -> None:  # BJ-9
         ("Power", 4),
         ("Control", 1),
     ]
-    assert read_characteristics(None, rook) == [] and read_characteristics(" , ", rook) == []
+    assert read_characteristics(None, rook) == []
+    with pytest.raises(UserError, match="Name the task's characteristics"):  # given, but only commas
+        read_characteristics(" , ", rook)
     with pytest.raises(UserError, match="twice"):
         read_characteristics("Speed, speed +1", None)
     with pytest.raises(UserError, match="-10 to 10"):

@@ -416,6 +416,10 @@ def read_characteristics(text: str | None, sheet: Sheet | None) -> list[tuple[st
         return []
     out: list[tuple[str, int]] = []
     entries = [part.strip() for part in text.split(",") if part.strip()]
+    if not entries:  # only commas: the option was given, and would be dropped without a word
+        raise UserError(
+            "Name the task's characteristics, like Strength, Dexterity +2, or leave the option out."
+        )
     if len(entries) > len(CHARACTERISTIC_SUITS):
         raise UserError(f"Name at most {len(CHARACTERISTIC_SUITS)} characteristics, separated by commas.")
     for entry in entries:

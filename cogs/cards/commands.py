@@ -156,8 +156,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     ) -> None:
         guild_id, channel_id = where(interaction)
         store = self.store
-        if mode == "voluntary":  # before any GM is sent a copy
-            await self._one_open_hand(interaction, guild_id, channel_id)
+        # before any GM is sent a copy; checked again as the hand is dealt (`_deal`)
+        one_hand = mode == "voluntary" and await self._one_open_hand(interaction, guild_id, channel_id)
         shown = await choose_visibility(interaction, store, visibility)
         task_inputs, settings = await at_once(
             cards_task(store, interaction, level=level, skill=skill, characteristics=characteristics),
@@ -191,7 +191,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             "modifiers": [m.model_dump(mode="json") for m in applied],
         }
         record, hand, before, log_id = await self._deal(
-            interaction, guild_id, channel_id, hand, meta, settings.decks_per_shoe
+            interaction, guild_id, channel_id, hand, meta, settings.decks_per_shoe, one_hand=one_hand
         )
         if log_id is not None:  # over as dealt (involuntary): logged with the deal
             await self._publish_involuntary(interaction, record, hand, shown, before, log_id)
@@ -200,13 +200,20 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
 
     async def _one_open_hand(
         self, interaction: discord.Interaction[Any], guild_id: int, channel_id: int
-    ) -> None:
+    ) -> bool:
         """BJ-4: a player holds one open hand in a channel at a time. One who could deal again would play on
         only the face-down cards they liked, and leave the others open, unlogged. A GM, who may deal for
-        several characters, may hold several. (Two deals sent within the same few milliseconds could
-        both pass; no person types that fast.)"""
+        several characters, may hold several: False for a GM, who is not held to one."""
+        if await is_gm(interaction, self.store):
+            return False
+        await self._refuse_a_second_hand(interaction, guild_id, channel_id)
+        return True
+
+    async def _refuse_a_second_hand(
+        self, interaction: discord.Interaction[Any], guild_id: int, channel_id: int
+    ) -> None:
         held = await self.store.cards.open_hand_of(guild_id, channel_id, interaction.user.id)
-        if held is not None and not await is_gm(interaction, self.store):
+        if held is not None:
             raise UserError(
                 f"You already have hand #{held} open in this channel; finish it first "
                 "(/cards resume gives you its buttons again)."
@@ -220,8 +227,12 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         hand: Hand,
         meta: dict[str, Any],
         decks: int,
+        *,
+        one_hand: bool = False,
     ) -> tuple[HandRecord, Hand, Shoe, int | None]:
         """Deal the new hand's first cards; store it with the shoe, again if another draw came first.
+        ``one_hand``: BJ-4 checked again under the channel's deal lock, so two deals sent at once (a retry,
+        a second device) cannot both pass the first check and leave a player two hands to choose from.
 
         Returns the stored hand, the dealt hand, the shoe as it was before dealing (for the odds) and,
         for a hand over as dealt, its log row's id (written in the same transaction).
@@ -230,6 +241,8 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         for _ in range(SHOE_RETRIES):
             try:
                 async with self.store.cards.shoe_lock(channel_id):  # no conflicts between in-process draws
+                    if one_hand:
+                        await self._refuse_a_second_hand(interaction, guild_id, channel_id)
                     known = self.store.cards.known_shoe(channel_id)  # as the draw before this one left it
                     if known is not None:
                         shoe, version = known.shoe, known.version

@@ -597,6 +597,31 @@ async def test_bj4_a_player_holds_one_open_hand_in_a_channel(harness: Harness, w
     assert len(set(gm_hands)) == 2
 
 
+async def test_bj4_two_deals_sent_at_once_leave_one_hand(harness: Harness, world: World) -> None:  # BJ-4
+    # a retry or a second device sends the same deal twice: both pass the first check, one is dealt
+    store = harness.bot.store
+    answers = await asyncio.gather(*(deal_voluntary(harness, world) for _ in range(3)))
+    dealt = [a for a in answers if not a.ephemeral]
+    refused = [a for a in answers if a.ephemeral]
+    [held] = await store.cards.open_hands(world.guild.id, world.general.id)
+    assert [hand_id_of(a.original) for a in dealt] == [held.id]
+    assert [a.content for a in refused] == [
+        f"You already have hand #{held.id} open in this channel; finish it first "
+        "(/cards resume gives you its buttons again)."
+    ] * 2
+    assert await conserved(store, world.general)
+
+
+async def test_a_list_of_only_commas_is_refused(harness: Harness, world: World) -> None:  # BJ-9
+    state = harness.bot.rng.getstate()
+    answer = await deal_voluntary(harness, world, mode="involuntary", characteristics=",,,")
+    assert answer.ephemeral and answer.content == (
+        "Name the task's characteristics, like Strength, Dexterity +2, or leave the option out."
+    )
+    assert harness.bot.rng.getstate() == state
+    assert await harness.bot.store.log.last(world.guild.id, world.general.id, 5) == []
+
+
 async def test_forged_custom_id_for_another_channels_hand_is_refused(harness: Harness, world: World) -> None:
     store = harness.bot.store
     other = await harness.slash(

@@ -156,8 +156,9 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
     ) -> None:
         guild_id, channel_id = where(interaction)
         store = self.store
-        # before any GM is sent a copy; checked again as the hand is dealt (`_deal`)
-        one_hand = mode == "voluntary" and await self._one_open_hand(interaction, guild_id, channel_id)
+        one_hand = mode == "voluntary"
+        if one_hand:  # before any GM is sent a copy; checked again as the hand is dealt (`_deal`)
+            await self._one_open_hand(interaction, guild_id, channel_id)
         shown = await choose_visibility(interaction, store, visibility)
         task_inputs, settings = await at_once(
             cards_task(store, interaction, level=level, skill=skill, characteristics=characteristics),
@@ -200,20 +201,12 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
 
     async def _one_open_hand(
         self, interaction: discord.Interaction[Any], guild_id: int, channel_id: int
-    ) -> bool:
+    ) -> None:
         """BJ-4: a player holds one open hand in a channel at a time. One who could deal again would play on
         only the face-down cards they liked, and leave the others open, unlogged. A GM, who may deal for
-        several characters, may hold several: False for a GM, who is not held to one."""
-        if await is_gm(interaction, self.store):
-            return False
-        await self._refuse_a_second_hand(interaction, guild_id, channel_id)
-        return True
-
-    async def _refuse_a_second_hand(
-        self, interaction: discord.Interaction[Any], guild_id: int, channel_id: int
-    ) -> None:
+        several characters, may hold several (asked only when a hand is held: most deals find none)."""
         held = await self.store.cards.open_hand_of(guild_id, channel_id, interaction.user.id)
-        if held is not None:
+        if held is not None and not await is_gm(interaction, self.store):
             raise UserError(
                 f"You already have hand #{held} open in this channel; finish it first "
                 "(/cards resume gives you its buttons again)."
@@ -242,7 +235,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
             try:
                 async with self.store.cards.shoe_lock(channel_id):  # no conflicts between in-process draws
                     if one_hand:
-                        await self._refuse_a_second_hand(interaction, guild_id, channel_id)
+                        await self._one_open_hand(interaction, guild_id, channel_id)
                     known = self.store.cards.known_shoe(channel_id)  # as the draw before this one left it
                     if known is not None:
                         shoe, version = known.shoe, known.version

@@ -33,6 +33,7 @@ from bot.ui.gm import (
 )
 from bot.ui.permissions import gm_only, manage_guild_only, player_readers
 from bot.ui.reply import UserError, defer, reply
+from bot.ui.rps import ASSUMED_SUCCESS
 from bot.ui.visibility import gm_channel_readers, role_names
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ class GM(commands.Cog):
     @app_commands.describe(
         system="The rule system the modifier applies to.",
         kind="What it changes (depends on the system).",
-        value="Its value (a whole number, or a margin such as S1); not needed for advantage.",
+        value="Its value (a whole number, or a margin such as S1); none for advantage or assumed success.",
         member="The player (default: everyone in this channel).",
         uses="How many rolls it lasts (for everyone: each player's next rolls).",
     )
@@ -199,11 +200,14 @@ class GM(commands.Cog):
         whose = f"{_name(member)}'s" if member else "each player's"
         amount = value_text(system, kind, parsed)
         rolls = f"{system_label(system)} roll" if uses == 1 else f"{uses} {system_label(system)} rolls"
-        await reply(
-            interaction,
-            f"Set `#{pending.id}`: {KIND_WORDS[kind]}{amount} on {whose} next {rolls} in this channel.",
-            ephemeral=True,
-        )
+        said = f"Set `#{pending.id}`: {KIND_WORDS[kind]}{amount} on {whose} next {rolls} in this channel."
+        if kind == ASSUMED_SUCCESS:  # RPS-6: taken only by a check that asks to forgo the roll
+            checks = "check" if uses == 1 else f"{uses} checks"
+            said = (
+                f"Set `#{pending.id}`: {whose} next {checks} in this channel may forgo the roll at any Base "
+                "for an assumed success, SL 1, with `/rps check forgo:True`. Other rolls leave it waiting."
+            )
+        await reply(interaction, said, ephemeral=True)
 
     @gm.command(name="modifiers", description="List the GM modifiers pending in this channel.")
     @gm_only()

@@ -87,7 +87,7 @@ SYSTEMS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
             (
                 "Doubles",
                 "Double 1s: automatic or critical success. Double 10s: automatic failure or "
-                "fumble. Base > 15 may take SL 1 without rolling.",
+                "fumble. Base > 15 may take SL 1 without rolling (forgo), at any Base when a GM grants it.",
             ),
             ("Resisted", "Highest SL wins by its SL minus the second highest; ties roll again."),
             (

@@ -290,8 +290,8 @@ def forgo(base: int, granted_by_gm: bool = False) -> RpsCheck:
         raise RuleError("granted_by_gm must be True or False.")
     if base <= FORGO_ABOVE and not granted_by_gm:
         raise RuleError(
-            f"A Base of {base} is not above {FORGO_ABOVE}: roll the dice (only a GM's own check may forgo "
-            "them at any Base)."
+            f"A Base of {base} is not above {FORGO_ABOVE}: roll the dice, or ask a GM to grant you an "
+            "assumed success."
         )
     return RpsCheck(
         base=base,

@@ -237,7 +237,7 @@ MARGINS: tuple[str, ...] = tuple(margin.letters() for margin in CHART_MARGINS)
 MODIFIER_KINDS: dict[str, dict[str, tuple[int, int] | tuple[str, ...]]] = {
     "sysx": {"sv": (-4, 4), "roll": (-4, 4), "required_margin": MARGINS},
     "dn": {"df": (-10, 5)},
-    "rps": {"difficulty": (-20, 20)},
+    "rps": {"difficulty": (-20, 20), "assumed_success": (1, 1)},
     "decision": {"modifier": (-10, 10), "advantage": (1, 1), "disadvantage": (1, 1)},
     "cards": {"difficulty": (0, 7)},
 }
@@ -248,7 +248,11 @@ REPLACING_KINDS: dict[str, frozenset[str]] = {
     "sysx": frozenset({"required_margin"}),
     "cards": frozenset({"difficulty"}),
     "decision": frozenset({"advantage", "disadvantage"}),  # DD-2: neither stacks
+    "rps": frozenset({"assumed_success"}),  # RPS-6: one forgone check needs one grant
 }
+#: Kinds that are the modifier itself and take no value: advantage, disadvantage, and a GM's grant of an
+#: assumed success (RPS-6), which only a check that forgoes the roll takes.
+VALUELESS_KINDS = frozenset({"advantage", "disadvantage", "assumed_success"})
 
 
 class PendingModifier(_Frozen):

@@ -18,7 +18,7 @@ import discord
 
 from bot.core.blackjack import difficulty_name
 from bot.store import MODIFIER_KINDS, SYSTEMS, GuildSettings, PendingModifier, Store
-from bot.store.models import SYSTEM_NAMES
+from bot.store.models import SYSTEM_NAMES, VALUELESS_KINDS
 from bot.store.modifiers import BeforeRoll
 from bot.ui.embeds import NO_MENTIONS, info_embed
 from bot.ui.reply import (
@@ -41,6 +41,7 @@ KIND_WORDS: dict[str, str] = {
     "modifier": "modifier",
     "advantage": "advantage",
     "disadvantage": "disadvantage",
+    "assumed_success": "assumed success",
 }
 
 
@@ -59,9 +60,9 @@ def kind_allows(system: str, kind: str) -> str:
 
 
 def value_text(system: str, kind: str, value: int | str) -> str:
-    """`` +2``, `` S1``, nothing for advantage/disadvantage, and a cards task's difficulty by name
+    """`` +2``, `` S1``, nothing for a kind without a value (advantage), and a cards task's difficulty by name
     (`` Easy (2)``): that modifier replaces the difficulty asked for, it adds nothing."""
-    if kind in ("advantage", "disadvantage"):
+    if kind in VALUELESS_KINDS:
         return ""
     if system == "cards" and kind == "difficulty" and isinstance(value, int):
         return f" {difficulty_name(value)} ({value})"

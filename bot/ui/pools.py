@@ -19,6 +19,7 @@ from bot.ui.odds import add_odds, core_pool, rps_line, sustained_line
 from bot.ui.reply import UserError
 from bot.ui.rolls import publish, roll_record, take_modifiers
 from bot.ui.rps import (
+    FORGONE_ONLY,
     BaseBuild,
     check_details,
     ended_sentence,
@@ -47,7 +48,7 @@ async def roll_pool_check(
     # which would give that check's result away
     hidden = await hidden_pool_checks(store, pool)
     veiled = bool(hidden) and (mode == "public" or not await pool_insider(interaction, store, pool, hidden))
-    applied = await take_modifiers(interaction, store, SYSTEM, user_id=pool.owner_id)
+    applied = await take_modifiers(interaction, store, SYSTEM, user_id=pool.owner_id, waiting=FORGONE_ONLY)
     gm = gm_parts(applied)
     parts = [part.model_dump() for part in pool.base_parts]
     spec = stored_spec(pool.base, pool.skill or "sustained check", parts)

@@ -21,6 +21,7 @@ from typing import Any
 import discord
 
 from bot.store import AppliedModifier, RollRecord, Sheet, Store
+from bot.store.models import VALUELESS_KINDS
 from bot.ui.details import details_view, with_details
 from bot.ui.gm import roll_read, system_label
 from bot.ui.permissions import is_gm
@@ -36,6 +37,7 @@ MODIFIER_NAMES = {
     "modifier": "modifier",
     "advantage": "advantage",
     "disadvantage": "disadvantage",
+    "assumed_success": "assumed success",
 }
 
 
@@ -92,13 +94,8 @@ async def take_modifiers(
         return []
     if user_id is not None and user_id != interaction.user.id and not await is_gm(interaction, store):
         return []
-    read = roll_read(interaction)
-    if (
-        read is not None
-        and (read.system, read.channel_id) == (system, interaction.channel_id)
-        and not read.state.modifiers_pending
-    ):
-        return []  # the read before the roll found none for the system in this channel
+    if _none_pending(interaction, system):
+        return []
     guild_id = interaction.guild.id if interaction.guild is not None else None
     who = user_id if user_id is not None else interaction.user.id
     return await store.modifiers.reserve(
@@ -106,20 +103,46 @@ async def take_modifiers(
     )
 
 
+def _none_pending(interaction: discord.Interaction[Any], system: str) -> bool:
+    """True when the read before the roll found no modifier for the system in this channel."""
+    read = roll_read(interaction)
+    return (
+        read is not None
+        and (read.system, read.channel_id) == (system, interaction.channel_id)
+        and not read.state.modifiers_pending
+    )
+
+
+async def modifier_waiting(
+    interaction: discord.Interaction[Any], store: Store, system: str, kind: str
+) -> bool:
+    """True when a GM modifier of ``kind`` waits for the roller's next roll here (taking nothing)."""
+    if interaction.channel_id is None or _none_pending(interaction, system):
+        return False
+    guild_id = interaction.guild.id if interaction.guild is not None else None
+    pending = await store.modifiers.pending_for(guild_id, interaction.channel_id, system, interaction.user.id)
+    return any(m.kind == kind for m in pending)
+
+
 async def refuse_dodged_modifiers(
-    interaction: discord.Interaction[Any], store: Store, system: str, member_ids: Sequence[int | None]
+    interaction: discord.Interaction[Any],
+    store: Store,
+    system: str,
+    member_ids: Sequence[int | None],
+    *,
+    unused: frozenset[str] = frozenset(),
 ) -> None:
     """GM-3: a contest run by a player takes no other member's pending modifiers (`take_modifiers`), so
     naming a member the GM left one for would let them dodge a penalty (or a rival waste their bonus):
     refused, before any GM is sent a copy, until that member or a GM runs it. (Modifiers for everyone are
-    the table's, and wait for that member's own roll.)"""
+    the table's, and wait for that member's own roll; kinds in ``unused`` this contest never takes.)"""
     others = {m for m in member_ids if m is not None and m != interaction.user.id}
     if not others or interaction.channel_id is None or await is_gm(interaction, store):
         return
     guild_id = interaction.guild.id if interaction.guild is not None else None
     for member_id in sorted(others):
         pending = await store.modifiers.pending_for(guild_id, interaction.channel_id, system, member_id)
-        if any(not m.for_everyone for m in pending):
+        if any(not m.for_everyone and m.kind not in unused for m in pending):
             raise UserError(
                 f"<@{member_id}> has a GM modifier waiting for their next {system_label(system)} roll here, "
                 "which is theirs to take: they or a GM can run this contest."
@@ -139,7 +162,7 @@ def has_modifier(applied: Sequence[AppliedModifier], kind: str) -> bool:
 def modifier_what(mod: AppliedModifier) -> str:
     """What a GM modifier does: ``roll +1``, ``advantage``, ``required margin S2``."""
     name = MODIFIER_NAMES.get(mod.kind, mod.kind)
-    if mod.kind in ("advantage", "disadvantage"):
+    if mod.kind in VALUELESS_KINDS:
         return name
     if isinstance(mod.value, int):
         return f"{name} {mod.value:+d}"

@@ -18,7 +18,7 @@ from bot.core.common import Verdict
 from bot.core.dice import Dice
 from bot.core.errors import require_range
 from bot.core.rps import DIFFICULTIES, Difficulty, Outcome, ResistedResult, RpsCheck
-from bot.store import AppliedModifier, Pool, RollRecord, Store
+from bot.store import MODIFIER_KINDS, AppliedModifier, Pool, RollRecord, Store
 from bot.ui.embeds import (
     NEUTRAL,
     VERDICT_COLOURS,
@@ -125,6 +125,16 @@ def roll_check(rng: Any, base: int) -> rps.RpsCheck:
 def difficulty_part(row: Difficulty) -> BasePart:
     """A named difficulty as a Base part."""
     return BasePart(row.name, row.modifier, modifier=True)
+
+
+#: RPS-6: a GM's grant of an assumed success (`/gm modifier`). Only a check that forgoes the roll at a
+#: Base of 15 or below takes it; every other RPS roll leaves it waiting (`take_modifiers(waiting=)`).
+ASSUMED_SUCCESS = "assumed_success"
+FORGONE_ONLY = frozenset({ASSUMED_SUCCESS})
+NOT_FORGONE = frozenset(MODIFIER_KINDS["rps"]) - FORGONE_ONLY
+GRANT_TAKEN = (
+    "The GM's assumed success was just used by another of your checks: roll the dice, or ask for another."
+)
 
 
 def gm_parts(applied: Sequence[AppliedModifier]) -> tuple[BasePart, ...]:

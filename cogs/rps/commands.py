@@ -19,9 +19,19 @@ from bot.ui.permissions import gm_only, is_gm, owner_or_gm
 from bot.ui.pools import SYSTEM, roll_pool_check
 from bot.ui.reply import UserError, reply
 from bot.ui.roll_inputs import all_at_once, rps_fixed, rps_party, rps_spec
-from bot.ui.rolls import publish, refuse_dodged_modifiers, sheet_of, take_modifiers
+from bot.ui.rolls import (
+    modifier_waiting,
+    publish,
+    refuse_dodged_modifiers,
+    sheet_of,
+    take_modifiers,
+)
 from bot.ui.rps import (
+    ASSUMED_SUCCESS,
     DIFFICULTY_CHOICES,
+    FORGONE_ONLY,
+    GRANT_TAKEN,
+    NOT_FORGONE,
     BaseBuild,
     ended_sentence,
     gm_parts,
@@ -134,7 +144,7 @@ class Rps(
         base="A raw Base instead of the sheet",
         difficulty="A named difficulty from the GM guide",
         modifier="Any other modifier to the Base",
-        forgo="Take an assumed success, SL 1, without rolling (Base above 15, or a GM)",
+        forgo="Take an assumed success, SL 1, without rolling (Base above 15, or granted by a GM)",
         visibility="Who sees the result (default: the channel's setting)",
     )
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
@@ -164,18 +174,30 @@ class Rps(
         fixed = rps_fixed(difficulty.value if difficulty else None, modifier)
         own = spec.build(fixed)  # validates ratings and range before any GM modifier is taken
         gm_user = forgo and await is_gm(interaction, store)  # only a forgone check asks (RPS-6)
-        if forgo:
-            # judged on the player's own Base, before a GM modifier is used up: a refusal changes nothing,
-            # and says nothing of a difficulty the GM has left pending
-            rps.forgo(own.base, granted_by_gm=gm_user)
+        # judged on the player's own Base, before a GM modifier is used up: a refusal changes nothing, and
+        # says nothing of a difficulty the GM has left pending
+        if (
+            forgo
+            and not gm_user
+            and own.base <= rps.FORGO_ABOVE
+            and not await modifier_waiting(interaction, store, SYSTEM, ASSUMED_SUCCESS)
+        ):
+            rps.forgo(own.base)  # refused: no GM has granted an assumed success
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
         await reach_gms(interaction, store, mode)
-        applied = await take_modifiers(interaction, store, SYSTEM)
+        applied = await take_modifiers(interaction, store, SYSTEM, waiting=FORGONE_ONLY)
         build = spec.build(fixed + list(gm_parts(applied)))
-        # the GM's difficulty brought the Base to 15 or below: no forgo, the dice are rolled (RPS-6)
-        forgo_refused = forgo and not gm_user and build.base <= rps.FORGO_ABOVE
+        granted: list[AppliedModifier] = []
+        if forgo and not gm_user and build.base <= rps.FORGO_ABOVE:
+            # RPS-6: a GM's grant lets a player forgo at any Base; it is used only by a check that needs it
+            granted = await take_modifiers(interaction, store, SYSTEM, waiting=NOT_FORGONE)
+            if not granted and own.base <= rps.FORGO_ABOVE:
+                raise UserError(GRANT_TAKEN)
+            applied += granted
+        # the GM's difficulty brought the Base to 15 or below and no grant waits: the dice are rolled
+        forgo_refused = forgo and not gm_user and build.base <= rps.FORGO_ABOVE and not granted
         if forgo and not forgo_refused:
-            result = rps.forgo(build.base, granted_by_gm=gm_user and build.base <= rps.FORGO_ABOVE)
+            result = rps.forgo(build.base, granted_by_gm=build.base <= rps.FORGO_ABOVE)
         else:
             result = roll_check(self.bot.rng, build.base)
         await publish_check(
@@ -283,7 +305,9 @@ class Rps(
             raise UserError("Every party needs a different name.")
         for _, spec, _ in specs:
             spec.build()  # ranges checked before any GM modifier is used up
-        await refuse_dodged_modifiers(interaction, store, SYSTEM, [member_id for _, _, member_id in specs])
+        await refuse_dodged_modifiers(
+            interaction, store, SYSTEM, [member_id for _, _, member_id in specs], unused=FORGONE_ONLY
+        )
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
         await reach_gms(interaction, store, mode)
         builds: dict[str, BaseBuild] = {}
@@ -292,7 +316,11 @@ class Rps(
         parties: list[rps.ResistedParty] = []
         dice = Dice(self.bot.rng)
         for name, spec, member_id in specs:
-            applied = await take_modifiers(interaction, store, SYSTEM, user_id=member_id) if member_id else []
+            applied = (
+                await take_modifiers(interaction, store, SYSTEM, user_id=member_id, waiting=FORGONE_ONLY)
+                if member_id
+                else []
+            )
             applied_all += applied
             applied_by.append((name, applied))
             builds[name] = spec.build(gm_parts(applied))

@@ -19,6 +19,7 @@ from bot.local.fake.server import FakeDiscord
 from bot.local.fake.world import FakeMessage
 from bot.store import Sheet
 from bot.ui.embeds import VERDICT_COLOURS, WARNING
+from bot.ui.rps import GRANT_TAKEN
 from tests.e2e.compact import assert_compact, open_details
 from tests.e2e.compact import shown as details_of
 
@@ -970,3 +971,138 @@ async def test_a_check_after_an_unrevealed_hidden_one_keeps_the_pool_hidden(
     assert "/40" in fields(await details_of(harness, after))["Pool"] and "Progress" in fields(
         started.original.embed
     )
+
+
+# --------------------------------------------------------------------------------------------------
+# RPS-6: a GM grants a player an assumed success at any Base
+
+
+async def grant_assumed(harness: Harness, world: World, **options: Any) -> Answer:
+    values = {"system": "rps", "kind": "assumed_success", "member": world.alice} | options
+    given = {name: value for name, value in values.items() if value is not None}
+    return await harness.slash(world.guild, world.general, world.gm, "gm modifier", given)
+
+
+async def pending_kinds(harness: Harness, world: World, user=None) -> list[tuple[str, int]]:
+    store = harness.bot.store
+    pending = await store.modifiers.pending_for(
+        world.guild.id, world.general.id, "rps", (user or world.alice).id
+    )
+    return [(m.kind, m.uses_left) for m in pending]
+
+
+async def test_a_gm_grant_lets_a_player_forgo_at_any_base(harness: Harness, world: World) -> None:  # RPS-6
+    set_ = await grant_assumed(harness, world)
+    assert set_.ephemeral and "may forgo the roll at any Base" in set_.content
+    assert "/rps check forgo:True" in set_.content
+    listed = await harness.slash(world.guild, world.general, world.gm, "gm modifiers", {})
+    assert f"RPS: assumed success for {world.alice.mention}, 1 of 1 use left" in listed.embed["description"]
+    scripted = dice(harness, 4, 4)
+    # a check that rolls leaves the grant waiting: the player chooses when to take it
+    rolled = await check(harness, world, base=9)
+    assert rolled.embed["title"] == "Alice - Base 9: SL 1, acceptable success"
+    assert await pending_kinds(harness, world) == [("assumed_success", 1)]
+    taken = await check(harness, world, base=9, forgo=True)
+    assert not taken.ephemeral and taken.embed["title"] == "Alice - Base 9: SL 1, assumed success"
+    assert assert_compact(taken.original) == [
+        "No roll: the success is assumed (granted by the GM)",
+        f"GM modifier: assumed success (set by {world.gm.mention})",
+    ]
+    assert scripted.used == 2  # the forgone check rolled nothing
+    assert await pending_kinds(harness, world) == []
+    # used once: the next forgo at 15 or below is refused, and changes nothing
+    again = await check(harness, world, base=9, forgo=True)
+    assert again.ephemeral and again.content == (
+        "A Base of 9 is not above 15: roll the dice, or ask a GM to grant you an assumed success."
+    )
+    assert again.public() == []
+
+
+async def test_a_grant_is_kept_by_a_check_that_does_not_need_it(harness: Harness, world: World) -> None:
+    # RPS-6: a Base above 15 forgoes on its own; the GM's grant stays for a harder check
+    await grant_assumed(harness, world)
+    dice(harness)
+    high = await check(harness, world, base=18, forgo=True)
+    assert assert_compact(high.original) == ["No roll: the success is assumed (Base 18 is above 15)"]
+    assert await pending_kinds(harness, world) == [("assumed_success", 1)]
+
+
+async def test_a_grant_covers_a_gm_difficulty_that_brings_the_base_down(
+    harness: Harness, world: World
+) -> None:  # RPS-6, GM-3: the difficulty applies and is shown; the grant keeps the forgo
+    store = harness.bot.store
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "rps", world.alice.id, "difficulty", -5, 1, world.gm.id
+    )
+    await grant_assumed(harness, world)
+    dice(harness)
+    answer = await check(harness, world, base=18, forgo=True)
+    assert answer.embed["title"] == "Alice - Base 13: SL 1, assumed success"
+    assert assert_compact(answer.original)[-1] == (
+        f"GM modifiers: difficulty -5 (set by {world.gm.mention}); "
+        f"assumed success (set by {world.gm.mention})"
+    )
+    assert await pending_kinds(harness, world) == []
+
+
+async def test_other_rps_rolls_leave_the_grant_waiting(harness: Harness, world: World) -> None:
+    # RPS-6: a resisted action and a sustained action's check never forgo, so they take no grant; nor does
+    # a grant refuse a contest another player runs (GM-3 refuses only modifiers the contest would take)
+    await grant_assumed(harness, world)
+    dice(harness, 2, 3, 6, 6)
+    resisted = await harness.slash(
+        world.guild,
+        world.general,
+        world.bob,
+        "rps resisted",
+        {"member1": world.alice, "base1": 12, "party2": "Guard", "base2": 10},
+    )
+    assert not resisted.ephemeral and resisted.embed["title"].startswith("Resisted: Alice wins")
+    started = await start_pool(harness, world)
+    dice(harness, 3, 4)
+    pooled = await harness.click(started.original, "Roll next check", world.alice)
+    assert pooled.embed["title"] == "Alice - Pick the lock: SL 8, good success"
+    assert await pending_kinds(harness, world) == [("assumed_success", 1)]
+
+
+async def test_a_grant_for_everyone_gives_each_player_one(harness: Harness, world: World) -> None:
+    # RPS-6, GM-3: a grant for everyone lets each player forgo once
+    await grant_assumed(harness, world, member=None)
+    dice(harness)
+    for user in (world.alice, world.bob):
+        answer = await check(harness, world, user=user, base=5, forgo=True)
+        assert answer.embed["title"].endswith("Base 5: SL 1, assumed success"), answer.content
+    refused = await check(harness, world, user=world.bob, base=5, forgo=True)
+    assert refused.ephemeral and refused.content.startswith("A Base of 5 is not above 15")
+
+
+async def test_an_assumed_success_takes_no_value(harness: Harness, world: World) -> None:  # GM-2
+    refused = await grant_assumed(harness, world, value="2")
+    assert refused.ephemeral and refused.content == (
+        "An assumed success modifier takes no value; leave value empty."
+    )
+    assert await pending_kinds(harness, world) == []
+
+
+async def test_two_forgone_checks_at_once_take_one_grant(harness: Harness, world: World) -> None:
+    # RPS-6, GM-3: each use is taken once; the second check is refused with one sentence
+    await grant_assumed(harness, world)
+    dice(harness)
+    first, second = await asyncio.gather(
+        check(harness, world, base=7, forgo=True), check(harness, world, base=7, forgo=True)
+    )
+    taken = [a for a in (first, second) if not a.ephemeral]
+    refused = [a for a in (first, second) if a.ephemeral]
+    assert len(taken) == 1 and taken[0].embed["title"] == "Alice - Base 7: SL 1, assumed success"
+    # (answers sent at once share their message windows: what is public is counted in the channel)
+    assert len(refused) == 1 and refused[0].content in (
+        GRANT_TAKEN,
+        "A Base of 7 is not above 15: roll the dice, or ask a GM to grant you an assumed success.",
+    )
+    results = [
+        m
+        for m in harness.fake.messages.values()
+        if m.channel_id == world.general.id and not m.ephemeral and not m.deleted and m.embeds
+    ]
+    assert len(results) == 1
+    assert await pending_kinds(harness, world) == []

@@ -61,17 +61,29 @@ def export_text(rows: Sequence[Sequence[Any]], fmt: ExportFormat, header: bool =
     if fmt == "jsonl":
         return "".join(dumps(record) + "\n" for record in records)
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    # RFC 4180 line ends: a cell holding a lone CR is then quoted too (with LF alone it broke the row)
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\r\n")
     if header:
         writer.writeheader()
     for record in records:
         writer.writerow(
             {
-                k: dumps(v) if isinstance(v, dict | list) else ("" if v is None else v)
+                k: dumps(v) if isinstance(v, dict | list) else ("" if v is None else _inert(v))
                 for k, v in record.items()
             }
         )
     return out.getvalue()
+
+
+def _inert(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula (a player's skill named ``=HYPERLINK(..)`` in a
+    summary) starts with a quote, as OWASP advises for CSV files; numbers stay numbers."""
+    if isinstance(value, str) and value[:1] in _FORMULA_STARTS:
+        return "'" + value
+    return value
+
+
+_FORMULA_STARTS = frozenset("=+-@\t\r")
 
 
 def _log_id(row: Row | None) -> int:

@@ -69,6 +69,20 @@ async def test_export_jsonl_and_csv(store: Store) -> None:
         await store.log.export(G, C, "xml")  # type: ignore[arg-type]
 
 
+async def test_csv_cells_never_run_as_spreadsheet_formulas(store: Store) -> None:
+    # a player's skill named like a formula reaches the summary; a spreadsheet must show it, not run it
+    planted = ['=HYPERLINK("http://x","a"): S1, success', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+    for n, summary in enumerate(planted):
+        await store.log.add(_roll(n).model_copy(update={"summary": summary, "result": "-1 failure"}))
+    rows = list(csv.DictReader(io.StringIO(await store.log.export(G, C, "csv"), newline="")))
+    assert [r["summary"] for r in rows] == ["'" + s for s in planted]
+    assert {r["result"] for r in rows} == {"'-1 failure"}
+    assert rows[0]["id"].isdigit() and rows[0]["user_id"] == str(P)  # numbers stay numbers
+    # the JSON lines export keeps the text as it was: it is data, not a sheet
+    lines = (await store.log.export(G, C)).splitlines()
+    assert [json.loads(line)["summary"] for line in lines] == planted
+
+
 async def test_bad_records_are_refused(store: Store) -> None:
     with pytest.raises(InvalidData, match="too big"):
         await store.log.add(_roll(1).model_copy(update={"inputs": {"x": "y" * 20_000}}))

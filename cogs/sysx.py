@@ -90,6 +90,9 @@ Attribute = app_commands.Range[int, 1, 20]
 Rating = app_commands.Range[int, 0, 10]
 RuleModifier = app_commands.Range[int, -10, 10]
 VISIBILITY_HELP = "Who sees the result (default: this channel's default)."
+#: GM-3: an opposed check's target only defends, so a required margin left for them waits for their own
+#: action (the actor's judges the final margin, SX-7)
+TARGET_WAITS = frozenset({"required_margin"})
 
 
 def _need_guild(interaction: discord.Interaction[Any]) -> discord.Guild:
@@ -279,13 +282,17 @@ class SystemX(
         )  # fmt: skip
         chart, custom, style = table.chart, table.custom, table.style
         actor_source, target_source = acting.source, opposing.source
-        # GM-3: the actor's pending modifiers apply to the actor's check (the target only defends); an
-        # NPC has none
+        # GM-3: each member's pending modifiers apply to their own check (an NPC has none); a required
+        # margin judges the action, so only the actor's applies and the target's waits
         await refuse_dodged_modifiers(interaction, self.store, SYSTEM, [acting.member_id])
+        await refuse_dodged_modifiers(
+            interaction, self.store, SYSTEM, [opposing.member_id], unused=TARGET_WAITS
+        )
         # after the options are read: a refused roll opens no GM copy (its GMs would be notified)
         await reach_gms(interaction, self.store, mode)
         applied = await self._take(interaction, acting)
-        gm = gm_modifiers(applied)
+        target_applied = await self._take(interaction, opposing, waiting=TARGET_WAITS)
+        gm, target_gm = gm_modifiers(applied), gm_modifiers(target_applied)
         dice = [self._roll(), self._roll()]
         actor_result = check(
             chart,
@@ -296,7 +303,14 @@ class SystemX(
             wounds=actor_source.wounds,
             required=gm.required or S0,
         )
-        target_result = check(chart, target_source.sv, dice[1], wounds=target_source.wounds)
+        target_result = check(
+            chart,
+            target_source.sv,
+            dice[1],
+            roll_modifier=target_gm.roll,
+            sv_modifier=target_gm.sv,
+            wounds=target_source.wounds,
+        )
         final = opposed(actor_result.margin, target_result.margin)
         need = gm.required or S0  # SX-7: a GM's required margin for the actor judges the final margin
         details = opposed_details(
@@ -305,6 +319,7 @@ class SystemX(
             final,
             style,
             applied=applied,
+            target_applied=target_applied,
             custom_chart=custom,
             required=need,
         )
@@ -314,12 +329,15 @@ class SystemX(
             final,
             style,
             applied=applied,
+            target_applied=target_applied,
             required=need,
         )
         actor_odds = sysx_check(
             actor_source.sv, gm.roll, gm.sv, actor_source.wounds, actor_result.required, chart
         )
-        target_odds = sysx_check(target_source.sv, 0, 0, target_source.wounds, S0, chart)
+        target_odds = sysx_check(
+            target_source.sv, target_gm.roll, target_gm.sv, target_source.wounds, S0, chart
+        )
         add_odds(details, sysx_opposed_line(actor_odds, target_odds, final, style, need))
         await publish(
             interaction,
@@ -346,11 +364,13 @@ class SystemX(
             kind="System X opposed check",
         )
 
-    async def _take(self, interaction: discord.Interaction[Any], party: SxParty) -> list[AppliedModifier]:
+    async def _take(
+        self, interaction: discord.Interaction[Any], party: SxParty, waiting: frozenset[str] = frozenset()
+    ) -> list[AppliedModifier]:
         """GM-3: a member's pending System X modifiers; an NPC has none."""
         if party.member_id is None:
             return []
-        return await take_modifiers(interaction, self.store, SYSTEM, party.member_id)
+        return await take_modifiers(interaction, self.store, SYSTEM, party.member_id, waiting=waiting)
 
     async def _member_skills(
         self, interaction: discord.Interaction[Any], option: str, current: str
@@ -548,9 +568,17 @@ class SystemX(
         gm = gm_modifiers(applied)
         need, required_by = self._required(required, gm)
         dice = [self._roll() for _ in sources]
+        # GM-3: a use is one roll, so the GM's SV and roll modifiers apply to the chain's first check (the
+        # seed: "for one use of the core resolution mechanic"); a required margin judges the chain's result
         steps = [
-            SkillCheck(sv=s.sv, sv_modifier=gm.sv, roll_modifier=gm.roll, wounds=s.wounds, label=s.label)
-            for s in sources
+            SkillCheck(
+                sv=s.sv,
+                sv_modifier=gm.sv if index == 0 else 0,
+                roll_modifier=gm.roll if index == 0 else 0,
+                wounds=s.wounds,
+                label=s.label,
+            )
+            for index, s in enumerate(sources)
         ]
         outcome = synergy(chart, steps, dice, required=need)
         details = synergy_details(

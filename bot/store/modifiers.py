@@ -250,9 +250,11 @@ class ModifierRepository:
         user_id: int,
         *,
         waiting: frozenset[str] = frozenset(),
+        everyone_only: bool = False,
     ) -> list[AppliedModifier]:
         """Hold one use of every modifier matching this roll under ``key`` (GM-3), in the database; those of
-        a kind in ``waiting`` (one that would change nothing: an advantage the player already has) wait.
+        a kind in ``waiting`` (one that would change nothing: an advantage the player already has) wait,
+        and with ``everyone_only`` (a member's roll in a contest another player runs) so do their own.
 
         The uses are taken by the `taker` step inside the unit of work that logs the roll
         (``RollLogRepository.add(record, modifiers=ticket)``), so a roll is never half-applied. Until then
@@ -271,7 +273,7 @@ class ModifierRepository:
             free = [
                 (row, left)
                 for row, left in await self._free(tx, params, user_id)
-                if row["kind"] not in waiting
+                if row["kind"] not in waiting and not (everyone_only and row["target_user_id"] is not None)
             ]
             expires = time.time() + TICKET_TTL_S
             if free:

@@ -86,20 +86,28 @@ async def take_modifiers(
 
     The uses are taken when `publish` logs this interaction's roll (same transaction), or by the write
     given the interaction's ticket; an error before that gives them back (`report_error`).
-    ``user_id``: another member, a party to a contest: their modifiers are theirs to use, so only their
-    own contest or a GM's takes them; one a player runs leaves them pending (GM-3). ``waiting``: kinds
-    that would change nothing on this roll (an advantage it already has) keep their use.
+    ``user_id``: another member, a party to a contest. Their own modifiers are theirs to use, so only
+    their own contest or a GM's takes them (one a player runs was refused: `refuse_dodged_modifiers`);
+    the table's, for everyone, apply to their roll in any contest, as to the roller's (GM-3).
+    ``waiting``: kinds that would change nothing on this roll (an advantage it already has) keep their use.
     """
     if interaction.channel_id is None:
         return []
-    if user_id is not None and user_id != interaction.user.id and not await is_gm(interaction, store):
-        return []
+    everyone_only = (
+        user_id is not None and user_id != interaction.user.id and not await is_gm(interaction, store)
+    )
     if _none_pending(interaction, system):
         return []
     guild_id = interaction.guild.id if interaction.guild is not None else None
     who = user_id if user_id is not None else interaction.user.id
     return await store.modifiers.reserve(
-        interaction.id, guild_id, interaction.channel_id, system, who, waiting=waiting
+        interaction.id,
+        guild_id,
+        interaction.channel_id,
+        system,
+        who,
+        waiting=waiting,
+        everyone_only=everyone_only,
     )
 
 

@@ -315,10 +315,11 @@ def opposed_compact(
     style: MarginStyle,
     *,
     applied: Sequence[AppliedModifier],
+    target_applied: Sequence[AppliedModifier] = (),
     required: Margin = S0,
 ) -> discord.Embed:
     """``Ayla (Climb) vs Bo (Wits): S1, success``; both dice and margins, and the final margin, judged
-    against the actor's required margin (SX-7, a GM's; S0 by default)."""
+    against the actor's required margin (SX-7, a GM's; S0 by default); each party's GM modifiers."""
     (actor_name, actor_source, actor_result), (target_name, target_source, target_result) = actor, target
     succeeded, verdict = judged(final, required)
     how = opposed_how(actor_name, target_name, actor_result.margin, target_result.margin, final, style)
@@ -329,7 +330,10 @@ def opposed_compact(
             f"{actor_name} {_die_text(actor_result)} → {actor_result.margin.format(style)} · "
             f"{target_name} {_die_text(target_result)} → {target_result.margin.format(style)}",
             how + (f"; {_needed(required, style)}" if required != S0 else ""),
-            gm_line(applied, actor_name),
+            "; ".join(
+                line for line in (gm_line(applied, actor_name), gm_line(target_applied, target_name)) if line
+            )
+            or None,
         ],
         verdict=verdict,
     )
@@ -521,6 +525,7 @@ def opposed_details(
     style: MarginStyle,
     *,
     applied: Sequence[AppliedModifier],
+    target_applied: Sequence[AppliedModifier] = (),
     custom_chart: bool,
     required: Margin = S0,
 ) -> discord.Embed:
@@ -541,9 +546,10 @@ def opposed_details(
             f" → **{final.format(style)}**",
         ),
     ]
-    mods = modifier_field(applied)
-    if mods:
-        fields.append((f"{mods[0]} (on the actor's check)", mods[1]))
+    for party, mine in (("actor", applied), ("target", target_applied)):
+        mods = modifier_field(mine)
+        if mods:
+            fields.append((f"{mods[0]} (on the {party}'s check)", mods[1]))
     succeeded, verdict = judged(final, required)
     return result_embed(
         f"Opposed check: {outcome_words(final, style, succeeded)}",
@@ -551,7 +557,9 @@ def opposed_details(
         description=f"{actor_name} against {target_name}; {_needed(required, style)} (SX-7)",
         fields=fields,
         inline=False,
-        footer=_footer([*_rules(actor_result, target_result), "SX-8"], applied, custom_chart),
+        footer=_footer(
+            [*_rules(actor_result, target_result), "SX-8"], [*applied, *target_applied], custom_chart
+        ),
     )
 
 
@@ -618,7 +626,7 @@ def synergy_details(
     )
     mods = modifier_field(applied)
     if mods:
-        fields.append((f"{mods[0]} (on every check of the chain)", mods[1]))
+        fields.append((f"{mods[0]} (on the chain's first check)", mods[1]))
     results = [link.result for link in outcome.links]
     return result_embed(
         f"Synergistic check: {outcome.margin.format(style)}, {verdict_word}",

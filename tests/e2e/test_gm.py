@@ -700,6 +700,13 @@ async def test_a_modifier_of_0_and_a_request_in_the_gm_channel_are_refused(
         ),
         (
             "sysx",
+            "sv",
+            -2,
+            "sysx opposed",
+            lambda w: {"actor_npc": "Orc", "actor_sv": 12, "target": w.bob, "target_sv": 10},
+        ),
+        (
+            "sysx",
             "roll",
             -2,
             "sysx combined",
@@ -716,11 +723,18 @@ async def test_a_modifier_of_0_and_a_request_in_the_gm_channel_are_refused(
 )
 async def test_a_contest_a_player_runs_cannot_dodge_another_member_s_modifier(
     harness: Harness, world: World, system: str, kind: str, value: int, path: str, options: Any
-) -> None:  # GM-3: Bob's modifier is Bob's: Alice's contest naming him is refused; his own or a GM's takes it
+) -> (
+    None
+):  # GM-3: Bob's modifier is Bob's: Alice's contest naming him is refused; his own or a GM's takes it.
+    # The table's modifier for everyone applies to Bob's roll in any contest.
     store = harness.bot.store
     await store.modifiers.set(world.guild.id, world.general.id, system, None, kind, value, 5, world.gm.id)
     everyone = await harness.slash(world.guild, world.general, world.alice, path, options(world))
     assert not everyone.ephemeral, everyone.content  # a modifier for everyone is the table's: no refusal
+    # ... and it applies to Bob's roll in Alice's contest as to his own: one of his five uses is taken
+    [bobs] = await store.modifiers.pending_for(world.guild.id, world.general.id, system, world.bob.id)
+    assert bobs.uses_left == 4
+    assert f"{value:+d}" in everyone.text() and world.gm.mention in everyone.text()
     await store.modifiers.set(
         world.guild.id, world.general.id, system, world.bob.id, kind, value, 1, world.gm.id
     )

@@ -507,20 +507,27 @@ async def test_opposed_against_an_npc_and_an_npc_acting(harness: Harness, world:
     assert "Gate \\*guard\\*" in field(embed, "Target: SV 13")  # the NPC's name, markdown escaped
     [logged_roll] = await harness.bot.store.log.last(world.guild.id, world.general.id, 1)
     assert logged_roll.inputs["target"] is None and logged_roll.inputs["target_name"] == "Gate \\*guard\\*"
-    # an NPC acting takes no GM modifier; Alice, only defending, keeps hers for her next check
-    await harness.bot.store.modifiers.set(
+    # an NPC acting takes no GM modifier; Alice defending takes her roll modifier on her own check (GM-3),
+    # while a required margin left for her waits: it judges an action of hers, not the Ogre's
+    store = harness.bot.store
+    await store.modifiers.set(
         world.guild.id, world.general.id, "sysx", world.alice.id, "roll", 1, 1, world.gm.id
+    )
+    await store.modifiers.set(
+        world.guild.id, world.general.id, "sysx", world.alice.id, "required_margin", "S2", 1, world.gm.id
     )
     options = {"actor_npc": "Ogre", "actor_sv": 15, "target": world.alice, "target_skill": "Climb"}
     again = await sysx(harness, world, "opposed", options, user=world.gm)
     third, fourth = seeded(2, skip=2)
-    final = sx.opposed(sx.check(CHART, 15, third).margin, sx.check(CHART, 16, fourth).margin)
+    defended = sx.check(CHART, 16, fourth, roll_modifier=1)
+    final = sx.opposed(sx.check(CHART, 15, third).margin, defended.margin)
     assert again.embed["title"].startswith(f"Ogre (SV 15) vs Ayla (Climb): {final.signed()}")
-    assert field(await details(harness, again, world.alice), "Opposed (SX-8)").endswith(
-        f"**{final.signed()}**"
-    )
-    assert "GM modifier" not in again.original.text()
-    assert len(await harness.bot.store.modifiers.list(world.guild.id, world.general.id)) == 1
+    shown = await details(harness, again, world.alice)
+    assert field(shown, "Opposed (SX-8)").endswith(f"**{final.signed()}**")
+    assert world.gm.mention in field(shown, "GM modifier (on the target's check)")
+    assert assert_compact(again.original)[-1] == f"GM modifier for Ayla: roll +1 (set by {world.gm.mention})"
+    [waiting] = await store.modifiers.list(world.guild.id, world.general.id)
+    assert (waiting.kind, waiting.uses_left) == ("required_margin", 1)
 
 
 async def test_a_side_given_by_a_skill_alone_is_yours_and_by_an_sv_alone_an_unnamed_npc(
@@ -594,6 +601,36 @@ async def test_combined_with_members_and_npcs(harness: Harness, world: World) ->
         {"member": None, "name": "Ogre", "sv": 15},
         {"member": None, "name": "Elf", "sv": 9},
     ]
+
+
+async def test_a_gm_modifier_applies_to_the_chain_s_first_check_only(harness: Harness, world: World) -> None:
+    # GM-3, SX-10: one use is one roll ("for one use of the core resolution mechanic"): the first check
+    # takes the GM's SV and roll modifiers, the later checks only carry margins
+    store = harness.bot.store
+    for kind in ("sv", "roll"):
+        await store.modifiers.set(
+            world.guild.id, world.general.id, "sysx", world.alice.id, kind, 4, 1, world.gm.id
+        )
+    answer = await sysx(harness, world, "synergy", {"skills": "10, 10, 10"})
+    dice = seeded(3)
+    steps = [sx.SkillCheck(sv=10, sv_modifier=4, roll_modifier=4)] + [sx.SkillCheck(sv=10)] * 2
+    outcome = sx.synergy(CHART, steps, dice)
+    assert f": {outcome.margin.signed()}" in answer.embed["title"]
+    embed = await details(harness, answer, world.alice)
+    first, second, third = (embed["fields"][i]["value"] for i in range(3))
+    assert (
+        first.startswith("SV 10 (given); modifier +4 → 14\n") and f"d20: **{dice[0]}**, modifier +4" in first
+    )
+    for later, die, link in ((second, dice[1], outcome.links[1]), (third, dice[2], outcome.links[2])):
+        # no roll modifier on the die; the SV moves only by the carried margin
+        assert f"d20: **{die}**\n" in later
+        assert later.startswith(
+            f"SV 10 (given); modifier {link.carried:+d} → {10 + link.carried}\n"
+            if link.carried
+            else "SV 10 (given)\n"
+        )
+    assert field(embed, "GM modifiers (on the chain's first check)")
+    assert await store.modifiers.list(world.guild.id, world.general.id) == []  # one use each, taken once
 
 
 async def test_synergy_chain_carries_each_margin(harness: Harness, world: World) -> None:  # SX-10

@@ -187,6 +187,12 @@ class GM(commands.Cog):
         guild_id, channel_id = _here(interaction)
         kind = kind.strip().lower()
         parsed = parse_value(system, kind, value)
+        settings = await _store(interaction).settings.get(guild_id)
+        if channel_id == settings.gm_channel_id:  # a modifier waits for rolls here, where players roll none
+            raise UserError(
+                "This is the GM channel, where players do not roll: set the modifier in the channel where "
+                "they play (only you see the answer there)."
+            )
         pending = await _store(interaction).modifiers.set(
             guild_id,
             channel_id,

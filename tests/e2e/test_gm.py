@@ -685,6 +685,18 @@ async def test_a_modifier_of_0_and_a_request_in_the_gm_channel_are_refused(
     )
     assert there.ephemeral and there.content.startswith("This is the GM channel, which players cannot read")
     assert there.public() == [] and there.original.custom_ids() == []  # no request, no button
+    # a modifier set there would wait for rolls in the GM channel, which players never make
+    before = await store.modifiers.list(world.guild.id, world.gm_screen.id)
+    secret = await gm(
+        harness,
+        world,
+        world.gm,
+        "modifier",
+        {"system": "sysx", "kind": "roll", "value": "-2", "member": world.alice},
+        channel=world.gm_screen,
+    )
+    assert secret.ephemeral and secret.content.startswith("This is the GM channel, where players do not roll")
+    assert await store.modifiers.list(world.guild.id, world.gm_screen.id) == before == []
 
 
 @pytest.mark.parametrize(

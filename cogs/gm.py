@@ -314,13 +314,17 @@ class GM(commands.Cog):
     @gm_only()
     async def unclaim(self, interaction: discord.Interaction[Any]) -> None:
         guild_id, channel_id = _here(interaction)
-        removed = await _store(interaction).gm.remove_channel_gm(guild_id, channel_id, interaction.user.id)
-        text = (
-            "You no longer have this channel: its hidden rolls no longer come to you by DM."
-            if removed
-            else "You had not claimed this channel (only a GM of it by /gm claim or /setup channel-gm can "
-            "unclaim it)."
-        )
+        store = _store(interaction)
+        # only a claim: an admin's appointment (GM rights and the DMs with them) is the admin's to take back
+        if await store.gm.remove_claim(guild_id, channel_id, interaction.user.id):
+            text = "You no longer have this channel: its hidden rolls no longer come to you by DM."
+        elif await store.gm.is_channel_gm(guild_id, channel_id, interaction.user.id):
+            text = (
+                "An admin made you GM of this channel, so its hidden rolls reach you as its GM; an admin "
+                "can take that back with /setup channel-gm remove."
+            )
+        else:
+            text = "You had not claimed this channel, so there is nothing to give up."
         await reply(interaction, text, ephemeral=True)
 
 

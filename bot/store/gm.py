@@ -38,6 +38,14 @@ class ChannelGMRepository:
         )
         return outcome.rowcount > 0
 
+    async def remove_claim(self, guild_id: int, channel_id: int, user_id: int) -> bool:
+        """Take back ``user_id``'s claim of the channel (an admin's appointment stays); False if none."""
+        outcome = await self._db.execute(
+            "DELETE FROM channel_gms WHERE guild_id = ? AND channel_id = ? AND user_id = ? AND claimed = 1",
+            (guild_id, channel_id, user_id),
+        )
+        return outcome.rowcount > 0
+
     async def list_channel_gms(self, guild_id: int, channel_id: int) -> list[int]:
         """The channel's GMs and claimers, in the order they were added (`channel_gms` says which claimed)."""
         return [user_id for user_id, _ in await self.channel_gms(guild_id, channel_id)]

@@ -95,6 +95,21 @@ async def test_a_claim_gives_no_rights_once_its_gm_loses_the_gm_role(
     assert (await sysx(harness, world, world.alice, "blind")).dms(world.gm) != []
 
 
+async def test_unclaim_gives_up_a_claim_never_an_admin_s_appointment(harness: Harness, world: World) -> None:
+    # GM-1: a member an admin made GM of the channel stays one after /gm unclaim, and is told who can undo it
+    await harness.slash(
+        world.guild, world.general, world.manager, "setup channel-gm add", {"member": world.carol}
+    )
+    kept = await gm(harness, world, world.carol, "unclaim")
+    assert kept.ephemeral and kept.content.startswith("An admin made you GM of this channel")
+    assert "/setup channel-gm remove" in kept.content
+    assert await harness.bot.store.gm.is_channel_gm(world.guild.id, world.general.id, world.carol.id)
+    still = await gm(harness, world, world.carol, "modifiers")
+    assert still.ephemeral and still.embed["title"].startswith("Pending GM modifiers")
+    nothing = await gm(harness, world, world.gm, "unclaim")  # a server GM who never claimed it
+    assert nothing.content == "You had not claimed this channel, so there is nothing to give up."
+
+
 async def test_when_every_gm_refuses_dms_the_roll_is_not_rolled_and_says_how_to_fix_it(
     harness: Harness, world: World
 ) -> None:

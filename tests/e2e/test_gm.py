@@ -359,6 +359,13 @@ async def test_settings_round_trip(harness: Harness, world: World) -> None:
     store = harness.bot.store
     shown = await set_up(harness, world, world.manager, "settings")
     assert shown.ephemeral and shown.embed["title"] == "Server settings"
+    # hidden by default where no GM could see a hidden roll: every plain roll would be refused
+    hidden = await set_up(harness, world, world.manager, "settings", {"visibility": "gm", "decks": 6})
+    assert hidden.ephemeral and hidden.content.startswith(
+        "No GM could see this channel's rolls if they were gm"
+    )
+    assert (await store.settings.get(world.guild.id)).decks_per_shoe == 1  # nothing of it saved
+    await gm(harness, world, world.gm, "claim")  # now one can
     fields = {f["name"]: f["value"] for f in shown.embed["fields"]}
     assert fields["Margins (System X)"] == "signed (+3)" and fields["Decks per shoe (cards)"] == "1"
     changed = await set_up(
@@ -402,6 +409,7 @@ async def test_settings_round_trip(harness: Harness, world: World) -> None:
 
 async def test_a_blind_default_with_blind_rolls_off_is_refused(harness: Harness, world: World) -> None:
     store = harness.bot.store
+    await gm(harness, world, world.gm, "claim")  # a GM who can see this channel's hidden rolls
     sentence = (
         "Blind rolls would be off while this channel's rolls are blind by default: turn allow_blind on, "
         "or give this channel another visibility."

@@ -37,7 +37,7 @@ from bot.core.odds import percent
 from bot.core.odds.format import is_estimate, move_chance
 from bot.core.odds.rps import MAX_GOAL, check_count_distribution, sustained_odds
 from bot.core.odds.systemx import combined_distribution, opposed_distribution
-from bot.core.systemx import S0, parse_chart, required_margin
+from bot.core.systemx import S0, parse_chart, required_margin, wound_cap
 from bot.store import Store
 from bot.ui import dn as dn_ui
 from bot.ui import sysx as sx_ui
@@ -109,6 +109,15 @@ BJ_DIFFICULTIES = [
 ]
 COMPLEXITY = [app_commands.Choice(name=name, value=value) for name, value in dn_ui.COMPLEXITY_CHOICES]
 POOL_CHECKS_AHEAD = 100
+
+
+def _wounds_text(sv: int, wounds: tuple[int, int] | None) -> str:
+    """``wounds 3/10, SV capped at 6``: what the check would say of the wounds (SX-2)."""
+    if not wounds:
+        return ""
+    cap = wound_cap(*wounds)
+    capped = f", SV capped at {cap}" if cap is not None and cap < sv else ""
+    return f"wounds {wounds[0]}/{wounds[1]}{capped}"
 
 
 @dataclass
@@ -216,7 +225,7 @@ class Odds(
             for part in (
                 f"roll {roll_modifier:+d}" if roll_modifier else "",
                 f"SV {sv_modifier:+d}" if sv_modifier else "",
-                f"wounds {source.wounds[0]}/{source.wounds[1]}" if source.wounds else "",
+                _wounds_text(source.sv + sv_modifier, source.wounds),
             )
             if part
         )

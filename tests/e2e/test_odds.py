@@ -121,7 +121,7 @@ async def test_odds_sysx_reads_the_sheet_with_its_wounds(
     embed = answered(await odds(harness, world, "sysx", {"skill": "Climb"}))
     expected = check_odds(16, wounds=(2, 10), chart=CHART)
     assert embed["description"].startswith(f"**{percent(expected.success)} to succeed")
-    assert "wounds 2/10" in field(embed, "Inputs")
+    assert "wounds 2/10, SV capped at 4" in field(embed, "Inputs")  # as the check says it (SX-2)
 
 
 async def test_odds_dn(harness: Harness, world: World) -> None:  # DN-4, DN-5

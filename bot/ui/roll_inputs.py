@@ -231,6 +231,8 @@ def unnamed_party(
         return user, npc
     if sv is not None and not has_skill:
         return None, slot[:1].upper() + slot[1:]
+    if has_skill and sv is not None:  # as /sysx check says it: which one was meant is not ours to guess
+        raise UserError(f"Give {slot} a skill or a Skill Value, not both.")
     return member, npc
 
 

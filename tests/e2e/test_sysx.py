@@ -568,6 +568,8 @@ async def test_npc_parties_are_refused_without_an_sv_or_with_a_skill(harness: Ha
          "Give the actor: a member, or an NPC's name in actor_npc with its SV."),
         ({"actor_skill": "Climb", "target_skill": "Climb"},  # both default to the user: once only
          "Each member or NPC takes part only once; give NPCs different names."),
+        ({"actor_npc": "Ogre", "actor_sv": 3, "target_sv": 4, "target_skill": "Climb"},
+         "Give the target a skill or a Skill Value, not both."),
     ]  # fmt: skip
     for options, sentence in cases:
         refused = await sysx(harness, world, "opposed", options, user=world.gm)

@@ -33,7 +33,9 @@ from bot.ui.gm import (
 )
 from bot.ui.permissions import gm_only, manage_guild_only, player_readers
 from bot.ui.reply import UserError, defer, reply
+from bot.ui.roll_inputs import at_once
 from bot.ui.rps import ASSUMED_SUCCESS
+from bot.ui.sysx import margin_style
 from bot.ui.visibility import gm_channel_readers, role_names
 
 if TYPE_CHECKING:
@@ -204,7 +206,7 @@ class GM(commands.Cog):
             interaction.user.id,
         )
         whose = f"{_name(member)}'s" if member else "each player's"
-        amount = value_text(system, kind, parsed)
+        amount = value_text(system, kind, parsed, margin_style(settings))
         rolls = f"{system_label(system)} roll" if uses == 1 else f"{uses} {system_label(system)} rolls"
         said = f"Set `#{pending.id}`: {KIND_WORDS[kind]}{amount} on {whose} next {rolls} in this channel."
         if kind == ASSUMED_SUCCESS:  # RPS-6: taken only by a check that asks to forgo the roll
@@ -219,8 +221,11 @@ class GM(commands.Cog):
     @gm_only()
     async def modifiers(self, interaction: discord.Interaction[Any]) -> None:
         guild_id, channel_id = _here(interaction)
-        pending = await _store(interaction).modifiers.list(guild_id, channel_id)
-        await reply(interaction, embed=modifiers_embed(pending), ephemeral=True)
+        store = _store(interaction)
+        pending, settings = await at_once(
+            store.modifiers.list(guild_id, channel_id), store.settings.get(guild_id)
+        )
+        await reply(interaction, embed=modifiers_embed(pending, margin_style(settings)), ephemeral=True)
 
     @gm.command(name="clear", description="Remove pending GM modifiers in this channel.")
     @app_commands.describe(

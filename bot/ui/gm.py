@@ -17,6 +17,7 @@ from typing import Any
 import discord
 
 from bot.core.blackjack import difficulty_name
+from bot.core.systemx import Margin, MarginStyle
 from bot.store import MODIFIER_KINDS, SYSTEMS, GuildSettings, PendingModifier, Store
 from bot.store.models import SYSTEM_NAMES, VALUELESS_KINDS
 from bot.store.modifiers import BeforeRoll
@@ -59,24 +60,30 @@ def kind_allows(system: str, kind: str) -> str:
     return "no value" if low == high else f"{low} to {high}"
 
 
-def value_text(system: str, kind: str, value: int | str) -> str:
+def value_text(system: str, kind: str, value: int | str, style: MarginStyle | None = None) -> str:
     """`` +2``, `` S1``, nothing for a kind without a value (advantage), and a cards task's difficulty by name
-    (`` Easy (2)``): that modifier replaces the difficulty asked for, it adds nothing."""
+    (`` Easy (2)``): that modifier replaces the difficulty asked for, it adds nothing. A margin is shown
+    in the guild's ``style`` when given."""
     if kind in VALUELESS_KINDS:
         return ""
     if system == "cards" and kind == "difficulty" and isinstance(value, int):
         return f" {difficulty_name(value)} ({value})"
     if isinstance(value, int):
         return f" {value:+d}"
-    return f" {value}"
+    return f" {margin_text(value, style)}"
 
 
-def modifier_value_text(modifier: PendingModifier) -> str:
+def margin_text(value: str, style: MarginStyle | None) -> str:
+    """A stored margin (``S2``) in the display ``style`` (``+2``); as stored without one."""
+    return value if style is None else Margin.parse(value).format(style)
+
+
+def modifier_value_text(modifier: PendingModifier, style: MarginStyle | None = None) -> str:
     """`value_text` of a pending modifier."""
-    return value_text(modifier.system, modifier.kind, modifier.value)
+    return value_text(modifier.system, modifier.kind, modifier.value, style)
 
 
-def modifier_line(modifier: PendingModifier) -> str:
+def modifier_line(modifier: PendingModifier, style: MarginStyle | None = None) -> str:
     """One pending modifier: system, kind, value, for whom, uses, who set it."""
     who = "everyone" if modifier.target_user_id is None else f"<@{modifier.target_user_id}>"
     uses = (
@@ -86,15 +93,15 @@ def modifier_line(modifier: PendingModifier) -> str:
     )
     return (
         f"`#{modifier.id}` {system_label(modifier.system)}: {KIND_WORDS.get(modifier.kind, modifier.kind)}"
-        f"{modifier_value_text(modifier)} for {who}, {uses}, set by <@{modifier.set_by}>"
+        f"{modifier_value_text(modifier, style)} for {who}, {uses}, set by <@{modifier.set_by}>"
     )
 
 
-def modifiers_embed(modifiers: Sequence[PendingModifier]) -> discord.Embed:
-    """The modifiers pending in a channel (GM-3)."""
+def modifiers_embed(modifiers: Sequence[PendingModifier], style: MarginStyle | None = None) -> discord.Embed:
+    """The modifiers pending in a channel (GM-3), System X margins in the guild's ``style``."""
     if not modifiers:
         return info_embed("Pending GM modifiers", "None in this channel.")
-    lines = [modifier_line(m) for m in modifiers]
+    lines = [modifier_line(m, style) for m in modifiers]
     shown: list[str] = []
     for index, line in enumerate(lines):  # whole lines, and how many did not fit
         rest = len(lines) - index

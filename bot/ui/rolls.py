@@ -20,10 +20,11 @@ from typing import Any
 
 import discord
 
+from bot.core.systemx import MarginStyle
 from bot.store import AppliedModifier, RollRecord, Sheet, Store
 from bot.store.models import VALUELESS_KINDS
 from bot.ui.details import details_view, with_details
-from bot.ui.gm import roll_read, system_label
+from bot.ui.gm import margin_text, roll_read, system_label
 from bot.ui.permissions import is_gm
 from bot.ui.reply import UserError
 from bot.ui.visibility import Delivery, Mode, deliver
@@ -167,24 +168,27 @@ def has_modifier(applied: Sequence[AppliedModifier], kind: str) -> bool:
     return any(m.kind == kind for m in applied)
 
 
-def modifier_what(mod: AppliedModifier) -> str:
-    """What a GM modifier does: ``roll +1``, ``advantage``, ``required margin S2``."""
+def modifier_what(mod: AppliedModifier, style: MarginStyle | None = None) -> str:
+    """What a GM modifier does: ``roll +1``, ``advantage``, ``required margin S2`` (``+2`` in the guild's
+    signed ``style`` of System X margins, as the rest of the result shows them)."""
     name = MODIFIER_NAMES.get(mod.kind, mod.kind)
     if mod.kind in VALUELESS_KINDS:
         return name
     if isinstance(mod.value, int):
         return f"{name} {mod.value:+d}"
-    return f"{name} {mod.value}"
+    return f"{name} {margin_text(mod.value, style)}"
 
 
-def describe_modifier(mod: AppliedModifier) -> str:
+def describe_modifier(mod: AppliedModifier, style: MarginStyle | None = None) -> str:
     """One line: what the GM set, by whom, and what is left (shown on the result)."""
     scope = "everyone" if mod.for_everyone else "this player"
     left = f", {mod.uses_left} use{'s' if mod.uses_left != 1 else ''} left" if mod.uses_left else ""
-    return f"{modifier_what(mod)} (for {scope}, set by <@{mod.set_by}>{left})"
+    return f"{modifier_what(mod, style)} (for {scope}, set by <@{mod.set_by}>{left})"
 
 
-def gm_line(applied: Sequence[AppliedModifier], whose: str = "") -> str | None:
+def gm_line(
+    applied: Sequence[AppliedModifier], whose: str = "", style: MarginStyle | None = None
+) -> str | None:
     """A compact result's line for the GM modifiers that applied and who set them; None when none did.
 
     ``whose``: the roller the modifiers belong to, when the result shows several.
@@ -194,15 +198,17 @@ def gm_line(applied: Sequence[AppliedModifier], whose: str = "") -> str | None:
     head = "GM modifier" if len(applied) == 1 else "GM modifiers"
     if whose:
         head += f" for {whose}"
-    return f"{head}: " + "; ".join(f"{modifier_what(m)} (set by <@{m.set_by}>)" for m in applied)
+    return f"{head}: " + "; ".join(f"{modifier_what(m, style)} (set by <@{m.set_by}>)" for m in applied)
 
 
-def modifier_field(applied: Sequence[AppliedModifier]) -> tuple[str, str] | None:
+def modifier_field(
+    applied: Sequence[AppliedModifier], style: MarginStyle | None = None
+) -> tuple[str, str] | None:
     """An embed field listing the GM modifiers that applied, or None when none did."""
     if not applied:
         return None
     title = "GM modifier" if len(applied) == 1 else "GM modifiers"
-    return (title, "\n".join(map(describe_modifier, applied)))
+    return (title, "\n".join(describe_modifier(m, style) for m in applied))
 
 
 def roll_record(

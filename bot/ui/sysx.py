@@ -286,7 +286,7 @@ def check_compact(
         [
             f"{_die_text(result)} against {_sv_short(result)}",
             f"{needed}" + (f"; {shortcut}" if shortcut else ""),
-            gm_line(applied),
+            gm_line(applied, style=style),
         ],
         verdict=result.verdict,
     )
@@ -331,7 +331,9 @@ def opposed_compact(
             f"{target_name} {_die_text(target_result)} → {target_result.margin.format(style)}",
             how + (f"; {_needed(required, style)}" if required != S0 else ""),
             "; ".join(
-                line for line in (gm_line(applied, actor_name), gm_line(target_applied, target_name)) if line
+                line
+                for line in (gm_line(applied, actor_name, style), gm_line(target_applied, target_name, style))
+                if line
             )
             or None,
         ],
@@ -350,7 +352,7 @@ def combined_compact(
     judged against the required margin (SX-7: the strictest a GM set for an actor; S0 by default)."""
     names = ", ".join(name for name, *_ in actors)
     running = " then ".join(partial.format(style) for partial in outcome.partials)
-    modifiers = [gm_line(applied, name) for name, _, _, applied in actors if applied]
+    modifiers = [gm_line(applied, name, style) for name, _, _, applied in actors if applied]
     succeeded, verdict = judged(outcome.margin, required)
     return compact_embed(
         f"Combined: {names}: {outcome_words(outcome.margin, style, succeeded)}",
@@ -382,7 +384,7 @@ def synergy_compact(
         [
             f"d20s {dice}: {margins}",
             f"Each margin adds to the next SV; {_needed(outcome.required, style)}",
-            gm_line(applied),
+            gm_line(applied, style=style),
         ],
         verdict=outcome.verdict,
     )
@@ -504,7 +506,7 @@ def check_details(
             f"{result.required.format(style)} → {outcome} (SX-7)",
         ),
     ]
-    mods = modifier_field(applied)
+    mods = modifier_field(applied, style)
     if mods:
         fields.append(mods)
     sheet = f" · sheet {shown_name(source.sheet_name)}" if source.sheet_name else ""
@@ -547,7 +549,7 @@ def opposed_details(
         ),
     ]
     for party, mine in (("actor", applied), ("target", target_applied)):
-        mods = modifier_field(mine)
+        mods = modifier_field(mine, style)
         if mods:
             fields.append((f"{mods[0]} (on the {party}'s check)", mods[1]))
     succeeded, verdict = judged(final, required)
@@ -575,7 +577,7 @@ def combined_details(
     fields: list[tuple[str, str]] = []
     for index, (name, source, result, applied) in enumerate(actors, start=1):
         text = f"{name}\n{check_summary(result, source, style)}"
-        mods = modifier_field(applied)
+        mods = modifier_field(applied, style)
         if mods:
             text += f"\n{mods[0]}: {mods[1]}"
         fields.append((f"{index}. {source.label}", text))
@@ -624,7 +626,7 @@ def synergy_details(
             f"{outcome.required.format(style)} ({required_by}) → {verdict_word} (SX-7)",
         )
     )
-    mods = modifier_field(applied)
+    mods = modifier_field(applied, style)
     if mods:
         fields.append((f"{mods[0]} (on the chain's first check)", mods[1]))
     results = [link.result for link in outcome.links]

@@ -317,11 +317,26 @@ async def test_a_gm_required_margin_overrides_the_players(harness: Harness, worl
     expected = sx.check(CHART, 20, natural, required=sx.S3)
     lines = assert_compact(answer.original)
     assert lines[1].startswith("Needed +3 or better")
-    assert lines[2] == f"GM modifier: required margin S3 (set by {world.gm.mention})"
+    # in the guild's display (signed by default), as the line above says it
+    assert lines[2] == f"GM modifier: required margin +3 (set by {world.gm.mention})"
     assert answer.embed["color"] == colour(expected.verdict)
     embed = await details(harness, answer, world.alice)
     assert field(embed, "Required").startswith("+3 (set by the GM)")
-    assert "for everyone" in field(embed, "GM modifier")
+    assert field(embed, "GM modifier").startswith("required margin +3 (for everyone")
+    # the GM's own views say it the same way; in letters once the guild shows letters
+    listed = await harness.slash(world.guild, world.general, world.gm, "gm modifiers", {})
+    assert "System X: required margin +3 for everyone" in listed.embed["description"]
+    set_ = await harness.slash(
+        world.guild,
+        world.general,
+        world.gm,
+        "gm modifier",
+        {"system": "sysx", "kind": "required_margin", "value": "S2", "member": world.alice},
+    )
+    assert set_.content.startswith("Set `#") and "required margin +2 on" in set_.content
+    await store.settings.update(world.guild.id, margin_display="letters")
+    listed = await harness.slash(world.guild, world.general, world.gm, "gm modifiers", {})
+    assert f"System X: required margin S2 for {world.alice.mention}" in listed.embed["description"]
 
 
 async def test_a_gm_required_margin_judges_an_opposed_and_a_combined_result(  # SX-7, SX-8, SX-9, GM-3

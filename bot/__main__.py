@@ -97,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
 def check_settings(args: argparse.Namespace) -> int:
     """`python -m bot check`: every problem, one sentence a line; or one OK line."""
     settings, found = read_settings()
+    if settings is not None and not found and settings.database_url is not None:
+        # the address may be well formed and still unusable (a wrong password, a database not made)
+        from bot.store.postgres import reach
+
+        problem, _ = asyncio.run(reach(settings.database_url.get_secret_value()))
+        found = [problem] if problem else []
     if settings is None or found:
         print("\n".join(found), file=sys.stderr)
         return BAD_SETTINGS
@@ -125,6 +131,13 @@ def store_command(args: argparse.Namespace) -> int:
     if settings is None:
         print("\n".join(found), file=sys.stderr)
         return BAD_SETTINGS
+    if settings.database_url is not None:  # the SQLite file at DATABASE_PATH is not the bot's database
+        print(
+            f"The bot keeps its data in PostgreSQL (DATABASE_URL), so {args.command} does not apply: use "
+            "PostgreSQL's pg_dump and pg_restore (README, Moving to PostgreSQL).",
+            file=sys.stderr,
+        )
+        return 1
     words = [args.command, *([args.path] if args.path else [])]
     return run_store_command(words, settings.database_path)
 

@@ -39,7 +39,9 @@ def read_settings(**overrides: Any) -> tuple[Settings | None, list[str]]:
 def problems(settings: Settings) -> list[str]:
     """What is missing or wrong in ``settings`` (empty when the bot can start)."""
     found = token_problems(settings.token())
-    if settings.database_url is None:  # PostgreSQL is reached when the bot starts: nothing to check here
+    if (
+        settings.database_url is None
+    ):  # PostgreSQL: `python -m bot check` connects (`reach`), the bot at start
         found += database_problems(settings.database_path)
     if settings.dev_guild_id is not None and not looks_like_an_id(settings.dev_guild_id):
         found.append(
@@ -65,7 +67,9 @@ def summary(settings: Settings) -> str:
         ids = settings.shard_ids if settings.shard_ids is not None else range(settings.shard_count)
         shards = f"shards {','.join(map(str, ids))} of {settings.shard_count}"
     if settings.database_url is not None:
-        database = f"the database is PostgreSQL at {safe_url(settings.database_url.get_secret_value())}"
+        database = (
+            f"the database is PostgreSQL at {safe_url(settings.database_url.get_secret_value())} and answers"
+        )
     else:
         database = f"the database {settings.database_path} can be written"
     return f"OK: a token is set, {database}, {where}, {shards}."

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -140,6 +141,18 @@ class Settings(BaseSettings):
                 "postgresql://bot:secret@127.0.0.1:5432/bot), or empty to use the SQLite file at "
                 "DATABASE_PATH"
             )
+        if isinstance(value, str):
+            # an unencoded @ / # ? in the password cuts the address short: the driver would try another
+            # host, or quote the password's start in its error
+            userinfo = value.strip().partition("://")[2].rpartition("@")[0]
+            if any(mark in userinfo for mark in "@/#?"):
+                raise ValueError(
+                    "DATABASE_URL's password holds one of @ / # ? as it is: write them as %40 %2F %23 %3F"
+                )
+            try:
+                _ = urlsplit(value.strip()).port  # parsed only when read
+            except ValueError:
+                raise ValueError("DATABASE_URL's port must be a number, such as 5432") from None
         return value.strip() if isinstance(value, str) else value
 
     @field_validator("dice_seed", mode="before")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 import bot.__main__ as entry
 from bot.check import database_problems, looks_like_an_id, read_settings, summary, token_problems
 from bot.settings import TOKEN_HELP
+from tests.postgres import require_postgres
 from tests.test_settings import NAMES, run_bot
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz0123456789ABC"
@@ -100,6 +102,9 @@ def test_an_unwritable_database_or_folder_is_named(tmp_path: Path, monkeypatch: 
         ("SHARD_COUNT", "0", "SHARD_COUNT must be a whole number from 1, or empty to ask Discord"),
         ("SHARD_COUNT", "two", "SHARD_COUNT must be a whole number from 1"),
         ("SHARD_IDS", "0", "SHARD_IDS needs SHARD_COUNT"),
+        ("DATABASE_URL", "postgressql://bot:pw@db/bot", "DATABASE_URL must be a PostgreSQL address"),
+        ("DATABASE_URL", "postgresql://bot:p#ss/w@db/bot", "DATABASE_URL's password holds one of @ / # ?"),
+        ("DATABASE_URL", "postgresql://bot:pw@db:5432x/bot", "DATABASE_URL's port must be a number"),
     ],
 )
 def test_each_bad_setting_is_one_sentence_naming_it(
@@ -109,6 +114,28 @@ def test_each_bad_setting_is_one_sentence_naming_it(
     _, found = read_settings(discord_token=TOKEN)
     assert len(found) == 1 and words in found[0] and found[0].endswith(".")
     assert "\n" not in found[0] and "pydantic" not in found[0] and "Value error" not in found[0]
+
+
+@pytest.mark.slow
+def test_check_connects_to_postgresql_and_names_what_stops_it(tmp_path: Path) -> None:
+    # a well-formed address can still be unusable: check says so as the bot would at start, in one line
+    server = require_postgres()
+    good = run_bot(tmp_path, "check", DISCORD_TOKEN=TOKEN, DATABASE_URL=server)
+    assert good.returncode == 0, good.stderr
+    assert (
+        good.stdout.startswith("OK: ") and "is PostgreSQL at" in good.stdout and "and answers" in good.stdout
+    )
+    parts = urlsplit(server)
+    no_port = urlunsplit(parts._replace(netloc=f"bot:s3cret@{parts.hostname}:1"))
+    no_database = urlunsplit(parts._replace(path="/no_such_database_here"))
+    for url, words in (
+        (no_port, "Could not connect to the database postgresql://bot:***@"),
+        (no_database, 'database "no_such_database_here" does not exist'),
+    ):
+        bad = run_bot(tmp_path, "check", DISCORD_TOKEN=TOKEN, DATABASE_URL=url)
+        assert (bad.returncode, bad.stdout) == (2, ""), bad.stdout
+        assert words in bad.stderr and len(bad.stderr.splitlines()) == 1, bad.stderr
+        assert "s3cret" not in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_several_problems_are_all_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,14 +24,15 @@ from bot.store.errors import StoreError
 # running roll's reservations, which end with the process that made them: not copied
 TABLES = (
     "meta", "guild_settings", "channel_settings", "channel_gms", "pending_modifiers", "modifier_uses",
-    "sheets", "shoes", "hands", "supply_dice", "pools", "rolls",
+    "sheets", "shoes", "hands", "supply_dice", "pools", "rolls", "second_tries",
 )  # fmt: skip
+NOT_COPIED = ("modifier_holds",)
 WITH_IDS = ("pending_modifiers", "sheets", "hands", "pools", "rolls")  # ids the database gives out
 NOUNS = {
     "meta": "bot facts", "guild_settings": "guild settings", "channel_settings": "channel settings",
     "channel_gms": "channel GMs", "pending_modifiers": "GM modifiers", "modifier_uses": "modifier uses",
     "sheets": "sheets", "shoes": "shoes", "hands": "hands", "supply_dice": "supply dice", "pools": "pools",
-    "rolls": "logged rolls",
+    "rolls": "logged rolls", "second_tries": "second tries",
 }  # fmt: skip
 
 
@@ -189,12 +190,22 @@ def main(source: str, target: str, force: bool) -> int:
     except StoreError as err:
         print(err, file=sys.stderr)
         return 1
-    print(f"Copied {_said(copied)} from {describe(source)} to {describe(target)}.")
+    print(f"Copied {_said(copied)} from {describe(source.strip())} to {describe(target.strip())}.")
     return 0
 
 
 def _target(text: str) -> str | Path:
-    return text if is_postgres_url(text) else Path(text)
+    """A PostgreSQL address, or an SQLite file's path; any other address (a mistyped scheme, which would
+    otherwise become a file named after it, password and all) is refused."""
+    text = text.strip()
+    if is_postgres_url(text):
+        return text
+    if "://" in text:
+        raise StoreError(
+            f"{safe_url(text)} is neither a PostgreSQL address (postgresql://user:password@host:5432/name) "
+            "nor an SQLite file; nothing was copied."
+        )
+    return Path(text)
 
 
 __all__: Sequence[str] = ("copy_data", "main", "read_all", "write_all")

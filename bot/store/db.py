@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import aiosqlite
 
@@ -123,12 +122,14 @@ def is_postgres_url(target: object) -> bool:
 
 
 def safe_url(url: str) -> str:
-    """A database address without its password, for sentences and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    """A database address without its password, for sentences and logs: everything between the user's
+    ``:`` and the last ``@`` is hidden, so a password holding an unencoded ``@ / # ?`` (which breaks the
+    address) is hidden whole too."""
+    scheme, slashes, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    if not slashes or not at or ":" not in userinfo:
         return url
-    user, _, host = parts.netloc.rpartition("@")
-    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))
+    return f"{scheme}://{userinfo.partition(':')[0]}:***@{host}"
 
 
 class Tx(Protocol):

@@ -45,6 +45,41 @@ _IS_PARAM = re.compile(r"\bIS\s+(NOT\s+)?(\$\d+)", re.IGNORECASE)
 _NUL = "The text contains a NUL character (\\0), which the database cannot store; remove it."
 
 
+def unreadable_url(url: str) -> str:
+    """The sentence for an address asyncpg cannot parse; never the parser's words, which may quote the
+    password (an unencoded ``#`` or ``/`` in it ends the address early)."""
+    return (
+        f"DATABASE_URL {safe_url(url)} is not a readable PostgreSQL address "
+        "(postgresql://user:password@host:5432/name): check the port, and write @ : / # ? in the password "
+        "as %40 %3A %2F %23 %3F."
+    )
+
+
+async def reach(url: str, timeout: float = 10.0) -> tuple[str | None, int]:
+    """Whether the bot could use the PostgreSQL database at ``url``: one sentence saying why not (or None)
+    and its schema version. Connects once and reads, changing nothing (`python -m bot check`)."""
+    try:
+        conn = await asyncpg.connect(url, timeout=timeout)
+    except ValueError:
+        return unreadable_url(url), 0
+    except TimeoutError:
+        return f"Could not connect to the database {safe_url(url)}: no answer in {timeout:g} s.", 0
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as err:
+        return f"Could not connect to the database {safe_url(url)}: {err}.", 0
+    try:
+        current = await PgDatabase.schema_version(conn)
+    finally:
+        await conn.close()
+    newest = migrations()[-1].version
+    if current > newest:
+        return (
+            f"The database {safe_url(url)} has schema version {current}, newer than this bot's {newest}: "
+            "upgrade the bot or restore a backup.",
+            current,
+        )
+    return None, current
+
+
 def migrations() -> list[Migration]:
     """Every PostgreSQL migration shipped with the code, in order (numbered as the SQLite ones)."""
     return read_migrations("migrations/postgres")
@@ -171,6 +206,8 @@ class PgDatabase:
             pool = await asyncpg.create_pool(
                 url, min_size=1, max_size=pool_size, statement_cache_size=1024, reset=_keep_session
             )
+        except ValueError as err:  # before the other kinds: asyncpg's configuration errors are ValueErrors
+            raise StoreError(unreadable_url(url)) from err
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as err:
             raise StoreError(f"Could not connect to the database {safe_url(url)}: {err}") from err
         db = cls(pool, url)
@@ -202,10 +239,10 @@ class PgDatabase:
     async def user_version(self) -> int:
         """The schema version recorded in the database (0: none yet)."""
         async with self._pool.acquire() as conn:
-            return await self._version(conn)
+            return await self.schema_version(conn)
 
     @staticmethod
-    async def _version(conn: Connection) -> int:
+    async def schema_version(conn: Connection) -> int:
         # a query of the catalog (not to_regclass, whose cache may predate the advisory lock's wait)
         exists = await conn.fetchval(
             "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables "
@@ -221,7 +258,7 @@ class PgDatabase:
         shipped = migrations()
         newest = shipped[-1].version if shipped else 0
         async with self._pool.acquire() as conn:
-            current = await self._version(conn)
+            current = await self.schema_version(conn)
             self._refuse_newer(current, newest)
             if current == newest:
                 return newest
@@ -230,7 +267,7 @@ class PgDatabase:
                     "SELECT pg_advisory_xact_lock($1, hashtext(coalesce(current_schema(), '')))",
                     _MIGRATION_LOCK,
                 )
-                current = await self._version(conn)  # another process may have migrated meanwhile
+                current = await self.schema_version(conn)  # another process may have migrated meanwhile
                 self._refuse_newer(current, newest)
                 for migration in shipped:
                     if migration.version <= current:

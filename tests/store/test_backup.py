@@ -30,9 +30,11 @@ PLAYERS = range(20, 26)
 pytestmark = pytest.mark.sqlite_only
 
 
-def _cli(*args: str, database: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _cli(
+    *args: str, database: Path, cwd: Path | None = None, url: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_"))}
-    env |= {"PYTHONPATH": str(ROOT), "DATABASE_PATH": str(database)}
+    env |= {"PYTHONPATH": str(ROOT), "DATABASE_PATH": str(database)} | ({"DATABASE_URL": url} if url else {})
     return subprocess.run(
         [sys.executable, "-m", "bot", *args], cwd=cwd or database.parent, env=env, capture_output=True,
         text=True, timeout=120,
@@ -193,6 +195,20 @@ async def test_backup_of_a_missing_database_says_so(tmp_path: Path) -> None:
     done = _cli("backup", database=tmp_path / "none.db")
     assert done.returncode == 1 and "There is no database at" in done.stderr
     assert not (tmp_path / "none.db").exists()
+
+
+async def test_backup_and_restore_refuse_when_the_bot_uses_postgresql(tmp_path: Path) -> None:
+    # the SQLite file at DATABASE_PATH is stale once DATABASE_URL is set: copying it would be a false backup
+    async with await Store.open(tmp_path / "old.db"):
+        pass
+    for words in (("backup",), ("restore", str(tmp_path / "old.db"))):
+        done = _cli(*words, database=tmp_path / "old.db", url="postgresql://bot:pw@127.0.0.1:5432/bot")
+        assert (done.returncode, done.stdout) == (1, "")
+        assert done.stderr.strip() == (
+            f"The bot keeps its data in PostgreSQL (DATABASE_URL), so {words[0]} does not apply: use "
+            "PostgreSQL's pg_dump and pg_restore (README, Moving to PostgreSQL)."
+        )
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == ["old.db"]
 
 
 # --------------------------------------------------------------------------------------------- restore

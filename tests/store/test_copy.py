@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot.store import RollRecord, Sheet, Store
-from bot.store.copy import TABLES, copy_data, counts
+from bot.store import RollRecord, SecondTry, Sheet, Store
+from bot.store.copy import NOT_COPIED, TABLES, copy_data, counts
 from bot.store.db import Tx
 from tests.paths import ROOT
 from tests.postgres import new_schema, require_postgres
@@ -26,6 +26,7 @@ KEYS = {
     "meta": ("key",), "guild_settings": ("guild_id",), "channel_settings": ("channel_id",),
     "channel_gms": ("guild_id", "channel_id", "user_id"), "modifier_uses": ("modifier_id", "user_id"),
     "shoes": ("channel_id",), "supply_dice": ("guild_id", "owner_id", "character_key", "item_key"),
+    "second_tries": ("log_id",),
 }  # fmt: skip
 
 
@@ -65,6 +66,12 @@ async def _campaign(path: Path) -> None:
             await store.log.add(
                 RollRecord(guild_id=G, channel_id=C, user_id=5, system="dn", command="r", result=f"ok {i}")
             )
+        # RPS-9: a GM's grant of a second try, to a logged check (taken once: copied, it stays taken)
+        first = (await store.log.last(G, C, 30))[-1]
+        assert first.id is not None
+        await store.second_tries.grant(
+            SecondTry(log_id=first.id, guild_id=G, channel_id=C, roller_id=5, modifier=2, granted_by=7)
+        )
         [last] = await store.log.last(G, C, 1)
         await store.db.execute("DELETE FROM rolls WHERE id = ?", (last.id,))  # the newest id is gone
         assert everyone.id is not None and sheet.id is not None
@@ -193,6 +200,29 @@ async def test_a_target_that_holds_data_is_refused_unless_forced(tmp_path: Path,
     async with await Store.open(pg_url) as store:
         assert await store.sheets.list(G, 6) == [] and await store.meta.get("k") is None
         assert [s.name for s in await store.sheets.list(G, 5)] == ["Ann"]
+
+
+async def test_every_table_of_the_schema_is_copied(tmp_path: Path) -> None:
+    # a table a later migration adds is copied, or said not to be (a running roll's holds): not forgotten
+    async with await Store.open(tmp_path / "bot.db") as store:
+        rows = await store.db.all("SELECT name FROM sqlite_master WHERE type = 'table'")
+    tables = {str(row["name"]) for row in rows} - {"sqlite_sequence", "schema_version"}
+    assert tables == set(TABLES) | set(NOT_COPIED)
+
+
+async def test_a_mistyped_address_is_refused_and_its_password_never_shown(tmp_path: Path) -> None:
+    source = tmp_path / "bot.db"
+    async with await Store.open(source):
+        pass
+    for typo in ("postgressql", "PostgreSQL", "postgresql+asyncpg"):
+        address = f"{typo}://bot:s3cret-pw@127.0.0.1:5432/bot"
+        refused = _cli("--from", str(source), "--to", address, cwd=tmp_path)
+        assert (refused.returncode, refused.stdout) == (1, ""), refused.stdout
+        assert refused.stderr.strip() == (
+            f"{typo}://bot:***@127.0.0.1:5432/bot is neither a PostgreSQL address "
+            "(postgresql://user:password@host:5432/name) nor an SQLite file; nothing was copied."
+        )
+    assert not [p for p in tmp_path.iterdir() if not p.name.startswith("bot.db")]  # no file named after it
 
 
 async def test_what_cannot_be_copied_is_one_sentence(tmp_path: Path) -> None:

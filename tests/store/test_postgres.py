@@ -59,6 +59,9 @@ def test_the_repositories_sql_is_rewritten_for_postgresql(sqlite: str, postgres:
 def test_an_address_is_shown_without_its_password() -> None:
     assert safe_url("postgresql://bot:s3cret@db:5432/bot") == "postgresql://bot:***@db:5432/bot"
     assert safe_url("postgresql://bot@db/bot?search_path=x") == "postgresql://bot@db/bot?search_path=x"
+    # a password with an unencoded @ / # ? breaks the address, and is still hidden whole
+    assert safe_url("postgresql://bot:p#ss/w@rd@db:5432/bot") == "postgresql://bot:***@db:5432/bot"
+    assert safe_url("postgressql://bot:s3cret@db/bot") == "postgressql://bot:***@db/bot"  # any scheme
 
 
 def test_database_url_selects_postgresql_and_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:

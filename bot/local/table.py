@@ -37,6 +37,7 @@ WORLD = "local-table"
 # the stand-in takes any token; the user's real one must never reach it
 TOKEN = "bG9jYWwtdGFibGU.stand-in.not-a-discord-token"
 ADDRESS = "Local table at {url} - set DISCORD_TOKEN in .env to run on Discord"
+OWN_DATABASE = "The local table keeps its data in {database}; DATABASE_URL is used by the bot on Discord."
 SAVE_EVERY = 2.0  # seconds between two writes of the world while messages change
 READY_WAIT = 60.0
 TOKEN_LIFETIME = 15 * 60.0  # Discord: an interaction's token works for 15 minutes
@@ -126,6 +127,8 @@ async def serve(
             await _set_up(Table(fake, world), world)
         saver.soon()
         print(ADDRESS.format(url=url), flush=True)
+        if settings.database_url is not None:  # or a GM would believe the table tried their PostgreSQL
+            print(OWN_DATABASE.format(database=database), flush=True)
         stopped = asyncio.create_task(stop.wait())
         await asyncio.wait({stopped, running}, return_when=asyncio.FIRST_COMPLETED)
         stopped.cancel()

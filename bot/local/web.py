@@ -32,6 +32,9 @@ def listen(port: int, host: str = "127.0.0.1") -> socket.socket:
     """A listening socket on ``host:port`` (0: any free port); OSError when the port is taken. Taken
     first, so a second table started by mistake stops before it touches the first one's files."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # a table restarted at once finds its port in TIME_WAIT for a minute; a port another table listens on
+    # is still refused (that would take SO_REUSEPORT)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind((host, port))
         listener.listen(128)

@@ -171,6 +171,17 @@ async def test_what_the_page_cannot_send_gets_one_sentence(client: PageClient) -
     assert (status, answer) == (400, {"error": "A name is 1 to 32 characters."})
 
 
+def test_the_table_says_it_keeps_its_own_data_when_database_url_is_set(tmp_path: Path) -> None:
+    # the table never uses the bot's PostgreSQL: a GM trying it out is told, not left to believe it did
+    url = "postgresql://bot:s3cret@127.0.0.1:1/bot"
+    with running_table(tmp_path, DATABASE_URL=url) as table:
+        assert table.process.stdout is not None
+        line = table.process.stdout.readline().strip()
+    assert line.startswith("The local table keeps its data in ") and line.endswith(
+        "local.db; DATABASE_URL is used by the bot on Discord."
+    )
+
+
 async def test_the_table_is_kept_between_runs_and_fresh_starts_over(tmp_path: Path) -> None:
     first = launch(tmp_path)
     try:

@@ -28,11 +28,14 @@ TABLES = (
 )  # fmt: skip
 NOT_COPIED = ("modifier_holds",)
 WITH_IDS = ("pending_modifiers", "sheets", "hands", "pools", "rolls")  # ids the database gives out
-NOUNS = {
-    "meta": "bot facts", "guild_settings": "guild settings", "channel_settings": "channel settings",
-    "channel_gms": "channel GMs", "pending_modifiers": "GM modifiers", "modifier_uses": "modifier uses",
-    "sheets": "sheets", "shoes": "shoes", "hands": "hands", "supply_dice": "supply dice", "pools": "pools",
-    "rolls": "logged rolls", "second_tries": "second tries",
+NOUNS = {  # (one, several)
+    "meta": ("bot fact", "bot facts"), "guild_settings": ("server's settings", "servers' settings"),
+    "channel_settings": ("channel's settings", "channels' settings"),
+    "channel_gms": ("channel GM", "channel GMs"), "pending_modifiers": ("GM modifier", "GM modifiers"),
+    "modifier_uses": ("modifier use", "modifier uses"), "sheets": ("sheet", "sheets"),
+    "shoes": ("shoe", "shoes"), "hands": ("hand", "hands"), "supply_dice": ("supply die", "supply dice"),
+    "pools": ("pool", "pools"), "rolls": ("logged roll", "logged rolls"),
+    "second_tries": ("second try", "second tries"),
 }  # fmt: skip
 
 
@@ -141,7 +144,7 @@ async def _continue_ids(tx: Tx, dialect: str, table: str, snapshot: Snapshot) ->
 
 
 def _said(found: dict[str, int]) -> str:
-    held = [f"{n} {NOUNS[table]}" for table, n in found.items() if n]
+    held = [f"{n:,} {NOUNS[table][n != 1]}" for table, n in found.items() if n]
     return ", ".join(held) if held else "nothing"
 
 

@@ -147,8 +147,8 @@ async def test_a_campaign_moves_to_postgresql_and_back_whole(tmp_path: Path, pg_
     copied = _cli("--from", str(source), "--to", pg_url, cwd=tmp_path)
     assert copied.returncode == 0, copied.stderr
     assert copied.stdout.startswith(
-        "Copied 1 bot facts, 1 guild settings, 1 channel settings, 1 channel GMs, 2 GM modifiers, "
-        f"1 modifier uses, {SHEETS} sheets, 1 shoes, {HANDS} hands"
+        "Copied 1 bot fact, 1 server's settings, 1 channel's settings, 1 channel GM, 2 GM modifiers, "
+        f"1 modifier use, {SHEETS:,} sheets, 1 shoe, {HANDS:,} hands"
     )
     assert "search_path" in copied.stdout and copied.stderr == ""
 
@@ -190,7 +190,7 @@ async def test_a_target_that_holds_data_is_refused_unless_forced(tmp_path: Path,
     refused = _cli("--from", str(source), "--to", pg_url, cwd=tmp_path)
     assert refused.returncode == 1 and refused.stdout == ""
     assert refused.stderr.strip().startswith("The target postgresql://")
-    assert "already holds data (1 bot facts, 1 sheets); copy into an empty database, or pass --force" in (
+    assert "already holds data (1 bot fact, 1 sheet); copy into an empty database, or pass --force" in (
         refused.stderr
     )
     async with await Store.open(pg_url) as store:

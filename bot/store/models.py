@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from bot.core.cards import Card
-from bot.core.common import BIDI_CONTROLS
+from bot.core.common import multi_line, one_line
 from bot.core.systemx import CHART_MARGINS
 
 System = Literal["sysx", "dn", "rps", "decision", "cards"]
@@ -40,16 +40,22 @@ MAX_ALTERNATES = 10
 MAX_NOTES = 2000
 
 
-def _without_direction_controls(value: object) -> object:
-    return BIDI_CONTROLS.sub("", value) if isinstance(value, str) else value
+def _one_line(value: object) -> object:
+    return one_line(value) if isinstance(value, str) else value
 
 
-# a name loses its direction controls before its length is checked (see BIDI_CONTROLS)
+def _multi_line(value: object) -> object:
+    return multi_line(value) if isinstance(value, str) else value
+
+
+# a name is made one line, without invisible characters, before its length is checked (see INVISIBLES)
 Name = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME),
-    BeforeValidator(_without_direction_controls),  # last: it runs first, on the value as given
+    BeforeValidator(_one_line),  # last: it runs first, on the value as given
 ]
+# free text keeps its line breaks (notes are read as lines), not its invisible characters
+FreeText = Annotated[StrictStr, StringConstraints(max_length=MAX_NOTES), BeforeValidator(_multi_line)]
 Snowflake = Annotated[int, Field(strict=True, ge=0, le=2**63 - 1)]
 
 
@@ -59,8 +65,9 @@ def utcnow() -> datetime:
 
 
 def name_key(name: str) -> str:
-    """The case-insensitive key of a name (trimmed, casefolded)."""
-    return name.strip().casefold()
+    """The case-insensitive key of a name (made one line as `Name` is, trimmed, casefolded): a name typed
+    with an invisible character finds the one stored without it."""
+    return one_line(name).strip().casefold()
 
 
 class _Frozen(BaseModel):
@@ -118,7 +125,9 @@ def _check_keys(kind: str, names: list[str]) -> None:
     for name in names:
         key = name_key(name)
         if key in seen:
-            raise ValueError(f"The sheet has two {kind}s named {name!r}; names ignore case.")
+            raise ValueError(
+                f"The sheet has two {kind}s named {name!r}; names ignore case and invisible characters."
+            )
         seen.add(key)
 
 
@@ -150,7 +159,22 @@ class SheetDocument(_Frozen):
         description="Characteristic bonuses (cards, BJ-9) or stored roll bonuses, by name.",
     )
     wounds: Wounds | None = None
-    notes: Annotated[StrictStr, StringConstraints(max_length=MAX_NOTES)] = ""
+    notes: FreeText = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_names_alike(cls, data: Any) -> Any:
+        # before: two names that differ only by an invisible character would become one entry, the last
+        # silently winning, once `Name` cleans them
+        if isinstance(data, dict):
+            system = data.get("system")
+            ranges = SHEET_RANGES.get(system) if isinstance(system, str) else None
+            words = (ranges.attribute_word, ranges.skill_word) if ranges else ("attribute", "skill")
+            for kind, section in ((words[0], "attributes"), (words[1], "skills"), ("bonus", "bonuses")):
+                entries = data.get(section)
+                if isinstance(entries, dict) and all(isinstance(k, str) for k in entries):
+                    _check_keys(kind, [one_line(k) for k in entries])
+        return data
 
     @model_validator(mode="after")
     def _within_system_ranges(self) -> Self:

@@ -28,7 +28,8 @@ from bot.store.models import (
 )
 
 #: The most characters import reads: more than the export of the largest sheet the store holds (701 names of
-#: 64 characters and 2,000 of notes, each a control character JSON writes as 6: about 283,000).
+#: 64 characters and 2,000 of notes, each a character outside the BMP, 4 bytes: about 193,000 bytes), with
+#: room for a file that writes some of its characters as escapes ("\u0001": 6 characters).
 MAX_IMPORT_CHARS = 300_000
 SHEET_COLUMNS = ("id", "guild_id", "owner_id", "name", "system", "active", "data", "version")
 _COLUMNS = ", ".join(SHEET_COLUMNS)

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import discord
 
-from bot.core.common import BIDI_CONTROLS, Verdict
+from bot.core.common import Verdict, one_line
 
 #: Everything the bot sends uses this: a character called @everyone pings no one.
 NO_MENTIONS = discord.AllowedMentions.none()
@@ -33,10 +33,10 @@ CONTENT_MAX = 2000
 
 
 def shown_name(name: str, *, markdown: bool = True) -> str:
-    """A name (a player's, a character's, a label) as results show it: direction controls removed, and
-    markdown escaped unless it goes where Discord shows text as it is (``markdown=False``: an embed's
-    author or footer). The one place names are prepared for display."""
-    plain = BIDI_CONTROLS.sub("", name)
+    """A name (a player's, a character's, a label) as results show it: on one line without invisible
+    characters (`one_line`), and markdown escaped unless it goes where Discord shows text as it is
+    (``markdown=False``: an embed's author or footer). The one place names are prepared for display."""
+    plain = one_line(name)
     return discord.utils.escape_markdown(plain) if markdown else plain
 
 

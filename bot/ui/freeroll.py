@@ -17,7 +17,7 @@ from typing import Any
 import d20
 import discord
 
-from bot.core.common import BIDI_CONTROLS
+from bot.core.common import one_line
 from bot.ui.embeds import TITLE_MAX, keep_outcome, result_embed, shown_name
 from bot.ui.reply import UserError
 
@@ -51,7 +51,7 @@ shown = shown_name  # a label or annotation is shown as a name is
 
 def _echo(text: str) -> str:
     """``text`` inside a code span of a refusal (a backtick would end the span)."""
-    return "`" + BIDI_CONTROLS.sub("", text).replace("`", "'") + "`"
+    return "`" + one_line(text).replace("`", "'") + "`"
 
 
 @dataclass(frozen=True)

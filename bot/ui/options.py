@@ -19,7 +19,7 @@ import discord
 from discord import AppCommandOptionType as Kind
 from discord import app_commands
 
-from bot.core.common import BIDI_CONTROLS
+from bot.core.common import one_line
 from bot.ui.reply import CHANGED, NO_DMS, refuse
 
 log = logging.getLogger(__name__)
@@ -220,17 +220,18 @@ def leaf_options(data: dict[str, Any]) -> Any:
     return options
 
 
-def strip_direction_controls(options: Any) -> None:
-    """Remove Unicode direction controls from the text options, before they are checked or read: a name
-    ending in a right-to-left override would show the table a result written backwards, and no name needs
-    one. (Results strip them again from names they did not get as options, `shown_name`.)"""
+def clean_text_options(options: Any) -> None:
+    """Make every text option one line without invisible characters (`one_line`), before it is checked or
+    read: a name ending in a right-to-left override would show a result written backwards, and a tab or a
+    bell in a name has no place in a one-line result. Discord's clients cannot type a line break into an
+    option, so nothing typed is lost. (Results clean names they got elsewhere again: `shown_name`.)"""
     if not isinstance(options, list):
         return
     for option in options:
         if isinstance(option, dict) and option.get("type") == Kind.string.value:
             value = option.get("value")
             if isinstance(value, str):
-                option["value"] = BIDI_CONTROLS.sub("", value)
+                option["value"] = one_line(value)
 
 
 class TableTree(app_commands.CommandTree[Any]):
@@ -253,7 +254,7 @@ class TableTree(app_commands.CommandTree[Any]):
             if not isinstance(command, app_commands.Command):
                 return True  # an unknown command: discord.py reports it through on_error as usual
             options = leaf_options(data)
-            strip_direction_controls(options)
+            clean_text_options(options)
             resolved = data.get("resolved") or {}
             if not isinstance(resolved, dict) or not isinstance(options, list):
                 problem = UNREADABLE

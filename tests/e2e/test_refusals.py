@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from bot.core.common import INVISIBLES
 from bot.local.fake.harness import Answer, Harness, World
-from bot.ui.embeds import BIDI_CONTROLS
 from bot.ui.reply import CHANGED
 
 PYTHON_WORDS = ("<User", "<Member", "id=", "global_name=", "is not a valid", "Error", "None")
@@ -118,5 +118,5 @@ async def test_item16_names_in_results_are_safe_to_display(harness: Harness, wor
     assert "sheet of Eve\\_\\*X\\*" in shown.embed["description"]
     rolled = await harness.slash(world.guild, world.general, odd, "roll", {"expression": "1d6"})
     for answer in (shown, rolled):
-        assert not BIDI_CONTROLS.search(answer.text()), answer.text()
+        assert not INVISIBLES.search(answer.text()), answer.text()
     assert rolled.public()[0].embed["title"].startswith("Eve\\_\\*X\\*")

@@ -22,7 +22,7 @@ from bot.store import (
     Store,
     Wounds,
 )
-from bot.store.models import MAX_ALTERNATES, MAX_ENTRIES, MAX_NAME, MAX_NOTES
+from bot.store.models import MAX_ALTERNATES, MAX_ENTRIES, MAX_NAME, MAX_NOTES, name_key
 from bot.store.schema import SCHEMA_PATH, schema_text, sheet_schema
 from bot.store.sheets import MAX_IMPORT_CHARS, export_json, parse_sheet_json
 from tests.store._backends import rows
@@ -293,16 +293,17 @@ def _largest(system: str, fill: str) -> SheetDocument:
 
 @pytest.mark.parametrize("system", sorted(SHEET_RANGES))
 async def test_every_sheet_the_store_holds_exports_to_a_file_import_reads(store: Store, system: str) -> None:
-    # a control character is 6 characters in JSON ("\u0001"), more than any other: the longest export
-    sizes = {}
-    for fill in ("x", "界", '"', "\x01"):
+    # names and notes hold no control character (6 characters in JSON, "\u0001"): the longest export in
+    # bytes is of characters outside the BMP (4 bytes each); in characters, of quotes (2 each, \")
+    sizes, chars = {}, {}
+    for fill in ("x", "界", '"', "\U0001d54f"):
         document = _largest(system, fill)
         text = export_json(document)
-        sizes[fill] = len(text)
-        assert len(text.encode("utf-8")) <= MAX_IMPORT_CHARS, fill  # the bot's upload cap, in bytes
+        sizes[fill], chars[fill] = len(text.encode("utf-8")), len(text)
+        assert sizes[fill] <= MAX_IMPORT_CHARS, fill  # the bot's upload cap, in bytes
         imported = await store.sheets.import_json(G, P, text, replace=True)
         assert imported.document() == document
-    assert max(sizes, key=sizes.__getitem__) == "\x01" and sizes["\x01"] > 250_000
+    assert max(sizes, key=sizes.__getitem__) == "\U0001d54f" and max(chars, key=chars.__getitem__) == '"'
 
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zs")), min_size=1, max_size=64)
@@ -312,9 +313,7 @@ names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zs
 def documents(draw: st.DrawFn) -> SheetDocument:
     system = draw(st.sampled_from(sorted(SHEET_RANGES)))
     ranges = SHEET_RANGES[system]
-    keys = st.lists(names, max_size=5, unique_by=lambda s: s.strip().casefold()).filter(
-        lambda xs: all(x.strip() for x in xs)
-    )
+    keys = st.lists(names, max_size=5, unique_by=name_key).filter(lambda xs: all(name_key(x) for x in xs))
     attributes = {k.strip(): draw(st.integers(*ranges.attributes)) for k in draw(keys)}
     skills = {
         k.strip(): Skill(rating=draw(st.integers(*ranges.skills)), alternates=[a.strip() for a in draw(keys)])
@@ -323,7 +322,7 @@ def documents(draw: st.DrawFn) -> SheetDocument:
     bonuses = {k.strip(): draw(st.integers(*ranges.bonuses)) for k in draw(keys)}
     top = draw(st.integers(*ranges.wounds_max))
     wounds = draw(st.none() | st.builds(Wounds, current=st.integers(0, top), maximum=st.just(top)))
-    name = draw(names.filter(lambda s: s.strip()))
+    name = draw(names.filter(name_key))
     notes = draw(st.text(max_size=200))
     return SheetDocument(
         name=name,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 
 import discord
@@ -38,6 +39,16 @@ def shown_name(name: str, *, markdown: bool = True) -> str:
     (``markdown=False``: an embed's author or footer). The one place names are prepared for display."""
     plain = one_line(name)
     return discord.utils.escape_markdown(plain) if markdown else plain
+
+
+def shown_lines(text: str) -> list[str]:
+    """Free text a player wrote (a sheet's notes) as its lines, each shown as typed: markdown escaped like a
+    name's, and a line that starts like a numbered list ("1. ") too, which `escape_markdown` leaves. A
+    mention in it shows as one and pings no one: nothing the bot sends pings (`NO_MENTIONS`)."""
+    return [_NUMBERED.sub(r"\1\\.", discord.utils.escape_markdown(line)) for line in text.splitlines()]
+
+
+_NUMBERED = re.compile(r"^(\s*\d+)\.(?=\s)")
 
 
 def clip(text: str, limit: int) -> str:

@@ -11,7 +11,7 @@ import discord
 from bot.store import SHEET_RANGES, Sheet, Skill
 from bot.store.models import SYSTEM_NAMES
 from bot.store.sheets import MAX_IMPORT_CHARS, export_json
-from bot.ui.embeds import NEUTRAL, field_chunks, info_embed, result_embed, shown_name, spread
+from bot.ui.embeds import NEUTRAL, field_chunks, info_embed, result_embed, shown_lines, shown_name, spread
 
 LIST_TITLE = "Sheets of "
 # What /sheet import downloads at most, in bytes: the most characters the store reads, so it never refuses a
@@ -71,7 +71,7 @@ def sheet_embeds(sheet: Sheet, owner: str) -> list[discord.Embed]:
     ]
     if sheet.wounds is not None:
         fields.append(("Wounds", f"{sheet.wounds.current} / {sheet.wounds.maximum}"))
-    fields += field_chunks("Notes", sheet.notes.splitlines())
+    fields += field_chunks("Notes", shown_lines(sheet.notes))  # as typed, line by line
     status = "active" if sheet.active else "not active (/sheet use to make it active)"
     first = result_embed(
         shown_name(sheet.name),

@@ -603,6 +603,42 @@ async def test_control_and_invisible_characters_leave_names_and_notes(
     ]
 
 
+async def test_notes_show_as_typed_line_by_line_and_ping_no_one(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    # notes are the player's own text: markdown shows as typed (no heading, quote, list or masked link), each
+    # line on its own line, and a mention in them shows as one but pings no one
+    notes = (
+        "**Owes** Bram _5 gold_\n# Not a heading\n> not a quote\n[map](https://example.com)\n"
+        "- not a list\n1. nor this\n\n@everyone <@42>"
+    )
+    document = {"name": "Quill", "system": "dn", "notes": notes}
+    file = fake.attachment("quill.json", json.dumps(document).encode())
+    await sheet(harness, world, world.alice, "import", {"file": file})
+    shown = await sheet(harness, world, world.alice, "show", {"name": "Quill", "public": True})
+    [message] = shown.public()
+    [field] = [f for f in message.embeds[0]["fields"] if f["name"] == "Notes"]
+    assert field["value"].splitlines() == [
+        "\\*\\*Owes\\*\\* Bram \\_5 gold\\_",
+        "\\# Not a heading",
+        "\\> not a quote",
+        "\\[map](https://example.com)",
+        "\\- not a list",
+        "1\\. nor this",
+        "",
+        "@everyone <@42>",
+    ]
+    assert message.allowed_mentions == {"parse": []}
+    # the same from the /sheet notes option, which is one line
+    await sheet(
+        harness, world, world.alice, "notes", {"name": "Quill", "notes": "||spoiler|| `code` ~~gone~~"}
+    )
+    again = await sheet(harness, world, world.alice, "show", {"name": "Quill"})
+    [field] = [f for f in again.embed["fields"] if f["name"] == "Notes"]
+    assert field["value"] == "\\|\\|spoiler\\|\\| \\`code\\` \\~\\~gone\\~\\~"
+    assert again.original.allowed_mentions == {"parse": []}
+
+
 async def test_export_of_one_of_several_sheets_asks_which_to_export(harness: Harness, world: World) -> None:
     for name, system in (("Ayla", "cards"), ("_Bo_", "dn")):  # each the active sheet of its system
         await sheet(harness, world, world.alice, "create", {"name": name, "system": system})

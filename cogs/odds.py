@@ -41,7 +41,7 @@ from bot.core.systemx import S0, parse_chart, required_margin, wound_cap
 from bot.store import Store
 from bot.ui import dn as dn_ui
 from bot.ui import sysx as sx_ui
-from bot.ui.cards import CHARACTERISTICS_HELP, characteristic_choices, shoe_as_seen
+from bot.ui.cards import CHARACTERISTICS_HELP, CHARACTERISTICS_MAX, characteristic_choices, shoe_as_seen
 from bot.ui.chart_worker import render_chart
 from bot.ui.embeds import FIELD_VALUE_MAX, clip, shown_name
 from bot.ui.hands import BLIND_ODDS
@@ -598,7 +598,7 @@ class Odds(
         difficulty: int | None = None,
         level: int | None = None,
         skill: NameText | None = None,
-        characteristics: ListText | None = None,
+        characteristics: app_commands.Range[str, 1, CHARACTERISTICS_MAX] | None = None,
         hand: app_commands.Range[int, 1, 2**53 - 1] | None = None,
         public: bool = False,
     ) -> None:

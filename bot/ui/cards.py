@@ -33,7 +33,7 @@ from bot.core.blackjack import (
     summarize,
 )
 from bot.core.cards import Card, Shoe, parse_cards
-from bot.store import AppliedModifier, HandRecord, Sheet, Store
+from bot.store import SHEET_RANGES, AppliedModifier, HandRecord, Sheet, Store
 from bot.ui.embeds import NEUTRAL, WARNING, compact_embed, info_embed, result_embed, rule_footer
 from bot.ui.freeroll import shown
 from bot.ui.options import whole_number
@@ -52,11 +52,16 @@ ENDINGS = {
     Ending.SKILL_ADDED: "the player added skill (BJ-7)",
     Ending.DEALER_STOOD: "the dealer's rule stood on 17 or more (BJ-3)",
 }
-MAX_BONUS = 10  # a characteristic bonus typed in a command (a sheet's bonuses lie in the same range)
+# a characteristic bonus typed in a command: what a cards sheet may hold, so typing one never allows more
+# than the sheet would (BJ-9 sets no bound; the core's wider guard is MAX_CHARACTERISTIC_BONUS)
+BONUS_MIN, BONUS_MAX = SHEET_RANGES["cards"].bonuses
 #: The help of the commands' characteristics option (`read_characteristics` reads it).
 CHARACTERISTICS_HELP = (
     "The task's characteristics by commas, e.g. Strength, Dexterity +2 (bonus: your sheet's)."
 )
+#: The characteristics option's length, for /cards task and /odds cards alike: every characteristic with
+#: a two-digit bonus, ``Strength: -10, Intelligence: -10, ...``, is 167 characters.
+CHARACTERISTICS_MAX = 200
 
 
 def skill_text(level: int, label: str | None = None) -> str:
@@ -437,8 +442,8 @@ def read_characteristics(text: str | None, sheet: Sheet | None) -> list[tuple[st
         else:
             raw = match["bonus"].replace(" ", "").replace("−", "-")
             value = whole_number(raw)
-            if value is None or not -MAX_BONUS <= value <= MAX_BONUS:
-                raise UserError(f"A characteristic bonus is a whole number from {-MAX_BONUS} to {MAX_BONUS}.")
+            if value is None or not BONUS_MIN <= value <= BONUS_MAX:
+                raise UserError(f"A characteristic bonus is a whole number from {BONUS_MIN} to {BONUS_MAX}.")
             bonus = value
         out.append((name, bonus))
     return out

@@ -24,6 +24,7 @@ from bot.core.cards import Shoe
 from bot.store import AppliedModifier, Conflict, HandRecord, Store
 from bot.ui.cards import (
     CHARACTERISTICS_HELP,
+    CHARACTERISTICS_MAX,
     KIND,
     characteristic_choices,
     gm_notes_embed,
@@ -150,7 +151,7 @@ class Cards(commands.GroupCog, group_name="cards", group_description="Blackjack-
         difficulty: int,
         level: int | None = None,
         skill: app_commands.Range[str, 1, 64] | None = None,
-        characteristics: app_commands.Range[str, 1, 200] | None = None,
+        characteristics: app_commands.Range[str, 1, CHARACTERISTICS_MAX] | None = None,
         mode: Literal["voluntary", "involuntary"] = "voluntary",
         visibility: Literal["public", "private", "gm", "blind"] | None = None,
     ) -> None:

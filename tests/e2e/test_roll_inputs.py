@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from discord import app_commands
 
-from bot.core.blackjack import DIFFICULTY_NAMES, SKILL_NAMES
+from bot.core.blackjack import CHARACTERISTIC_SUITS, DIFFICULTY_NAMES, SKILL_NAMES
 from bot.local.fake.harness import Answer, Harness, World
 from bot.store import RollRecord
+from bot.ui.cards import CHARACTERISTICS_MAX
 
 
 def field(embed: dict[str, Any], name: str) -> str:
@@ -95,6 +97,48 @@ async def test_cards_odds_and_task_read_the_same_level_and_bonus(harness: Harnes
     assert hand is None  # an involuntary hand is over as dealt
     assert rolled.inputs["skill"] == 6
     assert rolled.inputs["characteristics"] == [["Dexterity", 3], ["Strength", 1]]
+
+
+LONGEST = ", ".join(f"{name}: -10" for name in CHARACTERISTIC_SUITS)  # every one, a two-digit bonus
+
+
+def test_cards_odds_and_task_declare_the_same_characteristics_option(harness: Harness) -> None:  # BJ-9
+    declared = []
+    for group, sub in (("cards", "task"), ("odds", "cards")):
+        command = harness.bot.tree.get_command(group)
+        assert isinstance(command, app_commands.Group)
+        leaf = command.get_command(sub)
+        assert isinstance(leaf, app_commands.Command)
+        option = leaf.get_parameter("characteristics")
+        assert option is not None
+        declared.append((option.min_value, option.max_value, option.description))
+    assert declared[0] == declared[1] and declared[0][:2] == (1, CHARACTERISTICS_MAX)
+    assert len(LONGEST) <= CHARACTERISTICS_MAX  # the longest list anyone writes fits
+
+
+@pytest.mark.parametrize(
+    ("typed", "refused"),
+    [
+        (LONGEST, None),
+        ("Speed +10, Will -10", None),
+        ("Speed +11", "A characteristic bonus is a whole number from -10 to 10."),
+        ("Will −11", "A characteristic bonus is a whole number from -10 to 10."),
+        (LONGEST.replace(", ", " ,  ").ljust(CHARACTERISTICS_MAX), None),  # Discord refuses one more
+    ],
+)
+async def test_cards_odds_and_task_take_the_same_characteristics(
+    harness: Harness, world: World, typed: str, refused: str | None
+) -> None:  # BJ-9: a bonus within the sheet's range, a list as long as the option allows, in both
+    options = {"difficulty": 2, "level": 3, "characteristics": typed}
+    odds = await slash(harness, world, "odds cards", **options)
+    task = await slash(harness, world, "cards task", mode="involuntary", **options)
+    if refused is None:
+        assert odds.embed["title"].startswith("Odds: involuntary hand") and len(task.public()) == 1
+        rolled = await last_roll(harness, world)
+        assert len(rolled.inputs["characteristics"]) == typed.count(",") + 1
+    else:
+        assert odds.ephemeral and task.ephemeral and task.public() == [] and odds.original.embeds == []
+        assert odds.content == task.content and refused in odds.content, (odds.content, task.content)
 
 
 @pytest.mark.parametrize(

@@ -418,3 +418,47 @@ async def test_0007_makes_a_nickname_s_supplies_the_member_s_own(
         assert (await store.supply.get(1, 5, "mira", "torch")).die == 8
         assert (await store.supply.set(1, 6, Holder("Robert", own=True), "Torch", 10)).character == "Robert"
         assert [s.die for s in await store.supply.list(1, 6)] == [10]  # the same row, not a second one
+
+
+async def test_0008_finds_names_stored_with_invisible_characters(
+    database: Path | str, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> (
+    None
+):  # a name stored before direction controls (then other invisible characters) left names kept its key
+    module = pgmod if backend == "postgres" else dbmod
+    shipped = module.migrations()
+    assert shipped[7].name == "0008_clean_name_keys.sql"
+    monkeypatch.setattr(module, "migrations", lambda: shipped[:7])
+    rlo, zwsp = "\u202e", "\u200b"
+    async with await Store.open(database) as old:
+        for name in ("Ash", "Bo"):  # stored clean, then given the names an older bot kept as typed
+            await old.sheets.create(Sheet(guild_id=1, owner_id=5, name=name, system="decision"))
+        for old_name, new_name in (("Ash", f"Ash{rlo}\u2066"), ("Bo", f" Bo\t\n\u00adWen{zwsp}")):
+            await old.db.execute(
+                "UPDATE sheets SET name = ?, name_key = ? WHERE name = ?",
+                (new_name, new_name.strip().casefold(), old_name),
+            )
+        await old.sheets.create(Sheet(guild_id=1, owner_id=5, name="Cy", system="rps"))
+        await old.db.execute(  # a second Cy, alike but for a zero-width space: it keeps its key
+            "INSERT INTO sheets (guild_id, owner_id, name, name_key, system, active, data, version, "
+            "created_at, updated_at) SELECT guild_id, owner_id, ?, ?, system, 0, data, 1, created_at, "
+            "updated_at FROM sheets WHERE name = 'Cy'",
+            (f"Cy{zwsp}", f"cy{zwsp}"),
+        )
+        for character, item, die in ((f"Ash{rlo}", f"Torch{zwsp}", 8), ("Bo", "Rope\x07", 6)):
+            await old.db.execute(
+                "INSERT INTO supply_dice (guild_id, owner_id, character, character_key, item, item_key, die, "
+                "updated_at) VALUES (1, 5, ?, ?, ?, ?, ?, '2025-01-01T00:00:00+00:00')",
+                (character, character.casefold(), item, item.casefold(), die),
+            )
+    monkeypatch.undo()
+    async with await Store.open(database) as store:
+        assert (await store.sheets.get(1, 5, "ash")).name == "Ash"
+        assert (await store.sheets.get(1, 5, "Bo Wen")).name == "Bo Wen"
+        assert (await store.sheets.get(1, 5, "cy")).active  # the clean one
+        assert sorted(s.name for s in await store.sheets.list(1, 5)) == ["Ash", "Bo Wen", "Cy", "Cy"]
+        assert (await store.sheets.set_notes(1, 5, "Ash", "found")).notes == "found"  # writes find it too
+        assert (await store.supply.get(1, 5, "ash", "torch")).die == 8
+        assert (await store.supply.get(1, 5, "bo", "rope")).item == "Rope"
+        rows = await store.db.all("SELECT name_key FROM sheets ORDER BY name_key", ())
+        assert [r["name_key"] for r in rows] == ["ash", "bo wen", "cy", f"cy{zwsp}"]

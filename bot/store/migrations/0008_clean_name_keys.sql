@@ -10,10 +10,13 @@ CREATE TEMP TABLE cleaned (old TEXT PRIMARY KEY, new TEXT NOT NULL);
 
 INSERT INTO cleaned (old, new)
 WITH RECURSIVE
+    -- a name of printable ASCII alone has nothing to clean: only the others are walked, a letter a step
     named(old) AS (
-        SELECT name FROM sheets UNION SELECT name_key FROM sheets
-        UNION SELECT character FROM supply_dice UNION SELECT character_key FROM supply_dice
-        UNION SELECT item FROM supply_dice UNION SELECT item_key FROM supply_dice
+        SELECT old FROM (
+            SELECT name AS old FROM sheets UNION SELECT name_key FROM sheets
+            UNION SELECT character FROM supply_dice UNION SELECT character_key FROM supply_dice
+            UNION SELECT item FROM supply_dice UNION SELECT item_key FROM supply_dice
+        ) WHERE old GLOB '*[^ -~]*'
     ),
     walk(old, rest, kept, broke) AS (
         SELECT old, old, '', 0 FROM named

@@ -43,7 +43,7 @@ async def test_sysx_odds_and_check_read_the_same_sv(harness: Harness, world: Wor
     odds = await slash(harness, world, "odds sysx", skill="climb")
     await slash(harness, world, "sysx check", skill="climb")
     rolled = await last_roll(harness, world)
-    assert field(odds.embed, "Inputs") == "Agility 12 + Climb 4 = 16; wounds 7/10"
+    assert field(odds.embed, "Inputs") == "Agility 12 + Climb 4 = 16; wounds 7/10, SV capped at 14"  # SX-2
     assert rolled.inputs["sv"] == 16 and rolled.inputs["wounds"] == [7, 10]
     assert rolled.inputs["skill"] == "Climb" and odds.embed["title"] == "Odds: Climb"
 

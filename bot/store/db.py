@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import re
+import secrets
 import sqlite3
 import time
 from collections import deque
@@ -33,6 +34,8 @@ from bot.store.lockfile import DatabaseLock
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 10_000
+# how long a process opening the file waits for another one's upgrade (its copy and migrations), seconds
+MIGRATION_WAIT = 600.0
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 Params = Sequence[Any]
@@ -363,8 +366,8 @@ class SqliteDatabase:
         any unit can use the writing connection).
 
         ``keep_copy``: an existing database (version 1 or later) is first copied next to itself as
-        ``<name>.before-v<latest>``. A migration that fails rolls everything back: `MigrationFailed`,
-        and the file is as it was.
+        ``<name>.before-v<latest>``, under the write lock the migrations then run in. A migration that fails
+        rolls everything back: `MigrationFailed`, and the file is as it was.
         """
         shipped = migrations()
         newest = shipped[-1].version if shipped else 0
@@ -372,19 +375,20 @@ class SqliteDatabase:
         if current == newest:
             return newest
         self._refuse_newer(current, newest)
-        copy: Path | None = None
-        if keep_copy and current > 0:
-            copy = await self._keep_copy(newest)
-            log.info(
-                "Kept a copy of %s as %s before upgrading its schema from version %d to %d.",
-                self.path, copy, current, newest,
-            )  # fmt: skip
         conn = self._writer
-        # IMMEDIATE: two processes starting at once must not both apply the same migration.
-        await conn.execute("BEGIN IMMEDIATE")
+        # the write lock before the copy, and the version read again under it: processes starting at once
+        # (shards on one file) wait here for the one upgrading, then find it done and neither copy nor migrate
+        await self._begin_migration()
+        copy: Path | None = None
         try:
             current = await self._version()
             self._refuse_newer(current, newest)
+            if current < newest and keep_copy and current > 0:
+                copy = await self._keep_copy(newest)
+                log.info(
+                    "Kept a copy of %s as %s before upgrading its schema from version %d to %d.",
+                    self.path, copy, current, newest,
+                )  # fmt: skip
             for migration in shipped:
                 if migration.version <= current:
                     continue
@@ -405,6 +409,22 @@ class SqliteDatabase:
             raise
         return newest
 
+    async def _begin_migration(self) -> None:
+        """BEGIN IMMEDIATE on the writing connection, waiting past the busy timeout (up to MIGRATION_WAIT)
+        while another process holds the write lock: it may be copying and upgrading a large file."""
+        deadline = time.monotonic() + MIGRATION_WAIT
+        told = False
+        while True:
+            try:
+                await self._writer.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as err:
+                if err.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                    raise
+                if not told:
+                    log.info("Waiting for another process writing to %s (upgrading it?).", self.path)
+                    told = True
+
     async def _version(self) -> int:
         rows = await self._writer.execute_fetchall("PRAGMA user_version")
         return int(next(iter(rows))[0])
@@ -417,9 +437,15 @@ class SqliteDatabase:
             )
 
     async def _keep_copy(self, version: int) -> Path:
-        """Copy the database (its WAL included) to ``<name>.before-v<version>``, replacing an older copy."""
+        """Copy the database (its WAL included) to ``<name>.before-v<version>``, replacing an older copy.
+
+        Called with the write lock held on the writing connection, where VACUUM INTO cannot run (it refuses
+        an open transaction): a second, read-only connection copies the last commit, which nobody can change
+        until the lock is let go."""
         target = Path(f"{self.path}.before-v{version}")
-        await copy_database(self._writer, target, replace=True)
+        async with connect_read_only(Path(self.path)) as conn:
+            await conn.execute_fetchall(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")  # read to its end
+            await copy_database(conn, target, replace=True)
         return target
 
     async def run(self, work: Work[_T], *, write: bool = True) -> _T:
@@ -545,8 +571,9 @@ async def copy_database(conn: aiosqlite.Connection, target: Path, *, replace: bo
     if target.exists() and not replace:
         raise StoreError(f"{target} already exists; choose another path.")
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    partial.unlink(missing_ok=True)
+    # a name of this copy's own: two copies to one target at once (a backup beside an upgrade, or two
+    # processes) never write into or rename each other's file. Not mkstemp: VACUUM INTO sets the mode
+    partial = target.with_name(f"{target.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
     try:
         await conn.execute("VACUUM INTO ?", (str(partial),))
         os.replace(partial, target)

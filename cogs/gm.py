@@ -36,7 +36,7 @@ from bot.ui.reply import UserError, defer, reply
 from bot.ui.roll_inputs import at_once
 from bot.ui.rps import ASSUMED_SUCCESS
 from bot.ui.sysx import margin_style
-from bot.ui.visibility import gm_channel_readers, role_names
+from bot.ui.visibility import gm_channel_readers, gm_reachable, role_names
 
 if TYPE_CHECKING:
     from bot.client import TabletopBot
@@ -521,7 +521,9 @@ class ServerSetup(commands.Cog):
                     f"{'that channel' if len(others) == 1 else 'those channels'} another visibility first "
                     "(/setup settings visibility: there)."
                 )
-        if visibility in ("gm", "blind") and not await self._gm_reachable(store, guild_id, channel_id):
+        if visibility in ("gm", "blind") and not await gm_reachable(
+            store, await store.settings.get(guild_id), guild_id, channel_id
+        ):
             # every plain roll here would be refused ("No GM can see a hidden roll here yet")
             raise UserError(
                 f"No GM could see this channel's rolls if they were {visibility} by default: first set a GM "
@@ -605,14 +607,6 @@ class ServerSetup(commands.Cog):
                     "there: they go by DM to the GMs of each roll's channel until you hide it again."
                 )
         await reply(interaction, text, ephemeral=True)
-
-    @staticmethod
-    async def _gm_reachable(store: Store, guild_id: int, channel_id: int) -> bool:
-        """Whether a hidden roll here has a GM to go to (the roll's own check, `reach_gms`)."""
-        settings = await store.settings.get(guild_id)
-        return settings.gm_channel_id is not None or bool(
-            await store.gm.list_channel_gms(guild_id, channel_id)
-        )
 
     @staticmethod
     async def _read_chart(interaction: discord.Interaction[Any], chart: discord.Attachment) -> str:

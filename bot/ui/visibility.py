@@ -285,6 +285,12 @@ async def reach_gms(
         await open_gm_copies(interaction, store, mode, kind)
 
 
+async def gm_reachable(store: Store, settings: GuildSettings, guild_id: int, channel_id: int) -> bool:
+    """Whether a hidden roll in the channel has somewhere to go: a GM channel, or a GM of the channel
+    (appointed or claimed). Whether a copy then gets through is `open_gm_copies`' to find out."""
+    return settings.gm_channel_id is not None or bool(await store.gm.list_channel_gms(guild_id, channel_id))
+
+
 async def open_gm_copies(
     interaction: discord.Interaction[Any], store: Store, mode: Mode, kind: str = "roll"
 ) -> GMCopies:
@@ -295,7 +301,7 @@ async def open_gm_copies(
     assert interaction.guild is not None and interaction.channel_id is not None
     guild_id, channel_id = interaction.guild.id, interaction.channel_id
     settings = await settings_read(store, interaction, guild_id)
-    if settings.gm_channel_id is None and not await store.gm.list_channel_gms(guild_id, channel_id):
+    if not await gm_reachable(store, settings, guild_id, channel_id):
         raise UserError(NO_GM_HERE)
     await defer(interaction, ephemeral=True)  # the answer (a result or a refusal) is the roller's alone
     header = gm_header(kind, mode, interaction.user.id, channel_id)

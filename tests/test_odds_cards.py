@@ -6,6 +6,7 @@ import itertools
 import math
 import random
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
 
 import pytest
@@ -35,7 +36,55 @@ def trl_of(hand: bj.Hand) -> int:
     return bj.task_result(hand.total, hand.skill, hand.difficulty, hand.counted_bonus).trl
 
 
-def play_out(hand: bj.Hand, cards: list[Card]) -> bj.Hand:
+class _PastTheBranch(Exception):
+    """The play asked for a card past the branch of orders being played."""
+
+
+class _Dealt:
+    """The cards of one branch of every order, read through the two list methods the plays use."""
+
+    def __init__(self, branch: list[Card], more: bool) -> None:
+        self.branch, self.taken, self.more = branch, 0, more
+
+    def __bool__(self) -> bool:
+        return self.taken < len(self.branch) or self.more
+
+    def pop(self, index: int = 0) -> Card:
+        assert index == 0
+        if self.taken < len(self.branch):
+            self.taken += 1
+            return self.branch[self.taken - 1]
+        if self.more:
+            raise _PastTheBranch
+        raise IndexError("pop from an empty shoe")
+
+
+def every_order(piles: list[list[Card]], play: Callable[[_Dealt], int]) -> Counter[int]:
+    """What ``play`` gives on every order of each pile, dealt one pile after the other, counted as
+    ``itertools.permutations`` would count them: the orders that share the cards a play reads are
+    played once, weighted by how many they are (the permutations replayed every shared start)."""
+    counts: Counter[int] = Counter()
+
+    def walk(branch: list[Card], left: list[list[Card]]) -> None:
+        try:
+            result = play(_Dealt(branch, any(left)))
+        except _PastTheBranch:
+            k = next(i for i, pile in enumerate(left) if pile)
+            for j, card in enumerate(left[k]):
+                walk([*branch, card], [*left[:k], left[k][:j] + left[k][j + 1 :], *left[k + 1 :]])
+            return
+        counts[result] += math.prod(math.factorial(len(pile)) for pile in left)
+
+    walk([], [list(pile) for pile in piles])
+    return counts
+
+
+def as_odds(counts: Counter[int]) -> dict[int, Fraction]:
+    total = sum(counts.values())
+    return {t: Fraction(c, total) for t, c in counts.items()}
+
+
+def play_out(hand: bj.Hand, cards: list[Card] | _Dealt) -> bj.Hand:
     """Deal what the hand needs from the front of ``cards`` until it needs a choice or they run out."""
     while hand.needs_card and cards:
         hand = bj.deal(hand, cards.pop(0))
@@ -44,12 +93,23 @@ def play_out(hand: bj.Hand, cards: list[Card]) -> bj.Hand:
 
 def brute_involuntary(shoe: list[Card], skill: int, difficulty: int, setting: tuple) -> dict[int, Fraction]:
     characteristic, bonus, options = setting
-    counts: Counter[int] = Counter()
-    for order in itertools.permutations(shoe):
-        hand = play_out(bj.start_involuntary(skill, difficulty, characteristic, bonus, options), list(order))
-        counts[trl_of(hand)] += 1
-    total = sum(counts.values())
-    return {t: Fraction(c, total) for t, c in counts.items()}
+    start = bj.start_involuntary(skill, difficulty, characteristic, bonus, options)
+    return as_odds(every_order([shoe], lambda cards: trl_of(play_out(start, cards))))
+
+
+@pytest.mark.parametrize(
+    ("shoe", "discards"), [(SMALL_SHOE[:6], []), (SMALL_SHOE[:3], SMALL_SHOE[3:]), ([], SMALL_SHOE[:5])]
+)
+def test_every_order_counts_as_the_permutations_do(shoe: list[Card], discards: list[Card]) -> None:
+    # The brute force below walks the orders a hand reads instead of replaying every permutation; on
+    # small piles it counts exactly what the permutations count.
+    start = bj.start_involuntary(2, 3, *BOTH_RULES)
+    replayed: Counter[int] = Counter(
+        trl_of(play_out(start, [*first, *then]))
+        for first in itertools.permutations(shoe)
+        for then in itertools.permutations(discards)
+    )
+    assert every_order([shoe, discards], lambda cards: trl_of(play_out(start, cards))) == replayed
 
 
 @pytest.mark.parametrize("setting", [ONLY_SUIT_RULE, ONLY_CHARACTERISTIC, NEITHER, BOTH_RULES])
@@ -122,13 +182,8 @@ def brute_with_discards(
     """Every order of the shoe, then (BJ-1: an empty shoe reshuffles its discards) every order of the
     discards, through the real hand; a hand that runs out of both ends where it stands."""
     characteristic, bonus, options = setting
-    counts: Counter[int] = Counter()
-    for first in itertools.permutations(shoe):
-        for then in itertools.permutations(discards):
-            hand = bj.start_involuntary(skill, difficulty, characteristic, bonus, options)
-            counts[trl_of(play_out(hand, [*first, *then]))] += 1
-    total = sum(counts.values())
-    return {t: Fraction(c, total) for t, c in counts.items()}
+    start = bj.start_involuntary(skill, difficulty, characteristic, bonus, options)
+    return as_odds(every_order([shoe, discards], lambda cards: trl_of(play_out(start, cards))))
 
 
 # (shoe, discards): the shoe runs out before a hand ends, at a 21, between two bonus cards, or at once.
@@ -221,7 +276,7 @@ def test_involuntary_one_deck_against_monte_carlo(task: dict) -> None:
         )
 
 
-def _trl_hitting_then_following(plan: odds.VoluntaryPlan, root: bj.Hand, cards: list[Card]) -> int:
+def _trl_hitting_then_following(plan: odds.VoluntaryPlan, root: bj.Hand, cards: list[Card] | _Dealt) -> int:
     """The TRL of Hit, then the plan's policy, with the cards drawn in the order given (through the rules)."""
     hand = play_out(bj.hit(root, cards.pop(0)), cards)
     while hand.can_stand:
@@ -236,9 +291,13 @@ def _trl_hitting_then_following(plan: odds.VoluntaryPlan, root: bj.Hand, cards: 
     return trl_of(hand)
 
 
-def _mean_outcome(trls: list[int]) -> tuple[Fraction, Fraction]:
-    """(P(success), E[TRL]) over equally likely outcomes."""
-    return Fraction(sum(t >= 1 for t in trls), len(trls)), Fraction(sum(trls), len(trls))
+def _mean_outcome(counts: Counter[int]) -> tuple[Fraction, Fraction]:
+    """(P(success), E[TRL]) over equally likely orders, counted by TRL."""
+    total = sum(counts.values())
+    return (
+        Fraction(sum(c for t, c in counts.items() if t >= 1), total),
+        Fraction(sum(t * c for t, c in counts.items()), total),
+    )
 
 
 def _policy_value(
@@ -246,7 +305,7 @@ def _policy_value(
 ) -> tuple[Fraction, Fraction]:
     """Exact (P(success), E[TRL]) of Hit-then-the-plan's-policy, over every order of ``remaining``."""
     return _mean_outcome(
-        [_trl_hitting_then_following(plan, root, list(o)) for o in itertools.permutations(remaining)]
+        every_order([remaining], lambda cards: _trl_hitting_then_following(plan, root, cards))
     )
 
 
@@ -408,11 +467,7 @@ def _policy_value_with_discards(
 ) -> tuple[Fraction, Fraction]:
     """Exact (P, E) of Hit-then-the-plan's-policy over every order of the shoe, then of the discards."""
     return _mean_outcome(
-        [
-            _trl_hitting_then_following(plan, root, [*first, *then])
-            for first in itertools.permutations(shoe)
-            for then in itertools.permutations(discards)
-        ]
+        every_order([shoe, discards], lambda cards: _trl_hitting_then_following(plan, root, cards))
     )
 
 
@@ -668,12 +723,8 @@ SEVERAL_TASKS = [
 def brute_involuntary_several(
     shoe: list[Card], skill: int, difficulty: int, named: tuple, options: bj.HandOptions
 ) -> dict[int, Fraction]:
-    counts: Counter[int] = Counter()
-    for order in itertools.permutations(shoe):
-        hand = bj.start_involuntary(skill, difficulty, options=options, characteristics=named)
-        counts[trl_of(play_out(hand, list(order)))] += 1
-    total = sum(counts.values())
-    return {t: Fraction(c, total) for t, c in counts.items()}
+    start = bj.start_involuntary(skill, difficulty, options=options, characteristics=named)
+    return as_odds(every_order([shoe], lambda cards: trl_of(play_out(start, cards))))
 
 
 @pytest.mark.parametrize("shoe", [SMALL_SHOE, *MIXED_SHOES])
@@ -692,12 +743,8 @@ def test_involuntary_with_several_characteristics_and_discards_matches_every_ord
 ) -> None:
     # BJ-9 with BJ-1: the shoe runs out and the discards are dealt on from.
     shoe, discards = [C(x) for x in shoe_codes], [C(x) for x in discard_codes]
-    counts: Counter[int] = Counter()
-    for first in itertools.permutations(shoe):
-        for then in itertools.permutations(discards):
-            hand = bj.start_involuntary(2, 3, characteristics=SEVERAL)
-            counts[trl_of(play_out(hand, [*first, *then]))] += 1
-    brute = {t: Fraction(c, sum(counts.values())) for t, c in counts.items()}
+    start = bj.start_involuntary(2, 3, characteristics=SEVERAL)
+    brute = as_odds(every_order([shoe, discards], lambda cards: trl_of(play_out(start, cards))))
     exact = odds.involuntary_odds(shoe, 2, 3, discards=discards, characteristics=SEVERAL)
     assert dict(exact.trl.outcomes) == brute
 

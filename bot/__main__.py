@@ -82,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     copy.add_argument(
         "--force", action="store_true", help="replace what the target holds (refused without it)"
     )
+    copy.add_argument(
+        "--drop-nul",
+        action="store_true",
+        help="leave out of the copy the NUL characters PostgreSQL cannot store (the source keeps them)",
+    )
     copy.set_defaults(run=copy_data)
     return parser
 
@@ -143,10 +148,11 @@ def store_command(args: argparse.Namespace) -> int:
 
 
 def copy_data(args: argparse.Namespace) -> int:
-    """`python -m bot copy-data --from SOURCE --to TARGET [--force]` (no settings or token needed)."""
+    """`python -m bot copy-data --from SOURCE --to TARGET [--force] [--drop-nul]` (no settings or token
+    needed)."""
     from bot.store.copy import main as run_copy
 
-    return run_copy(args.source, args.target, args.force)
+    return run_copy(args.source, args.target, args.force, args.drop_nul)
 
 
 def run_bot(args: argparse.Namespace) -> int:

@@ -27,6 +27,13 @@ TABLES = (
     "sheets", "shoes", "hands", "supply_dice", "pools", "rolls", "second_tries",
 )  # fmt: skip
 NOT_COPIED = ("modifier_holds",)
+# what names a row of each table (its primary key), for sentences about it
+ROW_KEYS = {
+    "meta": ("key",), "guild_settings": ("guild_id",), "channel_settings": ("channel_id",),
+    "channel_gms": ("guild_id", "channel_id", "user_id"), "modifier_uses": ("modifier_id", "user_id"),
+    "shoes": ("channel_id",), "supply_dice": ("guild_id", "owner_id", "character_key", "item_key"),
+    "second_tries": ("log_id",),
+}  # fmt: skip
 WITH_IDS = ("pending_modifiers", "sheets", "hands", "pools", "rolls")  # ids the database gives out
 NOUNS = {  # (one, several)
     "meta": ("bot fact", "bot facts"), "guild_settings": ("server's settings", "servers' settings"),
@@ -49,6 +56,20 @@ class Snapshot:
 
     def counts(self) -> dict[str, int]:
         return {table: len(self.rows[table]) for table in TABLES}
+
+    def nul_cells(self) -> dict[tuple[str, str], list[str]]:
+        """Where text holds a NUL character (an SQLite file can, PostgreSQL cannot): by (table, column),
+        each row's key (``id 12``)."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for table in TABLES:
+            names = self.columns[table]
+            keys = [names.index(key) for key in ROW_KEYS.get(table, ("id",))]
+            for row in self.rows[table]:
+                for name, value in zip(names, row, strict=True):
+                    if isinstance(value, str) and "\x00" in value:
+                        key = ", ".join(f"{names[i]} {row[i]!r}" for i in keys)
+                        found.setdefault((table, name), []).append(key)
+        return found
 
 
 def describe(target: str | Path) -> str:
@@ -148,11 +169,22 @@ def _said(found: dict[str, int]) -> str:
     return ", ".join(held) if held else "nothing"
 
 
-async def copy_data(source: str | Path, target: str | Path, *, force: bool = False) -> dict[str, int]:
-    """Copy every row from ``source`` to ``target``; how many rows of each table were copied.
+@dataclass
+class Copied:
+    """How many rows of each table were copied, and what was changed on the way (a sentence, or "")."""
+
+    counts: dict[str, int]
+    changed: str = ""
+
+
+async def copy_data(
+    source: str | Path, target: str | Path, *, force: bool = False, drop_nul: bool = False
+) -> Copied:
+    """Copy every row from ``source`` to ``target``.
 
     StoreError (one sentence, nothing written) when the target holds data and ``force`` is not given,
-    or when source and target are the same database.
+    when source and target are the same database, or when text holds a NUL character PostgreSQL cannot
+    store and ``drop_nul`` is not given.
     """
     if str(source) == str(target) or (
         not is_postgres_url(source)
@@ -175,25 +207,56 @@ async def copy_data(source: str | Path, target: str | Path, *, force: bool = Fal
                     "database, or pass --force to replace what it holds. Nothing was copied."
                 )
             snapshot = await read_all(from_db)
+            dropped = _without_nul(snapshot, source, drop_nul) if to_db.dialect == "postgres" else ""
             await write_all(to_db, snapshot, replace=force)
         finally:
             await to_db.close()
     finally:
         await from_db.close()
-    return snapshot.counts()
+    return Copied(snapshot.counts(), dropped)
 
 
-USAGE = "python -m bot copy-data --from SOURCE --to TARGET [--force]"
+def _places(found: dict[tuple[str, str], list[str]]) -> str:
+    return "; ".join(
+        f"{table}.{column} ({', '.join(rows[:3])}{f' and {len(rows) - 3} more' if len(rows) > 3 else ''})"
+        for (table, column), rows in found.items()
+    )
 
 
-def main(source: str, target: str, force: bool) -> int:
+def _without_nul(snapshot: Snapshot, source: str | Path, drop: bool) -> str:
+    """Text with a NUL character, which PostgreSQL cannot store, refused before anything is written (where
+    it is, and how to go on); with ``drop``, the copy's NULs removed instead (the source is left as it is),
+    and where they were."""
+    found = snapshot.nul_cells()
+    if not found:
+        return ""
+    if not drop:
+        raise StoreError(
+            f"Text in {describe(source)} holds a NUL character (\\0), which PostgreSQL cannot store, in "
+            f"{_places(found)}; nothing was copied. Add --drop-nul to copy it without them (the source keeps "
+            "them)."
+        )
+    for table in {table for table, _ in found}:
+        snapshot.rows[table] = [
+            tuple(v.replace("\x00", "") if isinstance(v, str) else v for v in row)
+            for row in snapshot.rows[table]
+        ]
+    return f"Dropped the NUL characters PostgreSQL cannot store from {_places(found)}."
+
+
+USAGE = "python -m bot copy-data --from SOURCE --to TARGET [--force] [--drop-nul]"
+
+
+def main(source: str, target: str, force: bool, drop_nul: bool = False) -> int:
     """The command: one line saying what was copied, or one sentence saying why not (exit status 1)."""
     try:
-        copied = asyncio.run(copy_data(_target(source), _target(target), force=force))
+        copied = asyncio.run(copy_data(_target(source), _target(target), force=force, drop_nul=drop_nul))
     except StoreError as err:
         print(err, file=sys.stderr)
         return 1
-    print(f"Copied {_said(copied)} from {describe(source.strip())} to {describe(target.strip())}.")
+    print(f"Copied {_said(copied.counts)} from {describe(source.strip())} to {describe(target.strip())}.")
+    if copied.changed:
+        print(copied.changed)
     return 0
 
 
@@ -211,4 +274,4 @@ def _target(text: str) -> str | Path:
     return Path(text)
 
 
-__all__: Sequence[str] = ("copy_data", "main", "read_all", "write_all")
+__all__: Sequence[str] = ("Copied", "copy_data", "main", "read_all", "write_all")

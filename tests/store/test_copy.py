@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bot.store import RollRecord, SecondTry, Sheet, Store
-from bot.store.copy import NOT_COPIED, TABLES, copy_data, counts
+from bot.store.copy import NOT_COPIED, ROW_KEYS, TABLES, copy_data, counts
 from bot.store.db import Tx
 from tests.paths import ROOT
 from tests.postgres import new_schema, require_postgres
@@ -22,12 +22,6 @@ from tests.postgres import new_schema, require_postgres
 pytestmark = pytest.mark.slow
 SHEETS, HANDS = 10_000, 1_000
 G, C = 1, 10
-KEYS = {
-    "meta": ("key",), "guild_settings": ("guild_id",), "channel_settings": ("channel_id",),
-    "channel_gms": ("guild_id", "channel_id", "user_id"), "modifier_uses": ("modifier_id", "user_id"),
-    "shoes": ("channel_id",), "supply_dice": ("guild_id", "owner_id", "character_key", "item_key"),
-    "second_tries": ("log_id",),
-}  # fmt: skip
 
 
 @pytest.fixture
@@ -120,7 +114,7 @@ async def _campaign(path: Path) -> None:
 
 
 def _key(table: str, row: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(row[name] for name in KEYS.get(table, ("id",)))
+    return tuple(row[name] for name in ROW_KEYS.get(table, ("id",)))
 
 
 async def _rows(target: str | Path) -> dict[str, dict[tuple[Any, ...], dict[str, Any]]]:
@@ -235,3 +229,37 @@ async def test_what_cannot_be_copied_is_one_sentence(tmp_path: Path) -> None:
         pass
     with pytest.raises(Exception, match="same database"):
         await copy_data(same, same)
+
+
+async def test_text_postgresql_cannot_store_is_named_and_nothing_is_copied(
+    tmp_path: Path, pg_url: str
+) -> None:
+    # an SQLite file written before names dropped control characters can hold a NUL, which PostgreSQL text
+    # cannot: the copy says where and how to remove it, and writes nothing
+    source = tmp_path / "old bot.db"
+    async with await Store.open(source) as store:
+        sheet = await store.sheets.create(Sheet(guild_id=G, owner_id=5, name="Ann", system="dn"))
+        bob = await store.sheets.create(Sheet(guild_id=G, owner_id=5, name="Bob", system="dn"))
+        await store.sheets.create(Sheet(guild_id=G, owner_id=6, name="Cy", system="dn"))
+        await store.db.execute("UPDATE sheets SET name = name || ? WHERE owner_id = 5", ("\x00",))
+        await store.meta.set("motto", "a\x00b")
+    refused = _cli("--from", str(source), "--to", pg_url, cwd=tmp_path)
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr.strip() == (
+        f"Text in {source} holds a NUL character (\\0), which PostgreSQL cannot store, in "
+        f"meta.value (key 'motto'); sheets.name (id {sheet.id}, id {bob.id}); nothing was copied. Add "
+        "--drop-nul to copy it without them (the source keeps them)."
+    ), refused.stderr
+    async with await Store.open(pg_url) as store:
+        assert not any((await counts(store.db)).values())
+    copied = _cli("--from", str(source), "--to", pg_url, "--drop-nul", cwd=tmp_path)
+    assert copied.returncode == 0, copied.stderr
+    assert copied.stdout.splitlines()[1] == (
+        "Dropped the NUL characters PostgreSQL cannot store from meta.value (key 'motto'); "
+        f"sheets.name (id {sheet.id}, id {bob.id})."
+    )
+    async with await Store.open(pg_url) as store:
+        assert sorted(s.name for s in await store.sheets.list(G, 5)) == ["Ann", "Bob"]
+        assert await store.meta.get("motto") == "ab"
+    async with await Store.open(source) as store:
+        assert await store.meta.get("motto") == "a\x00b"  # the source keeps them

@@ -41,7 +41,13 @@ from bot.core.systemx import S0, parse_chart, required_margin, wound_cap
 from bot.store import Store
 from bot.ui import dn as dn_ui
 from bot.ui import sysx as sx_ui
-from bot.ui.cards import CHARACTERISTICS_HELP, CHARACTERISTICS_MAX, characteristic_choices, shoe_as_seen
+from bot.ui.cards import (
+    CHARACTERISTICS_HELP,
+    CHARACTERISTICS_MAX,
+    NOBODY,
+    characteristic_choices,
+    shoe_as_seen,
+)
 from bot.ui.chart_worker import render_chart
 from bot.ui.embeds import FIELD_VALUE_MAX, clip, shown_name
 from bot.ui.hands import BLIND_ODDS
@@ -84,7 +90,7 @@ from bot.ui.roll_inputs import (
     sysx_source,
 )
 from bot.ui.rolls import sheet_of
-from bot.ui.rps import DIFFICULTY_CHOICES, ended_sentence, pool_insider
+from bot.ui.rps import DIFFICULTY_CHOICES, ended_sentence, hidden_pool_checks, pool_insider
 
 if TYPE_CHECKING:
     from bot.client import TabletopBot
@@ -634,11 +640,11 @@ class Odds(
         )
         task = bj_start_involuntary(level, difficulty, options=options, characteristics=named)
         shoe, _ = await self.store.cards.get_shoe(guild_id, channel_id, settings.decks_per_shoe, self.bot.rng)
-        # from the cards this player can know about: no face-down card or hidden hand shows through
-        gm = await is_gm(interaction, self.store)
-        unseen, discards = await shoe_as_seen(
-            self.store, shoe, guild_id, channel_id, interaction.user.id, gm=gm
-        )
+        # from the cards this player can know about: no face-down card or hidden hand shows through; a
+        # public answer from what everyone at the table knows (nobody's face-down card, not even the asker's)
+        gm = not public and await is_gm(interaction, self.store)
+        viewer = NOBODY if public else interaction.user.id
+        unseen, discards = await shoe_as_seen(self.store, shoe, guild_id, channel_id, viewer, gm=gm)
         await defer(interaction, ephemeral=not public)
         line, odds = await self.bot.workers.run(involuntary_line, unseen, task, None, discards)
         embed = odds_embed(
@@ -738,6 +744,12 @@ class Odds(
             raise UserError(
                 f"A check of {stored.name!r} you did not see is still hidden, so its odds would give it "
                 "away; a GM can reveal it or see them."
+            )
+        if public and await hidden_pool_checks(self.store, stored):
+            # the channel would learn what a hidden check did, even from a GM who may see it
+            raise UserError(
+                f"A check of {stored.name!r} is still hidden, so odds posted for everyone would give it "
+                "away: reveal it first, or leave public off."
             )
         if running.goal > MAX_GOAL:
             raise UserError(f"Odds are computed for Goals up to {MAX_GOAL}, not {running.goal}.")

@@ -584,6 +584,11 @@ async def hidden_cards(
     return Hidden(in_hands, in_discards, tuple(seen), other)
 
 
+#: the viewer of an answer posted for the whole table: no Discord user has id 0, so nobody's face-down card
+#: or hidden hand counts as seen
+NOBODY = 0
+
+
 async def shoe_as_seen(
     store: Store, shoe: Shoe, guild_id: int | None, channel_id: int, viewer_id: int, *, gm: bool
 ) -> tuple[tuple[Card, ...], tuple[Card, ...]]:

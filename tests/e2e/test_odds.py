@@ -391,6 +391,27 @@ async def guild_options(harness: Harness, world: World) -> HandOptions:
     )
 
 
+async def test_public_card_odds_show_nobody_s_face_down_card(harness: Harness, world: World) -> None:
+    # BJ-4: a face-down card is its player's (and a GM's on request) until the hand ends: odds posted for
+    # the channel count it as unseen, whoever asks, a GM or the hand's own player
+    await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "cards task",
+        {"difficulty": 3, "level": 4, "mode": "voluntary"},
+    )
+    task = {"difficulty": 3, "level": 4}
+    alice = answered(await odds(harness, world, "cards", task))
+    bob = answered(await odds(harness, world, "cards", task, user=world.bob))
+    gm = answered(await odds(harness, world, "cards", task, user=world.gm))
+    assert alice["description"] != bob["description"]  # Alice knows her face-down card, Bob does not
+    assert gm["description"] == alice["description"]  # and a GM sees every card
+    for asker in (world.gm, world.alice, world.bob):
+        posted = await odds(harness, world, "cards", {**task, "public": True}, user=asker)
+        assert answered(posted, ephemeral=False)["description"] == bob["description"]
+
+
 async def test_odds_cards_involuntary_deals_on_from_the_discards(harness: Harness, world: World) -> None:
     # BJ-1, BJ-3: a 2-card shoe cannot finish a hand; the bot reshuffles the discards and deals on, and
     # so do its odds (without the discards a hand would stop at 5, TRL -2).

@@ -920,6 +920,19 @@ async def test_hidden_pool_checks_keep_the_pool_off_the_public_message(
         world.guild, world.general, world.gm, "odds pool", {"name": "Pick the lock"}
     )
     assert "pool 10 of Goal 12" in fields(gm_odds.embed)["Now"]
+    # a GM sees them, but posting them for the whole channel would give the check away
+    gm_public = await harness.slash(
+        world.guild, world.general, world.gm, "odds pool", {"name": "Pick the lock", "public": True}
+    )
+    assert (
+        gm_public.ephemeral
+        and gm_public.public() == []
+        and gm_public.content
+        == (
+            "A check of 'Pick the lock' is still hidden, so odds posted for everyone would give it away: "
+            "reveal it first, or leave public off."
+        )
+    )
     # stopping the action does not put the hidden check's result on the public message either
     stopped = await harness.slash(
         world.guild, world.general, world.gm, "rps sustained stop", {"name": "Pick the lock"}

@@ -36,7 +36,7 @@ from bot.ui.reply import UserError, defer, reply
 from bot.ui.roll_inputs import at_once
 from bot.ui.rps import ASSUMED_SUCCESS
 from bot.ui.sysx import margin_style
-from bot.ui.visibility import gm_channel_readers, gm_reachable, role_names
+from bot.ui.visibility import HOW_TO_REACH_A_GM, gm_channel_readers, gm_reachable, role_names
 
 if TYPE_CHECKING:
     from bot.client import TabletopBot
@@ -275,6 +275,9 @@ class GM(commands.Cog):
                 "This is the GM channel, which players cannot read: ask for the roll in the channel where "
                 "they play."
             )
+        if not await gm_reachable(_store(interaction), settings, guild_id, channel_id):
+            # the player's accepted request would make each of their rolls here refused until one is set
+            raise UserError(f"Nothing was asked: no GM could see a blind roll here yet; {HOW_TO_REACH_A_GM}.")
         request_id = interaction.id
         await open_request(
             _store(interaction),

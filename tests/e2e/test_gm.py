@@ -15,7 +15,7 @@ from bot.local.fake.harness import Answer, Harness, World
 from bot.local.fake.server import CommandUnavailable, FakeDiscord
 from bot.ui.gm import blind_key
 from bot.ui.permissions import NOT_GM, NOT_MANAGER
-from bot.ui.visibility import choose_mode
+from bot.ui.visibility import HOW_TO_REACH_A_GM, choose_mode
 
 
 async def gm(
@@ -491,6 +491,16 @@ def stand_in_interaction(world: World, user, system: str) -> SimpleNamespace:
 
 async def test_request_roll_makes_the_players_next_roll_blind_once(harness: Harness, world: World) -> None:
     store = harness.bot.store
+    # GM-2: with no GM channel and no GM of the channel, nobody could see the blind roll: the request is
+    # refused (accepted, it would have every roll of the player's here refused until a GM is reachable)
+    nowhere = await gm(harness, world, world.gm, "request-roll", {"member": world.alice, "system": "sysx"})
+    assert (
+        nowhere.ephemeral
+        and nowhere.public() == []
+        and nowhere.content
+        == (f"Nothing was asked: no GM could see a blind roll here yet; {HOW_TO_REACH_A_GM}.")
+    )
+    await gm(harness, world, world.gm, "claim", {})
     posted = await gm(
         harness,
         world,
@@ -569,6 +579,7 @@ async def test_request_roll_is_refused_for_a_player_and_scoped_to_its_channel(
 ) -> None:
     refused = await gm(harness, world, world.alice, "request-roll", {"member": world.bob, "system": "dn"})
     assert refused.ephemeral and "Only a GM" in refused.content and refused.public() == []
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
     posted = await gm(harness, world, world.gm, "request-roll", {"member": world.bob, "system": "dn"})
     # a forged copy of the button in another channel does not accept the request
     forged = dataclasses.replace(posted.original, channel_id=world.gm_screen.id)

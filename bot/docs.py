@@ -19,7 +19,7 @@ from pydantic.fields import FieldInfo
 
 from bot.invite import permissions_table
 from bot.settings import Settings
-from bot.ui.permissions import MANAGE_GUILD_ONLY, is_gm_only
+from bot.ui.permissions import MANAGE_GUILD_ONLY, SERVER_GM_ONLY, is_gm_only
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS_PAGE = Path("docs/commands.md")
@@ -119,6 +119,8 @@ def _command_body(command: app_commands.Command[Any, ..., Any]) -> list[str]:
     lines = [""]
     if _marked(command, MANAGE_GUILD_ONLY):
         lines += ["Who: members with Manage Server.", ""]
+    elif _marked(command, SERVER_GM_ONLY):
+        lines += ["Who: GMs of the whole server (Manage Server or a GM role).", ""]
     elif is_gm_only(command):
         lines += ["Who: GMs of the channel.", ""]
     if not command.parameters:

@@ -33,7 +33,7 @@ from bot.ui.decision import (
 )
 from bot.ui.embeds import shown_name
 from bot.ui.odds import add_odds, supply_line
-from bot.ui.permissions import gm_only, is_gm
+from bot.ui.permissions import is_server_gm, server_gm_only
 from bot.ui.reply import UserError, reply, reply_in_parts
 from bot.ui.roll_inputs import (
     rollable_supply,
@@ -58,8 +58,8 @@ BLIND_SUPPLY = (
     "and on your next roll; roll with visibility gm (you and the GMs) or private instead."
 )
 OTHERS_SUPPLIES = (
-    "Only a GM can see another player's supply dice (their size would tell how a hidden roll went); "
-    "/supply show without a member shows yours."
+    "Only a GM of the server can see another player's supply dice (their size would tell how a hidden roll "
+    "went); /supply show without a member shows yours."
 )
 DIE_CHOICES = [
     app_commands.Choice(name=die.label, value=die.sides) for die in decision.SupplyDie
@@ -164,8 +164,9 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
     async def show(self, interaction: discord.Interaction[Any], member: discord.Member | None = None) -> None:
         assert interaction.guild is not None
         who = member or interaction.user
-        # a die's size tells how a private or gm supply roll went: another's are for the GMs to see
-        if who.id != interaction.user.id and not await is_gm(interaction, self.store):
+        # a die's size tells how a private or gm supply roll went: another's are for the GMs to see, of
+        # the whole server (supply dice are the server's; a GM of one channel is a player elsewhere)
+        if who.id != interaction.user.id and not await is_server_gm(interaction, self.store):
             raise UserError(OTHERS_SUPPLIES)
         supplies = shown_supplies(await self.store.supply.list(interaction.guild.id, who.id), who)
         parts = supply_list_embeds(shown_name(who.display_name), supplies)
@@ -179,7 +180,7 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         die="The new size: d12 .. d4, or empty",
     )
     @app_commands.choices(die=DIE_CHOICES)
-    @gm_only()
+    @server_gm_only()  # supply dice are the server's: a GM of one channel could restore their own
     async def set(
         self,
         interaction: discord.Interaction[Any],

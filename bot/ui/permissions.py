@@ -22,9 +22,14 @@ T = TypeVar("T")
 GM_ROLE_NAMES = frozenset({"gm", "game master"})  # GM-1 default when a guild names no GM roles
 GM_ONLY = "gm_only"  # key in Command.extras (and attribute on the callback) marking GM-only commands
 MANAGE_GUILD_ONLY = "manage_guild_only"
+SERVER_GM_ONLY = "server_gm_only"
 NOT_GM = "Only a GM of this channel can do that (Manage Server, a GM role, or made GM of the channel)."
 NOT_MANAGER = "Only someone with the Manage Server permission can do that."
 NOT_OWNER = "Only the player who started this (or a GM) can use it."
+NOT_SERVER_GM = (
+    "Only a GM of the whole server (Manage Server or a GM role) can do that: it reaches past this channel, "
+    "and a GM of one channel is GM there only."
+)
 
 
 class NotGM(app_commands.CheckFailure):
@@ -100,6 +105,18 @@ async def is_gm(
     return await store.gm.is_channel_gm(guild.id, channel, member.id)
 
 
+async def is_server_gm(interaction: discord.Interaction[Any], store: Store) -> bool:
+    """GM-1 in every channel at once: Manage Server or a guild GM role (not GM of one channel), for what
+    is the server's, not a channel's (a character's supply dice)."""
+    guild, member = interaction.guild, interaction.user
+    if guild is None or not isinstance(member, discord.Member):
+        return False
+    if member.guild_permissions.manage_guild or interaction.permissions.manage_guild:
+        return True
+    settings = await settings_read(store, interaction, guild.id)
+    return any(is_gm_role(role, settings) for role in member.roles)
+
+
 def has_manage_guild(interaction: discord.Interaction[Any]) -> bool:
     """Manage Server in this guild (roles and settings need it, not just GM)."""
     member = interaction.user
@@ -136,6 +153,24 @@ def gm_only() -> Callable[[T], T]:
 
     def decorator(func: T) -> T:
         return _mark(check(func), GM_ONLY)
+
+    return decorator
+
+
+def server_gm_only() -> Callable[[T], T]:
+    """Like `gm_only`, but a GM of one channel does not count (`is_server_gm`)."""
+
+    async def predicate(interaction: discord.Interaction[Any]) -> bool:
+        if interaction.guild is None:
+            raise app_commands.NoPrivateMessage()
+        if not await is_server_gm(interaction, interaction.client.store):
+            raise NotGM(NOT_SERVER_GM)
+        return True
+
+    check = app_commands.check(predicate)
+
+    def decorator(func: T) -> T:
+        return _mark(_mark(check(func), GM_ONLY), SERVER_GM_ONLY)
 
     return decorator
 

@@ -15,6 +15,7 @@ from bot.local.fake.server import FakeDiscord
 from bot.store import Holder, Store
 from bot.store.models import MAX_NAME
 from bot.ui.embeds import shown_name
+from bot.ui.permissions import NOT_SERVER_GM
 from cogs.supply import OTHERS_SUPPLIES
 from tests.e2e.compact import assert_compact, compact_lines, open_details
 from tests.e2e.test_decision import Scripted, field, upcoming
@@ -407,3 +408,38 @@ async def test_many_long_items_are_all_shown_within_discord_s_limits(harness: Ha
             for line in f["value"].splitlines()
         ]
         assert lines == [f"{item}: **{label}**" for item, label in items.items()]
+
+
+async def test_a_gm_of_one_channel_neither_sets_nor_sees_supply_dice(
+    harness: Harness, world: World, fake: FakeDiscord
+) -> None:
+    # GM-1, GM-2, DD-7: supply dice are the character's in every channel, so a GM of one channel (a
+    # player running a side scene) could restore their own empty rations for the whole server: refused,
+    # as is seeing another player's dice (their size tells how a hidden roll went)
+    side = fake.add_channel(world.guild, "side-scene")
+    await gm_set(harness, world, world.alice, "Rations", 4)
+    await gm_set(harness, world, world.bob, "Torches", 8)
+    made = await harness.slash(
+        world.guild, side, world.owner, "setup channel-gm add", {"member": world.alice}
+    )
+    assert made.ephemeral and "Alice" in made.content
+    for member, item in ((world.alice, "Rations"), (world.bob, "Torches")):
+        refused = await harness.slash(
+            world.guild, side, world.alice, "supply set", {"member": member, "item": item, "die": 12}
+        )
+        assert refused.ephemeral and refused.public() == [] and refused.content == NOT_SERVER_GM
+    peek = await harness.slash(world.guild, side, world.alice, "supply show", {"member": world.bob})
+    assert peek.ephemeral and peek.content == OTHERS_SUPPLIES
+    assert await stored(harness, world, "Rations") == 4  # unchanged
+    # while in that channel she is GM for what is the channel's own: a GM modifier there, say
+    modifier = await harness.slash(
+        world.guild, side, world.alice, "gm modifier", {"system": "decision", "kind": "advantage"}
+    )
+    assert "advantage" in modifier.text().lower()
+    # and a GM of the server (by role) still sets and sees them from any channel
+    restored = await harness.slash(
+        world.guild, side, world.gm, "supply set", {"member": world.alice, "item": "Rations", "die": 12}
+    )
+    assert not restored.ephemeral and await stored(harness, world, "Rations") == 12
+    shown = await harness.slash(world.guild, side, world.gm, "supply show", {"member": world.bob})
+    assert "Torches" in shown.text()

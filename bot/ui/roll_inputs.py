@@ -18,6 +18,7 @@ from typing import Any, TypeVar, overload
 import discord
 
 from bot.core import rps
+from bot.core.common import one_line
 from bot.core.systemx import MarginStyle, RollChart
 from bot.store import GuildSettings, Holder, NotFound, Sheet, Store, SupplyDie
 from bot.store.models import name_key
@@ -531,7 +532,11 @@ async def contest_sides(
             lacks = stat is not None and found is None
             sides[slot] = ContestSide(name, mod, value, text, member.id, lacks_stat=lacks)
         elif npc is not None:
-            sides[slot] = ContestSide(npc.strip(), mod, 0, "NPC", None)
+            # DD-5: refused here, before any GM is told of the roll (the core would refuse it after)
+            named = one_line(npc).strip()
+            if not named:
+                raise UserError("Every party of a contested roll needs a name.")
+            sides[slot] = ContestSide(named, mod, 0, "NPC", None)
     if len(sides) < 2:
         raise UserError("A contest needs at least two parties (members or NPCs).")
     keys = [name_key(side.name) for side in sides.values()]

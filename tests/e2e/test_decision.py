@@ -381,6 +381,19 @@ async def test_contested_refuses_bad_parties(harness: Harness, world: World) -> 
         {"npc1": "Orc", "npc2": "Elf", "advantage": "7"},
     )
     assert edge.ephemeral and "not one of the parties" in edge.content
+    # DD-5: a name Discord takes but that is blank once trimmed (ideographic spaces, a zero-width one)
+    # is refused before a GM is told of the roll
+    await harness.slash(world.guild, world.general, world.gm, "gm claim", {})
+    for blank in ("\u3000", "\u3000\u200b\u3000"):
+        nameless = await harness.slash(
+            world.guild,
+            world.general,
+            world.alice,
+            "decision contested",
+            {"npc1": blank, "party2": world.bob, "visibility": "gm"},
+        )
+        assert nameless.ephemeral and nameless.content == "Every party of a contested roll needs a name."
+        assert nameless.messages == [nameless.original]  # no GM copy, not even one deleted again
     # a member cannot be named in a DM; NPCs can (test_a_contest_of_npcs_works_in_a_dm)
 
 

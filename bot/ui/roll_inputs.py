@@ -367,7 +367,8 @@ async def rps_party(
     """Party ``number`` of a resisted action: a named NPC with a Base, or a member with a skill or
     attribute of their sheet (``party`` text, "Skill (Parent)" for an alternate) or a raw Base."""
     if member is None:
-        if text is None or base is None:
+        # a name blank once trimmed is refused here, before any GM is told of the roll (RPS-7)
+        if text is None or not text.strip() or base is None:
             raise UserError(
                 f"Party {number} needs a name (party{number}) and a Base (base{number}), or a member."
             )

@@ -398,6 +398,17 @@ async def test_resisted_refuses_one_party_and_nameless_npcs(harness: Harness, wo
         world.guild, world.general, world.gm, "rps resisted", {"party1": "Franky", "base1": 3, "base2": 4}
     )
     assert nameless.ephemeral and "Party 2 needs a name" in nameless.content
+    # RPS-7: nor a name that is blank once trimmed (ideographic spaces), refused before a GM hears of it
+    await harness.slash(world.guild, world.general, world.gm, "gm claim", {})
+    blank = await harness.slash(
+        world.guild,
+        world.general,
+        world.alice,
+        "rps resisted",
+        {"party1": "\u3000", "base1": 3, "party2": "Orc", "base2": 4, "visibility": "gm"},
+    )
+    assert blank.ephemeral and "Party 1 needs a name" in blank.content
+    assert blank.messages == [blank.original]  # no GM copy, not even one deleted again
 
 
 async def test_resisted_party_autocomplete_offers_the_members_skills(harness: Harness, world: World) -> None:

@@ -588,6 +588,21 @@ class ServerSetup(commands.Cog):
                 "Channel, Send Messages and Embed Links there."
             )
         elif remove:
+            # a channel whose rolls are hidden by default and has no GM of its own would then refuse every
+            # plain roll ("No GM can see a hidden roll here yet"), as /setup settings refuses to make one
+            hidden = {
+                c
+                for mode in ("gm", "blind")
+                for c in await store.settings.channels_with_visibility(guild_id, mode)
+            }
+            stranded = sorted([c for c in hidden if not await store.gm.list_channel_gms(guild_id, c)])
+            if stranded:
+                where = ", ".join(f"<#{c}>" for c in stranded)
+                raise UserError(
+                    f"Rolls in {where} are hidden by default and only the GM channel could see them: give "
+                    f"{'that channel' if len(stranded) == 1 else 'those channels'} a GM first (/gm claim "
+                    "there) or another visibility (/setup settings visibility: there). Nothing was changed."
+                )
             await store.settings.update(guild_id, gm_channel_id=None)
             text = (
                 "No GM channel: GM and blind rolls go by DM to the GMs of each roll's channel (a GM joins "

@@ -195,6 +195,18 @@ async def test_an_admin_sets_the_gm_channel_and_players_never_see_setup(
         harness, world, world.manager, "gm-channel", {"channel": world.gm_screen, "remove": True}
     )
     assert both.ephemeral and "not both" in both.content
+    # GM-1: a channel whose rolls are hidden by default, with no GM of its own, would refuse every plain
+    # roll without the GM channel: its removal is refused until that channel has a GM or another default
+    await store.settings.set_channel_visibility(world.guild.id, world.general.id, "gm")
+    stranding = await set_up(harness, world, world.manager, "gm-channel", {"remove": True})
+    assert stranding.ephemeral and stranding.content == (
+        f"Rolls in <#{world.general.id}> are hidden by default and only the GM channel could see them: give "
+        "that channel a GM first (/gm claim there) or another visibility (/setup settings visibility: "
+        "there). Nothing was changed."
+    )
+    assert (await store.settings.get(world.guild.id)).gm_channel_id == world.gm_screen.id
+    claimed = await harness.slash(world.guild, world.general, world.gm, "gm claim", {})
+    assert claimed.ephemeral
     removed = await set_up(harness, world, world.manager, "gm-channel", {"remove": True})
     assert "No GM channel" in removed.content
     assert (await store.settings.get(world.guild.id)).gm_channel_id is None

@@ -94,6 +94,7 @@ class SheetRepository:
         fields.pop("active", None)
         fields.pop("version", None)
         checked = validated(lambda: Sheet.model_validate(fields), "Sheet")
+        _stats_once(checked)
         return await self._db.run(lambda tx: self._insert(tx, checked))
 
     async def _insert(self, tx: Tx, sheet: Sheet) -> Sheet:
@@ -324,6 +325,7 @@ class SheetRepository:
             ),
             "Sheet",
         )
+        _stats_once(sheet)
 
         async def work(tx: Tx) -> Sheet:
             row = await self._row(tx, guild_id, owner_id, sheet.name)
@@ -516,6 +518,20 @@ def _one_stat(data: dict[str, Any], other: str, name: str) -> None:
         raise InvalidData(
             f"{name.strip()} is already {section} of this sheet, and a decision-dice stat has one value: "
             "set it there, or remove it first."
+        )
+
+
+def _stats_once(sheet: Sheet) -> None:
+    """`_one_stat` for a whole new sheet (created, or imported from a file): no decision-dice stat both an
+    attribute and a skill."""
+    if sheet.system != "decision":
+        return
+    skills = {name_key(k) for k in sheet.skills}
+    both = [k.strip() for k in sheet.attributes if name_key(k) in skills]
+    if both:
+        raise InvalidData(
+            f"{both[0]} is both an attribute and a skill, and a decision-dice stat has one value: keep one "
+            "of them."
         )
 
 

@@ -10,9 +10,12 @@ import json
 import random
 from typing import Any
 
+import pytest
+
 from bot.core import decision
 from bot.core.dice import Dice
 from bot.local.fake.harness import Answer, Harness, World
+from bot.store.errors import InvalidData
 from tests.e2e.compact import assert_compact, open_details, shown
 
 GREEN, RED = 0x57F287, 0xED4245
@@ -485,7 +488,9 @@ async def test_a_contest_of_npcs_works_in_a_dm(harness: Harness, world: World) -
     assert "Guard" in answer.original.text() and "Thief" in answer.original.text()
 
 
-async def test_a_stat_name_is_an_attribute_or_a_skill_never_both(harness: Harness, world: World) -> None:
+async def test_a_stat_name_is_an_attribute_or_a_skill_never_both(
+    harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # a decision sheet's attributes and skills are all stats, read by name: each name has one value
     store = harness.bot.store
     make = {"name": "Mira", "system": "decision"}
@@ -507,9 +512,13 @@ async def test_a_stat_name_is_an_attribute_or_a_skill_never_both(harness: Harnes
         "set it there, or remove it first."
     )
     assert await store.sheets.get(world.guild.id, world.alice.id, "Mira") == before
-    # a sheet imported with both is not rolled with one of them picked silently
+    # nor is a file with both imported
     data = before.model_dump(include={"name", "system", "attributes"}) | {"name": "Nox"}
     data["skills"] = {"Stealth": {"rating": 6}}
+    with pytest.raises(InvalidData, match=r"^Stealth is both an attribute and a skill, and a decision-dice"):
+        await store.sheets.import_json(world.guild.id, world.alice.id, json.dumps(data))
+    # and a sheet an earlier version imported with both is not rolled with one of them picked silently
+    monkeypatch.setattr("bot.store.sheets._stats_once", lambda sheet: None)
     await store.sheets.import_json(world.guild.id, world.alice.id, json.dumps(data))
     await harness.slash(world.guild, world.general, world.alice, "sheet use", {"name": "Nox"})
     state = harness.bot.rng.getstate()

@@ -315,9 +315,12 @@ def documents(draw: st.DrawFn) -> SheetDocument:
     ranges = SHEET_RANGES[system]
     keys = st.lists(names, max_size=5, unique_by=name_key).filter(lambda xs: all(name_key(x) for x in xs))
     attributes = {k.strip(): draw(st.integers(*ranges.attributes)) for k in draw(keys)}
+    # a decision-dice stat is an attribute or a skill, not both (`_stats_once`)
+    taken = {name_key(k) for k in attributes} if system == "decision" else set()
     skills = {
         k.strip(): Skill(rating=draw(st.integers(*ranges.skills)), alternates=[a.strip() for a in draw(keys)])
         for k in draw(keys)
+        if name_key(k) not in taken
     }
     bonuses = {k.strip(): draw(st.integers(*ranges.bonuses)) for k in draw(keys)}
     top = draw(st.integers(*ranges.wounds_max))

@@ -92,8 +92,12 @@ def loads_limited(text: str, what: str, max_chars: int) -> Any:
             f"Line {err.lineno} of the {what} is not valid JSON at column {err.colno}: "
             f"{_json_words(err.msg)}."
         ) from None
-    except (ValueError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         raise InvalidData(f"The {what} is not valid JSON: it is not UTF-8 text.") from None
+    except ValueError:  # Python reads at most 4,300 digits of a whole number: no value here is near that
+        raise InvalidData(
+            f"The {what} holds a number thousands of digits long, which no value can be."
+        ) from None
     if deeper_than(value, MAX_DEPTH):
         raise InvalidData(f"The {what} nests deeper than {MAX_DEPTH} levels.")
     return value

@@ -137,6 +137,10 @@ def _subject(loc: tuple[int | str, ...], what: str, *, text: bool) -> str:
     return f"{owner}'{'' if owner.endswith('s') else 's'} {last}"
 
 
+#: fields whose names are not words a user reads
+_FIELD_WORDS = {"gm_role_ids": "GM roles"}
+
+
 def _sentence(text: str) -> str:
     text = text.strip()
     if text and text[0].islower():
@@ -169,7 +173,7 @@ def invalid_from(error: ValidationError, what: str = "") -> InvalidData:
     parts = [str(part) for part in _parts(loc)]
     if kind in ("too_long", "too_short") and parts:
         # a list or a dict: say what holds them, and how many it may hold
-        many = parts[-1]
+        many = _FIELD_WORDS.get(parts[-1], parts[-1])
         owner = _a(_one(parts[-3])) if len(parts) >= 3 and parts[-3] in _SECTIONS else _owner(what)
         if kind == "too_short":
             return InvalidData(_sentence(f"{owner} needs at least {context.get('min_length')} {many}"))

@@ -157,3 +157,11 @@ async def test_the_channels_with_a_default_visibility(store: Store) -> None:
     assert await store.settings.channels_with_visibility(1, "private") == []
     with pytest.raises(InvalidData):
         await store.settings.channels_with_visibility(1, "loud")
+
+
+async def test_too_many_gm_roles_are_named_in_words(store: Store) -> None:
+    # GM-1: the refusal reaches a server admin as it is: no field name of ours in it
+    with pytest.raises(InvalidData) as err:
+        await store.settings.update(1, gm_role_ids=list(range(1, 27)))
+    assert str(err.value) == "The server has at most 25 GM roles; you gave 26."
+    assert (await store.settings.get(1)).gm_role_ids == []

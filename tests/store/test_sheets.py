@@ -363,6 +363,11 @@ def test_export_parse_round_trip_and_schema_validity(document: SheetDocument) ->
         ('{"name": "Ann", "system": "sysx", "notes": ' + json.dumps("x" * MAX_IMPORT_CHARS) + "}", "too big"),
         ('{"name": "Ann", "system": "sysx", "skills": {"S": {"rating": 1, "alternates": '
          '[[[[[[[[[[[[[1]]]]]]]]]]]]]}}}', "nests deeper"),
+        # valid UTF-8 and JSON, but more digits than Python reads (4,300)
+        ('{"name": "Ann", "system": "dn", "attributes": {"Str": ' + "1" * 5_000 + "}}",
+         "thousands of digits"),
+        ('{"name": "Ann", "system": "decision", "attributes": {"Grit": 2}, '
+         '"skills": {"grit": {"rating": 5}}}', "Grit is both an attribute and a skill"),
     ],
 )  # fmt: skip
 async def test_bad_imports_are_refused_with_one_sentence_and_change_nothing(

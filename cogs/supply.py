@@ -200,8 +200,10 @@ class Supply(commands.GroupCog, group_name="supply", group_description="Supply d
         # to roll, whichever sheet they play next (else an emptied item came back with another sheet)
         own = None if character.own else Holder(member.display_name, own=True)
         supply = await self.store.supply.set(guild_id, member.id, character, item, die, replaces=own)
-        embed = supply_set_embed(supply, previous, shown_name(interaction.user.display_name))
-        await reply(interaction, embed=embed)
+        set_by = shown_name(interaction.user.display_name)
+        # the size before is the GM's alone: after a hidden supply roll it tells how that roll went
+        await reply(interaction, embed=supply_set_embed(supply, previous, set_by), ephemeral=True)
+        await reply(interaction, embed=supply_set_embed(supply, previous, set_by, public=True))
 
     @set.autocomplete("item")
     async def set_item_autocomplete(

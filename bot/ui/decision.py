@@ -365,9 +365,15 @@ def supply_list_embeds(who: str, supplies: Sequence[SupplyDie]) -> list[discord.
     return spread(first, fields, inline=False)
 
 
-def supply_set_embed(supply: SupplyDie, previous: str | None, set_by: str) -> discord.Embed:
-    """The GM's change to a supply die (DD-7)."""
-    change = f"{previous} → **{supply.label}**" if previous else f"new: **{supply.label}**"
+def supply_set_embed(
+    supply: SupplyDie, previous: str | None, set_by: str, *, public: bool = False
+) -> discord.Embed:
+    """The GM's change to a supply die (DD-7); ``public``: the table's notice, without the size before (a
+    hidden supply roll's result would show in it)."""
+    if public:
+        change = f"**{supply.label}**"
+    else:
+        change = f"{previous} → **{supply.label}**" if previous else f"new: **{supply.label}**"
     item = shown_name(supply.item)
     return info_embed(
         f"Supply set: {item}", f"{shown_name(supply.character)}'s {item}: {change} (set by {set_by})."

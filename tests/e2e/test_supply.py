@@ -120,7 +120,9 @@ async def test_set_is_gm_only(harness: Harness, world: World) -> None:
     assert refused.ephemeral and "Only a GM" in refused.content and refused.public() == []
     assert await harness.bot.store.supply.list(world.guild.id, world.alice.id) == []
     accepted = await gm_set(harness, world, world.alice, "Rope", 12)
-    assert not accepted.ephemeral and "new: **d12**" in accepted.embed["description"]
+    assert accepted.ephemeral and "new: **d12**" in accepted.embed["description"]  # the GM's own answer
+    [notice] = accepted.public()  # and the table's
+    assert notice.embeds[0]["description"] == "Alice's Rope: **d12** (set by Gamemaster)."
     assert await stored(harness, world, "Rope") == 12
 
 
@@ -140,6 +142,9 @@ async def test_a_new_nickname_keeps_a_member_s_own_supplies(harness: Harness, wo
     assert await field(harness, shown.embed, "Ally the Bold") == "Rope: **d8**"
     restored = await gm_set(harness, world, world.alice, "Rope", 12)  # the same die, not a second one
     assert "Ally the Bold's Rope: d8 → **d12**" in restored.embed["description"]
+    # DD-7: the size before is the GM's alone (after a hidden supply roll it would tell how that went)
+    [notice] = restored.public()
+    assert notice.embeds[0]["description"] == "Ally the Bold's Rope: **d12** (set by Gamemaster)."
     world.guild.members[world.alice.id].nick = None
     assert await stored(harness, world, "Rope") == 12
     assert [(s.character, s.item, s.die, s.own) for s in await harness.bot.store.supply.list(
@@ -440,6 +445,6 @@ async def test_a_gm_of_one_channel_neither_sets_nor_sees_supply_dice(
     restored = await harness.slash(
         world.guild, side, world.gm, "supply set", {"member": world.alice, "item": "Rations", "die": 12}
     )
-    assert not restored.ephemeral and await stored(harness, world, "Rations") == 12
+    assert len(restored.public()) == 1 and await stored(harness, world, "Rations") == 12
     shown = await harness.slash(world.guild, side, world.gm, "supply show", {"member": world.bob})
     assert "Torches" in shown.text()

@@ -90,18 +90,12 @@ async def is_gm(
     channel_id: int | None = None,
 ) -> bool:
     """GM-1: Manage Server, or a guild GM role, or GM of the channel (``channel_id``, default: this one)."""
-    guild = interaction.guild
-    member = interaction.user
-    if guild is None or not isinstance(member, discord.Member):
-        return False  # in DMs nobody is a GM: GM tools act on a guild's channels
-    if member.guild_permissions.manage_guild or interaction.permissions.manage_guild:
+    if await is_server_gm(interaction, store):
         return True
-    settings = await settings_read(store, interaction, guild.id)
-    if any(is_gm_role(role, settings) for role in member.roles):
-        return True
+    guild, member = interaction.guild, interaction.user
     channel = channel_id if channel_id is not None else interaction.channel_id
-    if channel is None:
-        return False
+    if guild is None or not isinstance(member, discord.Member) or channel is None:
+        return False  # in DMs nobody is a GM: GM tools act on a guild's channels
     return await store.gm.is_channel_gm(guild.id, channel, member.id)
 
 
@@ -110,7 +104,7 @@ async def is_server_gm(interaction: discord.Interaction[Any], store: Store) -> b
     is the server's, not a channel's (a character's supply dice)."""
     guild, member = interaction.guild, interaction.user
     if guild is None or not isinstance(member, discord.Member):
-        return False
+        return False  # in DMs nobody is a GM: GM tools act on a guild's channels
     if member.guild_permissions.manage_guild or interaction.permissions.manage_guild:
         return True
     settings = await settings_read(store, interaction, guild.id)

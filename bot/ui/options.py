@@ -20,7 +20,7 @@ from discord import AppCommandOptionType as Kind
 from discord import app_commands
 
 from bot.core.common import one_line
-from bot.ui.reply import CHANGED, NO_DMS, refuse
+from bot.ui.reply import CHANGED, NO_DMS, guard_deadline, refuse
 
 log = logging.getLogger(__name__)
 
@@ -238,6 +238,7 @@ class TableTree(app_commands.CommandTree[Any]):
     """A CommandTree that refuses any command whose options break their declaration (see the module doc)."""
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        guard_deadline(interaction)
         if interaction.type not in (
             discord.InteractionType.application_command,
             discord.InteractionType.autocomplete,

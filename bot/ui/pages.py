@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 import discord
 
-from bot.ui.embeds import NO_MENTIONS, add_footer_line
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, TableView, refuse
+from bot.ui.embeds import add_footer_line
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, TableView, refuse, update_message
 
 T = TypeVar("T")
 MAX_ARGS = 3
@@ -123,4 +123,4 @@ class PageButton(
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         embed, view = await load(interaction, self.kind, self.args, self.page, self.asker)
-        await interaction.response.edit_message(embed=embed, view=view, allowed_mentions=NO_MENTIONS)
+        await update_message(interaction, embed=embed, view=view)

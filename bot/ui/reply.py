@@ -10,6 +10,7 @@ answers the person it refuses.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -50,6 +51,15 @@ AFTER_ERROR = "tabletop_after_error"
 ID_PATTERN = r"(?:[1-9][0-9]{0,17}|[1-8][0-9]{18})"
 _DEFERRED = "tabletop_deferred_ephemeral"  # interaction.extras key: how the response was deferred
 _ORIGINAL_USED = "tabletop_original_used"
+_FIRST_RESPONSE = "tabletop_first_response"  # interaction.extras key: the lock around the one response
+#: interaction.extras key: the command's answer is known to be public (`choose_visibility` sets it), so a
+#: late acknowledgement may show the channel its "thinking"; until then it is the user's alone
+ANSWER_PUBLIC = "tabletop_answer_public"
+#: Discord drops an interaction not acknowledged 3 s after it sent it. An answer not begun this long after
+#: the bot received it (a cold worker, a slow store, a loaded host) is acknowledged first, `guard_deadline`.
+DEFER_AFTER = 1.5
+_ACKNOWLEDGED_LATE = (discord.InteractionType.application_command, discord.InteractionType.component)
+_LATE: set[asyncio.Task[None]] = set()  # late acknowledgements in flight (the loop keeps weak references)
 
 Sent = discord.InteractionMessage | discord.WebhookMessage
 
@@ -58,12 +68,69 @@ class UserError(Exception):
     """Something the user must change; ``str(err)`` is the one sentence they see (ephemeral)."""
 
 
+def first_response(interaction: discord.Interaction[Any]) -> asyncio.Lock:
+    """The lock every first response takes: `guard_deadline`'s acknowledgement and the handler's own
+    answer can then never both go out (Discord refuses a second one, 40060)."""
+    lock: asyncio.Lock | None = interaction.extras.get(_FIRST_RESPONSE)
+    if lock is None:
+        lock = interaction.extras[_FIRST_RESPONSE] = asyncio.Lock()
+    return lock
+
+
 async def defer(interaction: discord.Interaction[Any], *, ephemeral: bool = False) -> None:
     """Acknowledge now (Discord's 3-second rule) when the work may be slow; `reply` then fills the answer."""
-    if interaction.response.is_done():
+    async with first_response(interaction):
+        if interaction.response.is_done():
+            return
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        interaction.extras[_DEFERRED] = ephemeral
+
+
+def guard_deadline(interaction: discord.Interaction[Any]) -> None:
+    """Acknowledge ``interaction`` `DEFER_AFTER` seconds from now unless it was answered by then.
+
+    A command gets Discord's "thinking" (the user's alone unless its answer is known to be public, so a
+    hidden roll is never announced), filled by `reply`; a button or menu a silent acknowledgement, after
+    which `reply` follows up and `update_message` edits its message. Costs one timer when all goes well.
+    """
+    if interaction.type not in (
+        discord.InteractionType.application_command,
+        discord.InteractionType.component,
+    ):
+        return  # an autocomplete cannot be deferred
+    loop = asyncio.get_running_loop()
+    loop.call_later(DEFER_AFTER, _deadline_near, interaction, loop.time())
+
+
+def _deadline_near(interaction: discord.Interaction[Any], received: float) -> None:
+    if interaction.response.is_done() or interaction.client.is_closed():
         return
-    await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-    interaction.extras[_DEFERRED] = ephemeral
+    # named as discord.py names a view's tasks: whoever waits for a click's work waits for this too
+    task = asyncio.get_running_loop().create_task(
+        _acknowledge_late(interaction, received), name=f"discord-ui-late-ack-{interaction.id}"
+    )
+    _LATE.add(task)
+    task.add_done_callback(_LATE.discard)
+
+
+async def _acknowledge_late(interaction: discord.Interaction[Any], received: float) -> None:
+    async with first_response(interaction):
+        if interaction.response.is_done():
+            return
+        try:
+            if interaction.type is discord.InteractionType.component:
+                await interaction.response.defer()  # "deferred update": nothing shows, the message stays
+            else:
+                ephemeral = not interaction.extras.get(ANSWER_PUBLIC, False)
+                await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+                interaction.extras[_DEFERRED] = ephemeral
+        except discord.HTTPException as error:  # too late already, or Discord is down: the answer will say
+            log.warning("Could not acknowledge %s in time: %s", _describe(interaction), error)
+            return
+    elapsed = asyncio.get_running_loop().time() - received
+    log.warning(
+        "Slow answer to %s: acknowledged first, %.1f s after it came", _describe(interaction), elapsed
+    )
 
 
 async def reply(
@@ -93,11 +160,12 @@ async def reply(
         if view is not None:
             kwargs["view"] = view
         if not interaction.response.is_done():
-            if files:  # none: no empty attachments list in the payload
-                kwargs["files"] = list(files)
-            callback = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
-            resource = callback.resource if callback is not None else None
-            return resource if isinstance(resource, discord.InteractionMessage) else None
+            async with first_response(interaction):
+                if not interaction.response.is_done():
+                    first = kwargs | {"files": list(files)} if files else kwargs  # none: no empty list sent
+                    callback = await interaction.response.send_message(ephemeral=ephemeral, **first)
+                    resource = callback.resource if callback is not None else None
+                    return resource if isinstance(resource, discord.InteractionMessage) else None
         deferred_ephemeral = interaction.extras.get(_DEFERRED)
         if (
             deferred_ephemeral is None
@@ -113,6 +181,17 @@ async def reply(
     finally:
         for file in files:
             file.close()
+
+
+async def update_message(interaction: discord.Interaction[Any], **changes: Any) -> None:
+    """Edit the message whose button or menu was used: as the response, or once `guard_deadline`
+    acknowledged the click, through the interaction's original message (that same message). Never pings."""
+    changes.setdefault("allowed_mentions", NO_MENTIONS)
+    async with first_response(interaction):
+        if not interaction.response.is_done():
+            await interaction.response.edit_message(**changes)
+            return
+    await interaction.edit_original_response(**changes)
 
 
 async def reply_in_parts(
@@ -294,6 +373,7 @@ class ErrorReportingItem:
     """
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        guard_deadline(interaction)
         try:
             return await self.allowed(interaction)
         except Exception as error:

@@ -25,6 +25,7 @@ from bot.ui.gm import settings_read, take_blind_request, visibility_read
 from bot.ui.permissions import gm_of_roll, gms_of_channel, is_gm, player_readers
 from bot.ui.reply import (
     AFTER_ERROR,
+    ANSWER_PUBLIC,
     ID_PATTERN,
     ErrorReportingItem,
     TableView,
@@ -267,6 +268,8 @@ async def choose_visibility(
     mode = await choose_mode(interaction, store, requested)
     if mode == "blind" and blind_refusal is not None:
         raise UserError(blind_refusal)
+    if mode == "public":  # a late acknowledgement may show the channel "thinking" (`guard_deadline`)
+        interaction.extras[ANSWER_PUBLIC] = True
     return mode
 
 

@@ -29,7 +29,6 @@ from bot.ui.cards import (
     peek_text,
     send_to_gms,
 )
-from bot.ui.embeds import NO_MENTIONS
 from bot.ui.hands import (
     BLIND_DETAILS,
     BLIND_ODDS,
@@ -50,7 +49,7 @@ from bot.ui.hands import (
     stand_move,
 )
 from bot.ui.permissions import is_gm, owner_or_gm
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, defer, refuse, reply
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, defer, refuse, reply, update_message
 
 log = logging.getLogger(__name__)
 
@@ -232,11 +231,9 @@ async def show(interaction: discord.Interaction[Any], moved: Moved) -> None:
     GMs, with the fumble chance and the odds the moves had before the last one for them alone."""
     record, hand = moved.record, moved.hand
     if shows_controls(interaction.message, record, hand):
-        await interaction.response.edit_message(embed=owner_embed(record, hand), allowed_mentions=NO_MENTIONS)
+        await update_message(interaction, embed=owner_embed(record, hand))
     else:
-        await interaction.response.edit_message(
-            embed=owner_embed(record, hand), view=hand_view(record, hand), allowed_mentions=NO_MENTIONS
-        )
+        await update_message(interaction, embed=owner_embed(record, hand), view=hand_view(record, hand))
     mode = hand_visibility(record.data)
     if not hand.is_over or mode not in ("gm", "blind") or record.guild_id is None or moved.log_id is None:
         return

@@ -27,6 +27,7 @@ from bot.ui.reply import (
     UserError,
     refuse,
     reply,
+    update_message,
 )
 from bot.ui.rps import ended_sentence, pool_embed
 from bot.ui.second_tries import (
@@ -234,10 +235,10 @@ class GrantModifierSelect(
         store: Store = interaction.client.store
         grant = await grant_second_try(interaction, store, self.record, self.modifier)
         # answered first (Discord's 3 seconds), then the player's button goes to the check's channel
-        await interaction.response.edit_message(
+        await update_message(
+            interaction,
             content=f"Granted <@{grant.roller_id}> a second try ({grant.modifier:+d}).",
             view=None,
-            allowed_mentions=NO_MENTIONS,
         )
         channel = interaction.client.get_partial_messageable(grant.channel_id, guild_id=grant.guild_id)
         try:

@@ -279,9 +279,8 @@ class TableTree(app_commands.CommandTree[Any]):
 
 async def refuse_options(interaction: discord.Interaction[Any], problem: str) -> None:
     """One ephemeral sentence, or no choices for an autocomplete (it cannot show a sentence)."""
-    if interaction.response.is_done():
-        return
     if interaction.type is discord.InteractionType.autocomplete:
-        await interaction.response.autocomplete([])  # nothing to suggest for a malformed request
+        if not interaction.response.is_done():
+            await interaction.response.autocomplete([])  # nothing to suggest for a malformed request
         return
-    await refuse(interaction, problem)
+    await refuse(interaction, problem)  # (after a late acknowledgement too: `reply` fills it)

@@ -52,12 +52,16 @@ ID_PATTERN = r"(?:[1-9][0-9]{0,17}|[1-8][0-9]{18})"
 _DEFERRED = "tabletop_deferred_ephemeral"  # interaction.extras key: how the response was deferred
 _ORIGINAL_USED = "tabletop_original_used"
 _FIRST_RESPONSE = "tabletop_first_response"  # interaction.extras key: the lock around the one response
+# interaction.extras key: Discord took a late acknowledgement though its answer to it was lost (a retry was
+# refused as a second one), so discord.py does not know the interaction is acknowledged
+_ACKNOWLEDGED = "tabletop_acknowledged"
 #: interaction.extras key: the command's answer is known to be public (`choose_visibility` sets it), so a
 #: late acknowledgement may show the channel its "thinking"; until then it is the user's alone
 ANSWER_PUBLIC = "tabletop_answer_public"
 #: Discord drops an interaction not acknowledged 3 s after it sent it. An answer not begun this long after
 #: the bot received it (a cold worker, a slow store, a loaded host) is acknowledged first, `guard_deadline`.
 DEFER_AFTER = 1.5
+ACKNOWLEDGED_ALREADY = 40060  # Discord's code: "Interaction has already been acknowledged"
 _ACKNOWLEDGED_LATE = (discord.InteractionType.application_command, discord.InteractionType.component)
 _LATE: set[asyncio.Task[None]] = set()  # late acknowledgements in flight (the loop keeps weak references)
 
@@ -77,10 +81,15 @@ def first_response(interaction: discord.Interaction[Any]) -> asyncio.Lock:
     return lock
 
 
+def responded(interaction: discord.Interaction[Any]) -> bool:
+    """Whether Discord has this interaction's first response (after which only follow-ups and edits go)."""
+    return interaction.response.is_done() or bool(interaction.extras.get(_ACKNOWLEDGED))
+
+
 async def defer(interaction: discord.Interaction[Any], *, ephemeral: bool = False) -> None:
     """Acknowledge now (Discord's 3-second rule) when the work may be slow; `reply` then fills the answer."""
     async with first_response(interaction):
-        if interaction.response.is_done():
+        if responded(interaction):
             return
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
         interaction.extras[_DEFERRED] = ephemeral
@@ -103,7 +112,7 @@ def guard_deadline(interaction: discord.Interaction[Any]) -> None:
 
 
 def _deadline_near(interaction: discord.Interaction[Any], received: float) -> None:
-    if interaction.response.is_done() or interaction.client.is_closed():
+    if responded(interaction) or interaction.client.is_closed():
         return
     # named as discord.py names a view's tasks: whoever waits for a click's work waits for this too
     task = asyncio.get_running_loop().create_task(
@@ -115,18 +124,22 @@ def _deadline_near(interaction: discord.Interaction[Any], received: float) -> No
 
 async def _acknowledge_late(interaction: discord.Interaction[Any], received: float) -> None:
     async with first_response(interaction):
-        if interaction.response.is_done():
+        if responded(interaction):
             return
+        component = interaction.type is discord.InteractionType.component
+        ephemeral = not interaction.extras.get(ANSWER_PUBLIC, False)
         try:
-            if interaction.type is discord.InteractionType.component:
+            if component:
                 await interaction.response.defer()  # "deferred update": nothing shows, the message stays
             else:
-                ephemeral = not interaction.extras.get(ANSWER_PUBLIC, False)
                 await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-                interaction.extras[_DEFERRED] = ephemeral
-        except discord.HTTPException as error:  # too late already, or Discord is down: the answer will say
-            log.warning("Could not acknowledge %s in time: %s", _describe(interaction), error)
-            return
+        except discord.HTTPException as error:
+            if error.code != ACKNOWLEDGED_ALREADY:  # too late already, or Discord is down
+                log.warning("Could not acknowledge %s in time: %s", _describe(interaction), error)
+                return
+            interaction.extras[_ACKNOWLEDGED] = True  # a retry of this very acknowledgement was refused
+        if not component:
+            interaction.extras[_DEFERRED] = ephemeral
     elapsed = asyncio.get_running_loop().time() - received
     log.warning(
         "Slow answer to %s: acknowledged first, %.1f s after it came", _describe(interaction), elapsed
@@ -159,9 +172,9 @@ async def reply(
             kwargs["embeds"] = all_embeds
         if view is not None:
             kwargs["view"] = view
-        if not interaction.response.is_done():
+        if not responded(interaction):
             async with first_response(interaction):
-                if not interaction.response.is_done():
+                if not responded(interaction):
                     first = kwargs | {"files": list(files)} if files else kwargs  # none: no empty list sent
                     callback = await interaction.response.send_message(ephemeral=ephemeral, **first)
                     resource = callback.resource if callback is not None else None
@@ -188,7 +201,7 @@ async def update_message(interaction: discord.Interaction[Any], **changes: Any) 
     acknowledged the click, through the interaction's original message (that same message). Never pings."""
     changes.setdefault("allowed_mentions", NO_MENTIONS)
     async with first_response(interaction):
-        if not interaction.response.is_done():
+        if not responded(interaction):
             await interaction.response.edit_message(**changes)
             return
     await interaction.edit_original_response(**changes)

@@ -34,7 +34,7 @@ from bot.core.cards import Card, Shoe, full_deck
 from bot.core.odds import cards_summary
 from bot.core.odds.cards import involuntary_odds
 from bot.local.fake.harness import Answer, Harness, World
-from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord
+from bot.local.fake.server import FakeDiscord
 from bot.local.fake.world import FakeChannel, FakeMessage, FakeUser
 from bot.store import Conflict, Store
 from bot.ui.hands import BLIND_DETAILS, BLIND_ODDS, BUSY
@@ -290,7 +290,7 @@ async def test_voluntary_hand_played_to_a_wrap(harness: Harness, world: World) -
     ]
 
     first = await harness.click(message, "Hit", world.alice)
-    assert first.callback_type == UPDATE_MESSAGE
+    assert first.edited_in_place
     assert lines(message.embed)[0] == f"🂠 {top[1].label}: 9 showing + the face-down card"
     assert top[0].label not in message.text()
 
@@ -298,7 +298,7 @@ async def test_voluntary_hand_played_to_a_wrap(harness: Harness, world: World) -
     expected = hit(hit(deal(start_voluntary(5, 3), top[0]), top[1]), top[2])
     assert expected.wrapped and expected.ending is Ending.WRAPPED  # 10 + 9 + 5 = 24 wraps to 3
     result = resolve(expected)
-    assert second.callback_type == UPDATE_MESSAGE and ended_buttons(message)
+    assert second.edited_in_place and ended_buttons(message)
     assert message.embed["title"] == f"Alice - cards task: {outcome(result)}"
     # the face-down card shows now
     assert lines(message.embed)[0] == f"{labels(top)}: 24 is over 21, wraps to {expected.total}"
@@ -317,11 +317,11 @@ async def test_a_move_that_keeps_the_buttons_leaves_them_as_they_are(harness: Ha
     shown = copy.deepcopy(message.components)
     assert any(cid.endswith(":add") for cid in message.custom_ids())  # the Add skill select is kept too
     first = await harness.click(message, "Hit", world.alice)
-    assert first.callback_type == UPDATE_MESSAGE and message.components == shown
+    assert first.edited_in_place and message.components == shown
     assert "components" not in first.record.callback["data"]  # left out: Discord keeps what it shows
     assert lines(message.embed)[0].startswith(f"🂠 {top[1].label}: ")
     second = await harness.click(message, "Hit", world.alice)  # the kept buttons still play the hand
-    assert second.callback_type == UPDATE_MESSAGE and message.components == shown
+    assert second.edited_in_place and message.components == shown
     assert "components" not in second.record.callback["data"]
     assert lines(message.embed)[0].startswith(f"🂠 {top[1].label} {top[2].label}: ")
 
@@ -355,7 +355,7 @@ async def test_a_hand_message_showing_other_buttons_gets_the_current_ones(
     else:
         message.component(f"bj:{hand_id}:add")["options"].pop()
     hit = await harness.click(message, f"bj:{hand_id}:hit", world.alice)
-    assert hit.callback_type == UPDATE_MESSAGE and "components" in hit.record.callback["data"]
+    assert hit.edited_in_place  # with the buttons sent again: see below
     assert message.components == current.components
     assert message.component(f"bj:{hand_id}:stand")["label"] == "Stand"
 
@@ -407,7 +407,7 @@ async def test_add_skill_ends_the_hand_and_a_value_not_allowed_is_refused(
     added = await harness.click(message, f"bj:{hand_id}:add", world.alice, [str(chosen)])
     expected = add_skill(deal(start_voluntary(3, 3), top[0]), chosen)
     result = resolve(expected)
-    assert added.callback_type == UPDATE_MESSAGE and ended_buttons(message)
+    assert added.edited_in_place and ended_buttons(message)
     assert lines(message.embed)[0] == f"{labels(expected.cards)} + skill {chosen}: {expected.total}"
     assert message.embed["title"].endswith(outcome(result))
     assert (await store.cards.get_hand(hand_id)).finished
@@ -453,7 +453,7 @@ async def test_a_stranger_clicking_hit_changes_nothing(harness: Harness, world: 
     assert await shoe_of(store, world.general) == before_shoe
     assert message.embeds == embeds and message.edits == edits
     gm = await harness.click(message, "Hit", world.gm)  # GM-4: a GM may play it
-    assert gm.callback_type == UPDATE_MESSAGE
+    assert gm.edited_in_place
 
 
 async def test_a_click_on_a_finished_hand_says_so(harness: Harness, world: World) -> None:
@@ -463,7 +463,7 @@ async def test_a_click_on_a_finished_hand_says_so(harness: Harness, world: World
     message = dealt.original
     stale = copy.deepcopy(message)  # the buttons as another client still shows them
     stood = await harness.click(message, "Stand", world.alice)
-    assert stood.callback_type == UPDATE_MESSAGE and ended_buttons(message)
+    assert stood.edited_in_place and ended_buttons(message)
     expected = resolve(stand(deal(start_voluntary(5, 3), top[0])))
     assert message.embed["title"].endswith(outcome(expected))
     assert lines(message.embed)[0] == f"{top[0].label}: stood on 9"
@@ -484,8 +484,8 @@ async def test_fifty_concurrent_hits_draw_each_card_once(harness: Harness, world
     hand_id = hand_id_of(message)
     stale = copy.deepcopy(message)
     answers = await asyncio.gather(*(harness.click(stale, "Hit", world.alice) for _ in range(50)))
-    hits = [a for a in answers if a.callback_type == UPDATE_MESSAGE]
-    refused = [a for a in answers if a.callback_type != UPDATE_MESSAGE]
+    hits = [a for a in answers if a.edited_in_place]
+    refused = [a for a in answers if not a.edited_in_place]
     assert hits and len(hits) + len(refused) == 50
     assert all(a.ephemeral and ("moved on" in a.content or "is over" in a.content) for a in refused)
     record = await store.cards.get_hand(hand_id)
@@ -515,7 +515,7 @@ async def test_concurrent_hits_on_a_channel_s_hands_each_draw_without_a_conflict
 
     monkeypatch.setattr(store.cards, "apply_logged", counted)
     answers = await asyncio.gather(*(harness.click(m, "Hit", world.gm) for m in messages))
-    assert all(a.callback_type == UPDATE_MESSAGE for a in answers) and conflicts == []
+    assert all(a.edited_in_place for a in answers) and conflicts == []
     drawn = []
     for message in messages:
         hand = Hand.from_dict((await store.cards.get_hand(hand_id_of(message))).data)
@@ -564,7 +564,7 @@ async def test_a_busy_channel_s_hits_draw_from_the_shoe_the_hit_before_left(
 
     monkeypatch.setattr(store.cards, "apply_logged", after_every_read)
     answers = await asyncio.gather(*(harness.click(m, "Hit", world.gm) for m in messages))
-    assert all(a.callback_type == UPDATE_MESSAGE for a in answers) and reads == []
+    assert all(a.edited_in_place for a in answers) and reads == []
     assert await conserved(store, world.general)
 
 
@@ -1056,7 +1056,7 @@ async def test_a_dismissed_private_hand_is_resumed_by_its_owner_and_plays_on(
     assert again.ephemeral and again.public() == [] and hand_id_of(again.original) == hand_id
     assert again.original.embed == dealt.embed
     hit = await harness.click(again.original, "Hit", world.alice)
-    assert hit.callback_type == UPDATE_MESSAGE and (await store.cards.get_hand(hand_id)).version == 2
+    assert hit.edited_in_place and (await store.cards.get_hand(hand_id)).version == 2
     # anyone else is refused, and learns nothing of the hand
     bob = await resume(harness, world, world.bob, hand=hand_id)
     assert bob.ephemeral and bob.content == NOT_OWNER and bob.original.embeds == []

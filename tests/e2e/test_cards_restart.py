@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bot.core.blackjack import Hand
 from bot.local.fake.harness import SubprocessBot, World
-from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord
+from bot.local.fake.server import FakeDiscord
 from bot.store import Store
 
 
@@ -36,7 +36,7 @@ async def test_a_voluntary_hand_survives_a_restart(fake: FakeDiscord, world: Wor
     finally:
         await second.stop()
     assert second.error_lines() == [], second.log[-2000:]
-    assert hit.callback_type == UPDATE_MESSAGE
+    assert hit.edited_in_place
     assert stranger.ephemeral and "Only the player who started this" in stranger.content
     assert details.ephemeral and details.embed["title"] == f"Hand #{hand_id}: details"
 

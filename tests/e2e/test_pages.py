@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.local.fake.harness import Harness, World
-from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord
+from bot.local.fake.server import FakeDiscord
 from bot.local.fake.world import FakeMessage
 from bot.store import RollRecord
 from bot.ui.pages import STRANGER
@@ -47,7 +47,7 @@ async def test_item14_log_pages_with_previous_and_next(harness: Harness, world: 
     assert disabled(message, "Previous") and not disabled(message, "Next")
     assert all(cid.startswith("page:log:") for cid in message.custom_ids())
     turned = await harness.click(message, "Next", world.alice)
-    assert turned.callback_type == UPDATE_MESSAGE
+    assert turned.edited_in_place
     assert numbers(message) == list(range(5, 15)) and message.embed["footer"]["text"] == "Page 2 of 3"
     await harness.click(message, "Next", world.alice)
     assert numbers(message) == list(range(5)) and message.embed["footer"]["text"] == "Page 3 of 3"
@@ -86,7 +86,7 @@ async def test_item14_log_pages_after_a_restart(fake: FakeDiscord, world: World,
     async with running_bot(fake, tmp_path, database=database) as second:
         await add_rolls(second, world, 3)  # the log grew meanwhile: the pages are counted again
         turned = await second.click(message, "Next", world.alice)
-    assert turned.callback_type == UPDATE_MESSAGE
+    assert turned.edited_in_place
     assert numbers(message) == [5, 6, 7, 8, 9] and message.embed["footer"]["text"] == "Page 2 of 3"
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.local.fake.harness import WAIT, Answer, SubprocessBot, World
-from bot.local.fake.server import UPDATE_MESSAGE, FakeDiscord, GatewaySession, InteractionRecord
+from bot.local.fake.harness import WAIT, Answer, SubprocessBot, World, answer_message, edited_in_place
+from bot.local.fake.server import FakeDiscord, GatewaySession, InteractionRecord
 from bot.local.fake.world import FakeChannel, FakeGuild, FakeUser
 from bot.store import Store
 from tests.e2e.test_cards import conserved, hand_id_of, stack_shoe
@@ -189,8 +189,8 @@ async def test_fifty_clicks_and_fifty_rolls_through_two_processes_lose_and_doubl
             await settle(fake, batch)
             clicks += round_clicks
             # each click made exactly one move (the hand's message updated) or was refused with a sentence
-            moved = [r for r in round_clicks if r.callback_type == UPDATE_MESSAGE]
-            refused = [r for r in round_clicks if r.original is not None and r.original.ephemeral]
+            moved = [r for r in round_clicks if edited_in_place(r)]
+            refused = [r for r in round_clicks if (m := answer_message(r)) is not None and m.ephemeral]
             assert len(moved) + len(refused) == len(round_clicks)
             async with await Store.open(database_url) as store:
                 now = (await store.cards.get_hand(hand_id)).version
@@ -208,7 +208,8 @@ async def test_fifty_clicks_and_fifty_rolls_through_two_processes_lose_and_doubl
             assert await store.modifiers.list(world.guild.id, world.general.id) == []
             assert await store.db.all("SELECT * FROM modifier_holds") == []
         # a compact result names an applied modifier in its lines (the description)
-        shown = [r for r in rolls if "GM modifier" in (r.original.embeds[0].get("description") or "")]  # type: ignore[union-attr]
+        results = [answer_message(r) for r in rolls]
+        shown = [m for m in results if m and "GM modifier" in (m.embeds[0].get("description") or "")]
         assert len(shown) == USES  # each use went to exactly one roll, whichever process it came through
     finally:
         await stop_all(fake, *shards)

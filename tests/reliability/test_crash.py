@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.local.fake.harness import Harness, SubprocessBot, World
+from bot.local.fake.harness import Harness, SubprocessBot, World, answer_message
 from bot.local.fake.server import FakeDiscord, InteractionRecord
 from bot.store import Holder, RollRecord, Store
 from bot.store.db import Tx
@@ -93,7 +93,8 @@ async def test_sigkill_mid_burst_loses_nothing_answered_and_half_applies_nothing
             await asyncio.sleep(0.001)
     finally:
         await first.kill()
-    answered = [r for r in records if r.original is not None and not r.original.ephemeral]
+    # answered: a result shown (an acknowledgement alone, a slow answer's "thinking", shows none)
+    answered = [r for r in records if (m := answer_message(r)) is not None and not m.ephemeral]
     assert KILL_AFTER <= len(answered) < BURST, "the kill did not land mid-burst"
 
     second = await SubprocessBot.launch(fake, database, log_path=tmp_path / "second.log")

@@ -7,13 +7,16 @@ every game action until the system cogs land; the races file covers Hit clicks.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import discord
 import pytest
 
 from bot.local.fake.harness import Harness, World
-from bot.local.fake.server import FakeDiscord
+from bot.local.fake.server import DEFERRED_MESSAGE, FakeDiscord
+from bot.ui import reply
 from tests.reliability.conftest import dump, send_raw
 
 pytestmark = pytest.mark.slow
@@ -64,6 +67,34 @@ async def test_a_failing_callback_is_retried_and_the_roll_logged_once(
     assert discord_errors_only(probe) == []
     await still_answers(probe, world)
     assert len(rolls(probe)) == 1
+
+
+@pytest.mark.parametrize("status", [500, 429])
+async def test_a_late_acknowledgement_whose_answer_was_lost_is_filled(
+    probe: Harness, world: World, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
+    """The acknowledgement of a slow answer (`guard_deadline`) reached Discord, its answer did not; the
+    retry is refused as a second acknowledgement. The bot knows then it is acknowledged, and fills it."""
+    monkeypatch.setattr(reply, "DEFER_AFTER", 0.05)
+    add = probe.bot.store.log.add
+
+    async def slow_add(*args: Any) -> Any:  # the roll's answer is slow: the acknowledgement goes first
+        await asyncio.sleep(0.3)
+        return await add(*args)
+
+    monkeypatch.setattr(probe.bot.store.log, "add", slow_add)
+    fake.fail("POST", CALLBACK, status=status, times=1, retry_after=0.05, after=True)
+    data = fake.build_command_data(world.guild, "probe roll", {"visibility": "public"})
+    record = fake.interaction_payload(2, data, user=world.alice, channel=world.general)
+    answer = await send_raw(probe, record)
+    assert record.callback is not None and record.callback["type"] == DEFERRED_MESSAGE
+    shown = [m for m in answer.messages if m.embeds and not m.deleted]
+    assert len(shown) == 1 and shown[0].embed["title"] == "Probe check: success"
+    assert all(not m.loading for m in answer.messages)  # no "thinking" left behind
+    assert len(rolls(probe)) == 1
+    assert {v.problem for v in fake.violations} == {"acknowledged twice"}  # the retry, as in real Discord
+    fake.violations.clear()
+    assert discord_errors_only(probe) == []
 
 
 async def test_a_callback_that_keeps_failing_is_given_up_cleanly(

@@ -42,7 +42,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from bot.core.blackjack import DIFFICULTY_NAMES, SKILL_NAMES
 from bot.core.decision import SupplyDie
 from bot.local.fake.harness import Answer, World, standard_world
-from bot.local.fake.server import DEFERRED_UPDATE, UPDATE_MESSAGE, FakeDiscord
+from bot.local.fake.server import FakeDiscord
 from bot.local.fake.world import FakeChannel, FakeMessage, FakeUser
 from bot.store import Store
 from tests.e2e.conftest import check_clean
@@ -200,12 +200,12 @@ class Session(RuleBasedStateMachine):
         before = _hands_and_shoes(self.table.bot.database)
         answer = self.table.bot.run(self.harness.click(message, component["custom_id"], user, values))
         assert answer.callback_type is not None, f"{button} on {message.id} went unanswered"
-        if answer.callback_type not in (UPDATE_MESSAGE, DEFERRED_UPDATE):
+        if not answer.edited_in_place:
             assert _hands_and_shoes(self.table.bot.database) == before, (
                 f"{button} changed a hand: {answer.text()}"
             )
         if user is not owner and not self.is_gm(user):
-            assert answer.callback_type not in (UPDATE_MESSAGE, DEFERRED_UPDATE), "someone else moved a hand"
+            assert not answer.edited_in_place, "someone else moved a hand"
             assert answer.ephemeral, answer.text()
         self.keep_hands(answer, owner)
         self.keep_copies(answer)

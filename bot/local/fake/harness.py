@@ -26,7 +26,13 @@ import discord
 from pydantic import SecretStr
 
 from bot.client import COGS, TabletopBot
-from bot.local.fake.server import FakeDiscord, InteractionRecord
+from bot.local.fake.server import (
+    DEFERRED_MESSAGE,
+    DEFERRED_UPDATE,
+    UPDATE_MESSAGE,
+    FakeDiscord,
+    InteractionRecord,
+)
 from bot.local.fake.world import FakeChannel, FakeGuild, FakeMessage, FakeRole, FakeUser
 from bot.settings import Settings
 
@@ -49,9 +55,14 @@ class Answer:
 
     @property
     def original(self) -> FakeMessage:
-        """The interaction's response message (the deferred one once filled)."""
+        """The message the user got as the answer (`answer_message`); the first callback as sent made
+        ``record.original``."""
         assert self.record.original is not None, f"no response message; callback {self.record.callback}"
-        return self.record.original
+        return answer_message(self.record) or self.record.original
+
+    @property
+    def edited_in_place(self) -> bool:
+        return edited_in_place(self.record)
 
     @property
     def followups(self) -> list[FakeMessage]:
@@ -363,6 +374,42 @@ SUBPROCESS_BOOT = "import runpy; runpy.run_module('bot', run_name='__main__', al
 QUIET = 0.5  # a subprocess's tasks are invisible: it is done when it sent nothing for this long
 
 
+def answer_message(record: InteractionRecord) -> FakeMessage | None:
+    """The message the user got as the answer: the response (the deferred one once filled); or, when an
+    acknowledgement came first (a slow answer, `bot.ui.reply.guard_deadline`) and the answer followed as a
+    message of its own, that message. None while there is none (a "thinking" not yet filled)."""
+    original = record.original
+    if original is None:
+        return None
+    if record.callback_type == DEFERRED_UPDATE or original.deleted:
+        for message in record.followups:
+            if not message.deleted:
+                return message
+    return None if original.loading or original.deleted else original
+
+
+def edited_in_place(record: InteractionRecord) -> bool:
+    """A click answered by editing its own message: in its callback, or after an acknowledgement."""
+    if record.callback_type == UPDATE_MESSAGE:
+        return True
+    return (
+        record.callback_type == DEFERRED_UPDATE
+        and record.original_edits > 0
+        and all(m.deleted for m in record.followups)
+    )
+
+
+def _completed(record: InteractionRecord) -> bool:
+    """Whether an acknowledged interaction got its answer: the "thinking" filled or replaced, a deferred
+    click's message edited or followed up. (Every other callback is an answer itself.)"""
+    if record.callback_type == DEFERRED_MESSAGE:
+        assert record.original is not None
+        return not record.original.loading or record.original.deleted
+    if record.callback_type == DEFERRED_UPDATE:
+        return record.original_edits > 0 or bool(record.followups)
+    return True
+
+
 class SubprocessBot(Harness):
     """`python -m bot` in a child process against ``fake``; same slash/click/autocomplete as `Harness`.
 
@@ -419,6 +466,12 @@ class SubprocessBot(Harness):
             await asyncio.wait_for(record.answered.wait(), WAIT)
         except TimeoutError:
             raise AssertionError(unanswered(record)) from None
+        waited = 0.0
+        while not _completed(record):  # acknowledged first: the answer itself may be seconds behind
+            if waited > WAIT:
+                raise AssertionError(f"the bot acknowledged {record.payload.get('data')} and never answered")
+            await asyncio.sleep(0.02)
+            waited += 0.02
         while True:  # follow-ups may still come: wait until the bot has been quiet for a moment
             seen = len(self.fake.requests)
             await asyncio.sleep(QUIET)

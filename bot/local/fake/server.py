@@ -227,6 +227,8 @@ class InteractionRecord:
     dispatched_clock: float | None = None
     # seconds after INTERACTION_CREATE of a callback refused for coming too late (None: none was)
     late_callback: float | None = None
+    # edits of the response message through the token (how a deferred click edits its message)
+    original_edits: int = 0
 
     def encode_ahead(self) -> None:
         """Encode the payload now, so dispatching it spends no CPU on that (benchmarks: the encoding is the
@@ -1065,10 +1067,13 @@ class FakeDiscord:
     async def _edit_webhook_message(
         self, _r: Any, body: Any, files: Any, app: str, token: str, mid: str
     ) -> Any:
-        message = self._webhook_message(self._live_record(_r, token), mid)
+        record = self._live_record(_r, token)
+        message = self._webhook_message(record, mid)
         self._apply(message, body or {}, files)
         message.flags &= ~LOADING
         message.edits += 1
+        if message is record.original:
+            record.original_edits += 1
         return message.payload()
 
     async def _delete_webhook_message(

@@ -32,7 +32,7 @@ async def test_rule_error_is_one_ephemeral_sentence_and_nothing_is_logged(
 async def test_error_after_a_public_defer_does_not_show_in_public(probe: Harness, world: World) -> None:
     answer = await probe.slash(world.guild, world.general, world.alice, "probe slowrule")
     assert answer.callback_type == DEFERRED_MESSAGE
-    assert answer.original.deleted  # the public "thinking" message is removed
+    assert answer.record.original is not None and answer.record.original.deleted  # the "thinking" removed
     [sentence] = answer.ephemeral_messages()
     assert sentence.content == "That pool is already finished."
 

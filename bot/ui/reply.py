@@ -52,6 +52,7 @@ ID_PATTERN = r"(?:[1-9][0-9]{0,17}|[1-8][0-9]{18})"
 _DEFERRED = "tabletop_deferred_ephemeral"  # interaction.extras key: how the response was deferred
 _ORIGINAL_USED = "tabletop_original_used"
 _FIRST_RESPONSE = "tabletop_first_response"  # interaction.extras key: the lock around the one response
+_GUARD = "tabletop_deadline_guard"  # interaction.extras key: `guard_deadline`'s timer, cancelled on answer
 # interaction.extras key: Discord took a late acknowledgement though its answer to it was lost (a retry was
 # refused as a second one), so discord.py does not know the interaction is acknowledged
 _ACKNOWLEDGED = "tabletop_acknowledged"
@@ -93,6 +94,7 @@ async def defer(interaction: discord.Interaction[Any], *, ephemeral: bool = Fals
             return
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
         interaction.extras[_DEFERRED] = ephemeral
+    _answered(interaction)
 
 
 def guard_deadline(interaction: discord.Interaction[Any]) -> None:
@@ -102,13 +104,17 @@ def guard_deadline(interaction: discord.Interaction[Any]) -> None:
     hidden roll is never announced), filled by `reply`; a button or menu a silent acknowledgement, after
     which `reply` follows up and `update_message` edits its message. Costs one timer when all goes well.
     """
-    if interaction.type not in (
-        discord.InteractionType.application_command,
-        discord.InteractionType.component,
-    ):
+    if interaction.type not in _ACKNOWLEDGED_LATE:
         return  # an autocomplete cannot be deferred
     loop = asyncio.get_running_loop()
-    loop.call_later(DEFER_AFTER, _deadline_near, interaction, loop.time())
+    interaction.extras[_GUARD] = loop.call_later(DEFER_AFTER, _deadline_near, interaction, loop.time())
+
+
+def _answered(interaction: discord.Interaction[Any]) -> None:
+    """The first response went out: the deadline's timer lets go of the interaction at once."""
+    guard: asyncio.TimerHandle | None = interaction.extras.pop(_GUARD, None)
+    if guard is not None:
+        guard.cancel()
 
 
 def _deadline_near(interaction: discord.Interaction[Any], received: float) -> None:
@@ -177,6 +183,7 @@ async def reply(
                 if not responded(interaction):
                     first = kwargs | {"files": list(files)} if files else kwargs  # none: no empty list sent
                     callback = await interaction.response.send_message(ephemeral=ephemeral, **first)
+                    _answered(interaction)
                     resource = callback.resource if callback is not None else None
                     return resource if isinstance(resource, discord.InteractionMessage) else None
         deferred_ephemeral = interaction.extras.get(_DEFERRED)
@@ -203,6 +210,7 @@ async def update_message(interaction: discord.Interaction[Any], **changes: Any) 
     async with first_response(interaction):
         if not responded(interaction):
             await interaction.response.edit_message(**changes)
+            _answered(interaction)
             return
     await interaction.edit_original_response(**changes)
 

@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.store import RollRecord, Store
-from bot.store.log import ExportFormat, export_text
+from bot.store.log import ExportFormat, export_pieces
 from bot.ui import pages
 from bot.ui.embeds import clip, info_embed, keep_outcome
 from bot.ui.permissions import is_gm
@@ -138,16 +138,22 @@ class Log(commands.Cog):
         # Built in the chart worker process (the one for bulky files), a slice at a time: a long log is
         # seconds of CPU, which a thread would take from the loop a GIL turn at a time, and odds or charts
         # asked meanwhile wait for one slice, not the whole file.
-        parts = [
-            await self.bot.chart_workers.run(export_text, rows[start : start + EXPORT_SLICE], fmt, start == 0)
-            for start in range(0, max(len(rows), 1), EXPORT_SLICE)
-        ]
-        data = "".join(parts).encode("utf-8")
-        if len(data) > MAX_EXPORT_BYTES:
-            data = data[:MAX_EXPORT_BYTES]
-            note = " It was cut at 8 MB: the oldest rolls are complete, the newest are missing."
-        else:
-            note = ""
+        kept: list[bytes] = []
+        size, cut = 0, False
+        for start in range(0, max(len(rows), 1), EXPORT_SLICE):
+            pieces = await self.bot.chart_workers.run(
+                export_pieces, rows[start : start + EXPORT_SLICE], fmt, start == 0
+            )
+            for piece in pieces:  # whole rolls only: a cut row (or character) would break the file
+                if size + len(piece) > MAX_EXPORT_BYTES:
+                    cut = True
+                    break
+                kept.append(piece)
+                size += len(piece)
+            if cut:
+                break
+        data = b"".join(kept)
+        note = " It was cut at 8 MB: the oldest rolls are all in it, the newest are not." if cut else ""
         scope = (
             "every roll"
             if viewer_is_gm

@@ -53,18 +53,32 @@ def _record(row: Row | Mapping[str, Any]) -> RollRecord:
 
 def export_text(rows: Sequence[Sequence[Any]], fmt: ExportFormat, header: bool = True) -> str:
     """Logged rows, as `RollLogRepository.export_rows` reads them, as JSON lines (one object per roll) or
-    CSV (with its header row when ``header``). Pure work that takes a while for a long log: the bot runs
-    it in a worker process, a slice of the rows at a time."""
+    CSV (with its header row when ``header``)."""
+    return b"".join(export_pieces(rows, fmt, header)).decode("utf-8")
+
+
+def export_pieces(rows: Sequence[Sequence[Any]], fmt: ExportFormat, header: bool = True) -> list[bytes]:
+    """`export_text` as UTF-8, one piece per roll (the CSV header its own first piece), so a file cut to a
+    size keeps whole rolls. Pure work that takes a while for a long log: the bot runs it in a worker
+    process, a slice of the rows at a time."""
     if fmt not in ("jsonl", "csv"):
         raise InvalidData(f"The log exports as jsonl or csv, not {fmt!r}.")
     records = [_record(dict(zip(_NAMES, row, strict=True))).model_dump(mode="json") for row in rows]
     if fmt == "jsonl":
-        return "".join(dumps(record) + "\n" for record in records)
+        return [(dumps(record) + "\n").encode("utf-8") for record in records]
     out = io.StringIO()
     # RFC 4180 line ends: a cell holding a lone CR is then quoted too (with LF alone it broke the row)
     writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\r\n")
+    pieces: list[bytes] = []
+
+    def take() -> None:
+        pieces.append(out.getvalue().encode("utf-8"))
+        out.seek(0)
+        out.truncate()
+
     if header:
         writer.writeheader()
+        take()
     for record in records:
         writer.writerow(
             {
@@ -72,7 +86,8 @@ def export_text(rows: Sequence[Sequence[Any]], fmt: ExportFormat, header: bool =
                 for k, v in record.items()
             }
         )
-    return out.getvalue()
+        take()
+    return pieces
 
 
 def _inert(value: Any) -> Any:

@@ -195,6 +195,41 @@ async def test_a_long_logs_export_defers_first_and_is_built_off_the_event_loop(
     assert file.data.decode().count("id,guild_id,") == 1  # one header row
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+async def test_an_export_cut_to_its_size_keeps_whole_rolls_the_oldest_first(
+    harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:  # a cut in a row (or in a character: "é" is two bytes) would leave a file no reader takes
+    for i in range(60):
+        await harness.bot.store.log.add(
+            RollRecord(
+                guild_id=world.guild.id,
+                channel_id=world.general.id,
+                user_id=world.alice.id,
+                system="rps",
+                command="rps check",
+                inputs={"base": 12},
+                dice=[3, 7],
+                result="SL 2",
+                summary=f"roll {i} de la fée éèà",
+            )
+        )
+    cog_module = sys.modules[type(harness.bot.get_cog("Log")).__module__]
+    monkeypatch.setattr(cog_module, "EXPORT_SLICE", 7)  # the cut falls inside a slice, not between two
+    whole = (await log(harness, world, world.gm, {"export": fmt})).original.attachments[0].data
+    limit = len(whole) // 3 + 5  # (+5: off a row's end)
+    monkeypatch.setattr(cog_module, "MAX_EXPORT_BYTES", limit)
+    answer = await log(harness, world, world.gm, {"export": fmt})
+    [file] = answer.original.attachments
+    assert 0 < len(file.data) <= limit and whole.startswith(file.data)
+    text = file.data.decode("utf-8")  # whole characters
+    if fmt == "csv":
+        summaries = [r["summary"] for r in csv.DictReader(io.StringIO(text))]
+    else:
+        summaries = [json.loads(line)["summary"] for line in text.splitlines()]
+    assert summaries == [f"roll {i} de la fée éèà" for i in range(len(summaries))]  # the oldest, each whole
+    assert 10 < len(summaries) < 60 and "cut at 8 MB: the oldest rolls are all in it" in answer.content
+
+
 async def test_log_in_a_dm(harness: Harness, world: World) -> None:
     dm = harness.fake.dm_channel(world.stranger)
     await harness.bot.store.log.add(

@@ -109,13 +109,13 @@ def _edges(text: str | None, slots: dict[int, str], option: str) -> set[int]:
     return chosen
 
 
-@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
 def _edges_held(advantage: bool, disadvantage: bool) -> frozenset[str]:
     """The GM modifier kinds a roll already has by its own options: another of them would change nothing,
     so it keeps its use for a later roll (DD-2: neither stacks)."""
     return frozenset(k for k, held in (("advantage", advantage), ("disadvantage", disadvantage)) if held)
 
 
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
 class Decision(commands.GroupCog, group_name="decision", group_description="2d6 decision dice."):
     """Decision dice: rolls, contests and percentage rolls."""
 

@@ -541,3 +541,14 @@ async def test_a_contest_takes_what_a_plain_roll_takes(harness: Harness, world: 
         {"party1": world.alice, "mod1": 50, "npc2": "Orc"},
     )  # fmt: skip
     assert not contest.ephemeral and contest.embed["title"].startswith("Contest: Alice wins")
+
+
+async def test_decision_dice_are_offered_in_dms_as_the_other_rule_systems(
+    harness: Harness, world: World
+) -> None:  # DD-1 in a DM with the bot: a raw stat needs no server
+    synced = {c["name"]: c for c in harness.fake.global_commands}
+    assert (
+        synced["decision"]["contexts"] == synced["dn"]["contexts"] == synced["sysx"]["contexts"] == [0, 1, 2]
+    )
+    answer = await harness.slash(None, None, world.alice, "decision roll", {"stat": 2, "target_number": 8})
+    assert not answer.ephemeral and answer.embed["title"].startswith("Alice")

@@ -206,7 +206,8 @@ async def test_a_hand_acknowledged_first_edits_its_own_message(
 
 async def test_a_hidden_roll_acknowledged_first_shows_the_channel_nothing_more(
     harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:  # GM-5: the acknowledgement of a roll not yet known public is the roller's alone
+) -> None:  # (a gm roll, DESIGN.md's visibility) the acknowledgement of a roll not yet known public is
+    # the roller's alone
     await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
     monkeypatch.setattr(reply, "DEFER_AFTER", 0.0)
     answer = await harness.slash(
@@ -222,7 +223,7 @@ async def test_a_hidden_roll_acknowledged_first_shows_the_channel_nothing_more(
 
 async def test_a_public_roll_and_a_refusal_acknowledged_first(
     harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:  # SX-2: the result once in the channel; a refusal one ephemeral sentence
+) -> None:  # a System X check's result once in the channel; a refusal one ephemeral sentence
     monkeypatch.setattr(reply, "DEFER_AFTER", 0.0)
     rolled = await harness.slash(world.guild, world.general, world.alice, "sysx check", {"sv": 12})
     assert rolled.record.callbacks == 1 and rolled.callback_type == DEFERRED_MESSAGE

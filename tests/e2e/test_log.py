@@ -164,23 +164,25 @@ async def test_export_gives_gms_everything_and_players_only_what_they_may_see(
     assert b"BLINDSECRET" not in carol.original.attachments[0].data
 
 
+def alices_check(world: World, summary: str, dice: list[int], result: str) -> RollRecord:
+    """An RPS check of Alice's in #general, as the log stores it."""
+    return RollRecord(
+        guild_id=world.guild.id,
+        channel_id=world.general.id,
+        user_id=world.alice.id,
+        system="rps",
+        command="rps check",
+        inputs={"base": 12},
+        dice=dice,
+        result=result,
+        summary=summary,
+    )
+
+
 async def test_a_long_logs_export_defers_first_and_is_built_off_the_event_loop(
     harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rows = [
-        RollRecord(
-            guild_id=world.guild.id,
-            channel_id=world.general.id,
-            user_id=world.alice.id,
-            system="rps",
-            command="rps check",
-            inputs={"base": 12},
-            dice=[i % 10 + 1, 7],
-            result=f"SL {i % 9}",
-            summary=f"roll {i}",
-        )
-        for i in range(2_000)
-    ]
+    rows = [alices_check(world, f"roll {i}", [i % 10 + 1, 7], f"SL {i % 9}") for i in range(2_000)]
     await asyncio.gather(*(harness.bot.store.log.add(row) for row in rows))
     cog_module = sys.modules[type(harness.bot.get_cog("Log")).__module__]  # as the bot loaded it
     monkeypatch.setattr(cog_module, "EXPORT_SLICE", 500)
@@ -200,19 +202,7 @@ async def test_an_export_cut_to_its_size_keeps_whole_rolls_the_oldest_first(
     harness: Harness, world: World, monkeypatch: pytest.MonkeyPatch, fmt: str
 ) -> None:  # a cut in a row (or in a character: "é" is two bytes) would leave a file no reader takes
     for i in range(60):
-        await harness.bot.store.log.add(
-            RollRecord(
-                guild_id=world.guild.id,
-                channel_id=world.general.id,
-                user_id=world.alice.id,
-                system="rps",
-                command="rps check",
-                inputs={"base": 12},
-                dice=[3, 7],
-                result="SL 2",
-                summary=f"roll {i} de la fée éèà",
-            )
-        )
+        await harness.bot.store.log.add(alices_check(world, f"roll {i} de la fée éèà", [3, 7], "SL 2"))
     cog_module = sys.modules[type(harness.bot.get_cog("Log")).__module__]
     monkeypatch.setattr(cog_module, "EXPORT_SLICE", 7)  # the cut falls inside a slice, not between two
     whole = (await log(harness, world, world.gm, {"export": fmt})).original.attachments[0].data

@@ -190,7 +190,7 @@ def run_bot(args: argparse.Namespace) -> int:
 async def _run(settings: Settings, token: str) -> None:
     from bot.client import TabletopBot  # imported late: a missing token must not need discord at all
 
-    bot = TabletopBot(settings, freeze_gc=True)
+    bot = TabletopBot(settings, freeze_gc=True, warm_workers=True)
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError):  # no signal handlers on some platforms
         loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(bot.close()))

@@ -97,6 +97,7 @@ class TabletopBot(commands.AutoShardedBot):
         cogs: Sequence[str] = COGS,
         rng: random.Random | None = None,
         freeze_gc: bool = False,
+        warm_workers: bool = False,
         **options: Any,
     ) -> None:
         if settings.shard_ids is not None:  # else discord.py runs every shard of shard_count
@@ -118,6 +119,8 @@ class TabletopBot(commands.AutoShardedBot):
         # `freeze_start_up` is for a process that runs this one bot (python -m bot): in a process that
         # starts many (the tests), what a frozen bot leaves behind would never be collected.
         self.freeze_gc = freeze_gc
+        self.warm_workers = warm_workers  # start the odds worker at start-up, not with the first hand
+        self._warming: asyncio.Task[None] | None = None
         self._closing: asyncio.Future[None] | None = None
         if settings.discord_api_base:
             point_at(settings.discord_api_base)
@@ -128,6 +131,8 @@ class TabletopBot(commands.AutoShardedBot):
         # (a worker that has drawn a chart holds matplotlib, ~45 MB: one such worker is enough)
         self.workers = Workers()
         self.chart_workers = Workers()
+        if self.warm_workers:  # beside the gateway's connect; charts stay lazy (matplotlib, rarely asked)
+            self._warming = asyncio.create_task(self.workers.warm(), name="tabletop: warm workers")
         await self.load_cogs()
         if self.settings.syncs_commands():
             self.synced = await self.sync_commands()
@@ -220,6 +225,8 @@ class TabletopBot(commands.AutoShardedBot):
             else:
                 await super().close()
         finally:
+            if self._warming is not None:
+                self._warming.cancel()  # a pool still opening is stopped once open (`Workers._current`)
             for pool in ("workers", "chart_workers"):
                 workers = self.__dict__.pop(pool, None)
                 if workers is not None:

@@ -283,3 +283,48 @@ async def test_a_jobs_own_timeout_error_is_its_own_not_an_overrun(workers: Worke
         await workers.run(_raise_timeout)
     assert not isinstance(raised.value, JobTimedOut)
     assert await workers.run(os.getpid) == pid  # its worker was not killed for it
+
+
+async def test_a_warmed_pool_has_its_worker_running_before_any_job(workers: Workers) -> None:
+    await workers.warm()
+    pool = workers._pool
+    assert pool is not None and workers.jobs == 0
+    (pid,) = pool.pids[:]  # the worker wrote its pid as it started (`prepare_worker`)
+    assert pid and pid != os.getpid()
+    assert await workers.run(os.getpid) == pid  # the first job runs on it, no new pool
+
+
+async def test_a_pool_that_cannot_warm_up_is_left_to_the_first_job(
+    workers: Workers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_process(processes: int) -> object:
+        raise WorkerDied()
+
+    with monkeypatch.context() as patched:
+        patched.setattr(workers_module, "_open", no_process)
+        await workers.warm()  # nothing raised: start-up goes on
+    assert workers._pool is None
+    assert await workers.run(divmod, 7, 2) == (3, 1)
+
+
+async def test_a_bot_closed_while_its_pool_warms_up_leaves_no_worker(
+    workers: Workers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[workers_module._Pool] = []
+
+    def recorded(processes: int) -> workers_module._Pool:
+        opened.append(pool := open_pool(processes))
+        return pool
+
+    open_pool = workers_module._open
+    monkeypatch.setattr(workers_module, "_open", recorded)
+    warming = asyncio.ensure_future(workers.warm())
+    await asyncio.sleep(0)  # the pool is opening on its thread
+    workers.close()  # the bot stopping during start-up
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(warming, 10)
+    assert workers._pool is None
+    (pool,) = opened
+    assert pool.stopped == "closed"
+    (pid,) = pool.pids[:]
+    assert await gone(pid)

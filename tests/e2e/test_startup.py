@@ -14,8 +14,9 @@ import pytest
 
 from bot.client import COGS, point_at
 from bot.invite import invite_url
-from bot.local.fake.harness import World, subprocess_env
+from bot.local.fake.harness import SubprocessBot, World, subprocess_env
 from bot.local.fake.server import FakeDiscord
+from bot.ui.worker_process import NICENESS
 from tests.e2e.conftest import running_bot
 
 TOKEN = "MTIz.subprocess-secret-token.zyxwvutsrqponm"
@@ -209,3 +210,50 @@ async def test_the_subprocess_bot_restarts_on_the_same_database(
     finally:
         await second.kill()
     assert fake.violations == []
+
+
+def _niced_descendants(pid: int) -> list[int]:
+    """Processes under ``pid`` (its children, theirs...) running at the odds workers' niceness."""
+    parents: dict[int, int] = {}
+    nice: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # exited meanwhile
+                continue
+            parents[int(entry.name)] = int(fields[1])
+            nice[int(entry.name)] = int(fields[16])
+    found, frontier = [], {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found += [child for child in frontier if nice[child] == NICENESS]
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+async def test_python_m_bot_starts_its_odds_worker_at_start_up_and_stops_it_with_itself(
+    fake: FakeDiscord, world: World, tmp_path: Path
+) -> None:
+    # a table's first hand or pool roll after a restart would otherwise wait for the worker to start
+    sub = await SubprocessBot.launch(fake, tmp_path / "bot.db")
+    try:
+        for _ in range(200):  # started beside the gateway's connect, not before it
+            workers = _niced_descendants(sub.process.pid)
+            if workers:
+                break
+            await asyncio.sleep(0.05)
+        assert len(workers) == 1, "no odds worker was started before the first job"
+        answer = await sub.slash(
+            world.guild, world.general, world.alice, "cards task", {"difficulty": 2, "level": 4}
+        )
+        assert answer.original.embed["title"]
+        assert _niced_descendants(sub.process.pid) == workers  # the hand's odds used it
+    finally:
+        await sub.stop()
+    assert sub.process.returncode == 0 and sub.error_lines() == []
+    for _ in range(100):
+        if not Path(f"/proc/{workers[0]}").exists():
+            break
+        await asyncio.sleep(0.05)
+    assert not Path(f"/proc/{workers[0]}").exists()

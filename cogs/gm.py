@@ -21,18 +21,16 @@ from bot.store.models import MAX_MODIFIER_USES, REPLACING_KINDS
 from bot.ui.embeds import info_embed, shown_name
 from bot.ui.gm import (
     KIND_WORDS,
-    RequestRollButton,
     cleared_sentence,
     kind_allows,
     modifiers_embed,
-    open_request,
-    request_view,
     settings_embed,
     system_label,
     value_text,
 )
 from bot.ui.permissions import gm_only, manage_guild_only, player_readers
 from bot.ui.reply import UserError, defer, reply
+from bot.ui.requests import REQUEST_ITEMS, open_request, request_text, request_view
 from bot.ui.roll_inputs import at_once
 from bot.ui.rps import ASSUMED_SUCCESS
 from bot.ui.sysx import margin_style
@@ -288,13 +286,10 @@ class GM(commands.Cog):
             system=system,
             gm_id=interaction.user.id,
         )
-        what = f": {discord.utils.escape_markdown(note)}" if note else ""
         await reply(
             interaction,
-            f"🎲 **{_name(interaction.user)}** asks **{_name(member)}** for a blind {system_label(system)} "
-            f"roll{what}. {_name(member)}: press **Roll (blind)**, then roll with /{system}; only the GMs "
-            "will see the result.",
-            view=request_view(request_id),
+            request_text(interaction.user, member, system, note),
+            view=request_view(request_id, member.id, system),
         )
 
     # -- GM-1: a GM claims the table, so hidden rolls here reach them by DM -------------------------------
@@ -644,4 +639,4 @@ class ServerSetup(commands.Cog):
 async def setup(bot: TabletopBot) -> None:
     await bot.add_cog(GM(bot))
     await bot.add_cog(ServerSetup(bot))
-    bot.add_dynamic_items(RequestRollButton)
+    bot.add_dynamic_items(*REQUEST_ITEMS)

@@ -3,6 +3,9 @@ the queue of a player's accepted blind requests)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from bot.store.db import Database, Tx
 from bot.store.errors import InvalidData
 
@@ -15,6 +18,7 @@ _PUSH = (
     "ON CONFLICT (key) DO UPDATE SET value = meta.value || ' ' || excluded.value RETURNING value"
 )
 TAKE_TRIES = 5
+T = TypeVar("T")
 
 
 def _check(key: str, value: str) -> None:
@@ -82,24 +86,42 @@ class MetaRepository:
     async def take_first(self, key: str) -> str | None:
         """Remove the first item of the queue at ``key`` and return it (None: no queue there). Concurrent
         takers each get a different item, or None once the queue is empty."""
+        return await self._rewrite(key, lambda items: (items[0], items[1:]))
 
-        async def work(tx: Tx) -> tuple[str | None, bool]:
+    async def remove(self, key: str, item: str) -> bool:
+        """Remove ``item`` from the queue at ``key``; False when it is not there (exactly one of concurrent
+        removers, or of a remover and a taker, gets it)."""
+        return bool(
+            await self._rewrite(
+                key, lambda items: (True, [i for i in items if i != item]) if item in items else None
+            )
+        )
+
+    async def _rewrite(self, key: str, edit: Callable[[list[str]], tuple[T, list[str]] | None]) -> T | None:
+        """Apply ``edit`` to the queue at ``key``: given its items, it returns a value and the items to keep
+        (none: the key goes), or None to leave the queue as it is. The value, or None when there was no
+        queue or ``edit`` left it alone. A write between the read and the edit makes it read again."""
+
+        async def work(tx: Tx) -> tuple[T | None, bool]:
             row = await tx.one("SELECT value FROM meta WHERE key = ?", (key,))
             if row is None:
                 return None, True
             value = str(row["value"])
-            first, _, rest = value.partition(" ")
-            if rest:
+            edited = edit(value.split())
+            if edited is None:
+                return None, True
+            result, kept = edited
+            if kept:
                 outcome = await tx.execute(
-                    "UPDATE meta SET value = ? WHERE key = ? AND value = ?", (rest, key, value)
+                    "UPDATE meta SET value = ? WHERE key = ? AND value = ?", (" ".join(kept), key, value)
                 )
             else:
                 outcome = await tx.execute("DELETE FROM meta WHERE key = ? AND value = ?", (key, value))
             # another writer changed the queue since the read (a take or a push): read it again
-            return (first, True) if outcome.rowcount else (None, False)
+            return (result, True) if outcome.rowcount else (None, False)
 
         for _ in range(TAKE_TRIES):
-            taken, settled = await self._db.run(work)
+            done, settled = await self._db.run(work)
             if settled:
-                return taken
+                return done
         return None

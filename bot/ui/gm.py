@@ -1,15 +1,12 @@
-"""GM tools rendered: pending modifiers, guild settings, and GM requests for a blind roll.
+"""GM tools rendered: pending modifiers, guild settings, and the read before a roll.
 
-A blind-roll request lives in the store's key-value table (no schema change):
-``roll_request:<id>`` holds the open request (guild, channel, player, system, GM, note) until the named
-player presses **Roll (blind)**; that press moves it to ``blind_request:<guild>:<channel>:<player>:<system>``,
-which `take_blind_request` consumes exactly once (one DELETE) when the player's next roll in that system
-resolves its visibility.
+A GM's accepted request for a blind roll (`bot.ui.requests`) waits in the player's queue at
+``blind_request:<guild>:<channel>:<player>:<system>``, which `take_blind_request` takes from once when
+the player's next roll in that system resolves its visibility.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,13 +21,8 @@ from bot.store.modifiers import BeforeRoll
 from bot.ui.embeds import NO_MENTIONS, info_embed
 from bot.ui.reply import (
     GIVE_BACK_ON_ERROR,
-    ID_PATTERN,
-    ErrorReportingItem,
-    refuse,
-    reply,
 )
 
-REQUEST_PREFIX = "roll_request:"
 BLIND_PREFIX = "blind_request:"
 ROLL_READ = "tabletop_roll_read"  # on an interaction's extras: its `RollRead`
 KIND_WORDS: dict[str, str] = {
@@ -166,14 +158,6 @@ def blind_key(guild_id: int, channel_id: int, user_id: int, system: str) -> str:
     return f"{BLIND_PREFIX}{guild_id}:{channel_id}:{user_id}:{system}"
 
 
-async def open_request(
-    store: Store, request_id: int, *, guild_id: int, channel_id: int, player_id: int, system: str, gm_id: int
-) -> None:
-    """Remember a GM's request for a blind roll until the player accepts it."""
-    record = {"guild": guild_id, "channel": channel_id, "player": player_id, "system": system, "gm": gm_id}
-    await store.meta.set(f"{REQUEST_PREFIX}{request_id}", json.dumps(record))
-
-
 async def take_blind_request(interaction: discord.Interaction[Any], store: Store) -> bool:
     """For `resolve_mode`: does this roll honour an accepted GM blind request? (consumes it once).
 
@@ -242,84 +226,15 @@ def visibility_read(interaction: discord.Interaction[Any], channel_id: int) -> s
     return read.state.channel_visibility if read is not None and read.channel_id == channel_id else None
 
 
-class RequestRollButton(
-    ErrorReportingItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"rr:(?P<request_id>{ID_PATTERN})",
-):
-    """On a GM's request: the named player accepts, and their next roll of that system goes blind."""
-
-    def __init__(self, request_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Roll (blind)", style=discord.ButtonStyle.primary, custom_id=f"rr:{request_id}"
-            )
-        )
-        self.request_id = request_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any] | None, match: Any, /
-    ) -> RequestRollButton:
-        return cls(int(match["request_id"]))
-
-    async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        store: Store = interaction.client.store
-        key = f"{REQUEST_PREFIX}{self.request_id}"
-        raw = await store.meta.get(key)
-        if raw is None:
-            await refuse(interaction, "This roll request was already accepted or no longer exists.")
-            return
-        record: dict[str, Any] = json.loads(raw)
-        here = (interaction.guild.id if interaction.guild else None, interaction.channel_id)
-        if here != (record["guild"], record["channel"]):
-            await refuse(interaction, "This roll request belongs to another channel.")
-            return
-        if interaction.user.id != record["player"]:
-            await refuse(interaction, f"Only <@{record['player']}> can accept this roll request.")
-            return
-        system = str(record["system"])
-        # the request becomes the player's blind roll in one transaction: never gone without it
-        # one queue of accepted requests per player, channel and system: each takes one roll
-        waiting = await store.meta.move(
-            key, blind_key(record["guild"], record["channel"], record["player"], system), str(self.request_id)
-        )
-        if waiting is None:  # a double click: the first one accepted it
-            await refuse(interaction, "This roll request was already accepted.")
-            return
-        label = system_label(system)
-        if waiting == 1:
-            text = (
-                f"Your next {label} roll in this channel will be blind: only the GMs will see it. "
-                f"Roll it now with /{system}."
-            )
-        else:
-            text = (
-                f"Your next {waiting} {label} rolls in this channel will be blind: only the GMs will see "
-                f"them. Roll them with /{system}."
-            )
-        await reply(interaction, text, ephemeral=True)
-
-
-def request_view(request_id: int) -> discord.ui.View:
-    """The request message's persistent view with its **Roll (blind)** button."""
-    view = discord.ui.View(timeout=None)
-    view.add_item(RequestRollButton(request_id))
-    return view
-
-
 __all__ = [
     "KIND_WORDS",
     "NO_MENTIONS",
     "ROLL_READ",
-    "RequestRollButton",
     "RollRead",
     "blind_key",
     "kind_allows",
     "modifier_line",
     "modifiers_embed",
-    "open_request",
-    "request_view",
     "roll_read",
     "settings_embed",
     "settings_read",

@@ -15,6 +15,7 @@ from bot.local.fake.harness import Answer, Harness, World
 from bot.local.fake.server import CommandUnavailable, FakeDiscord
 from bot.ui.gm import blind_key
 from bot.ui.permissions import NOT_GM, NOT_MANAGER
+from bot.ui.requests import NOTHING_TO_WITHDRAW, WITHDRAW_NOT_GM
 from bot.ui.visibility import HOW_TO_REACH_A_GM, choose_mode
 
 
@@ -521,20 +522,31 @@ async def test_request_roll_makes_the_players_next_roll_blind_once(harness: Harn
         {"member": world.alice, "system": "sysx", "note": "Perception"},
     )
     assert not posted.ephemeral
-    assert "asks **Alice** for a blind System X roll: Perception" in posted.content
+    assert posted.content == (
+        "🎲 **Gamemaster** asks **Alice** for a blind System X roll: Perception.\n"
+        "**Alice**: press **Roll (blind)**, then roll with /sysx; only the GMs will see the result."
+    )
     assert posted.original.allowed_mentions == {"parse": []}
-    [custom_id] = posted.original.custom_ids()
-    assert custom_id.startswith("rr:")
+    roll_id, withdraw_id = posted.original.custom_ids()
+    assert roll_id.startswith("rr:") and withdraw_id == f"rw:{roll_id[3:]}:{world.alice.id}:sysx"
     stranger = await harness.click(posted.original, "Roll (blind)", world.bob)
     assert stranger.ephemeral and "Only" in stranger.content and "can accept" in stranger.content
     gm_click = await harness.click(posted.original, "Roll (blind)", world.gm)
     assert gm_click.ephemeral and "can accept" in gm_click.content
     key = blind_key(world.guild.id, world.general.id, world.alice.id, "sysx")
     assert await store.meta.get(key) is None
+    stale = dataclasses.replace(posted.original)  # another client's copy, from before the accept
     accepted = await harness.click(posted.original, "Roll (blind)", world.alice)
-    assert accepted.ephemeral and "next System X roll in this channel will be blind" in accepted.content
+    # the table sees at a glance that it was accepted; only a GM's Withdraw is left on it
+    assert accepted.edited_in_place and accepted.original.content == (
+        "🎲 **Gamemaster** asks **Alice** for a blind System X roll: Perception.\n"
+        "✅ **Alice** accepted: only the GMs will see that roll."
+    )
+    assert accepted.original.custom_ids() == [withdraw_id]
+    [told] = accepted.followups
+    assert told.ephemeral and "next System X roll in this channel will be blind" in told.content
     assert accepted.public() == []
-    twice = await harness.click(posted.original, "Roll (blind)", world.alice)
+    twice = await harness.click(stale, "Roll (blind)", world.alice)
     assert twice.ephemeral and "already accepted" in twice.content
     # the next sysx roll resolves to blind even when asked public (and with players' blind rolls switched off)
     await store.settings.update(world.guild.id, allow_blind=False)
@@ -552,7 +564,7 @@ async def test_a_refused_roll_leaves_the_accepted_blind_request_for_the_next(
     await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
     posted = await gm(harness, world, world.gm, "request-roll", {"member": world.alice, "system": "rps"})
     accepted = await harness.click(posted.original, "Roll (blind)", world.alice)
-    assert "will be blind" in accepted.content
+    assert "will be blind" in accepted.followups[0].content
     typo = await harness.slash(world.guild, world.general, world.alice, "rps check", {"skill": "Clmb"})
     assert typo.ephemeral and typo.public() == [] and "sheet" in typo.content
     rolled = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 12})
@@ -572,8 +584,9 @@ async def test_two_accepted_requests_make_two_blind_rolls(harness: Harness, worl
             harness, world, world.gm, "request-roll", {"member": world.alice, "system": "sysx", "note": note}
         )
         answers.append(await harness.click(posted.original, "Roll (blind)", world.alice))
-    assert answers[0].content.startswith("Your next System X roll in this channel will be blind")
-    assert answers[1].content.startswith("Your next 2 System X rolls in this channel will be blind")
+    told = [answer.followups[0].content for answer in answers]
+    assert told[0].startswith("Your next System X roll in this channel will be blind")
+    assert told[1].startswith("Your next 2 System X rolls in this channel will be blind")
     for _ in range(2):
         typo = await harness.slash(
             world.guild, world.general, world.alice, "sysx check", {"skill": "Prception"}
@@ -584,6 +597,71 @@ async def test_two_accepted_requests_make_two_blind_rolls(harness: Harness, worl
         assert len(rolled.in_channel(world.gm_screen)) == 1
     third = await harness.slash(world.guild, world.general, world.alice, "sysx check", {"sv": 12})
     assert not third.ephemeral and third.in_channel(world.gm_screen) == []
+
+
+async def test_a_gm_withdraws_an_open_request_and_only_a_gm_may(harness: Harness, world: World) -> None:
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    posted = await gm(
+        harness, world, world.gm, "request-roll", {"member": world.alice, "system": "rps", "note": "Stealth"}
+    )
+    before = posted.original.content
+    stale = dataclasses.replace(posted.original)
+    for player in (world.alice, world.bob):  # GM-2: the asked player cannot withdraw it either
+        refused = await harness.click(posted.original, "Withdraw", player)
+        assert refused.ephemeral and refused.content == WITHDRAW_NOT_GM and refused.public() == []
+        assert posted.original.content == before and posted.original.edits == 0
+    withdrawn = await harness.click(posted.original, "Withdraw", world.gm)
+    assert withdrawn.edited_in_place and withdrawn.original.content == (
+        "~~🎲 **Gamemaster** asks **Alice** for a blind RPS roll: Stealth.~~\nWithdrawn by **Gamemaster**."
+    )
+    assert withdrawn.original.custom_ids() == []  # nothing left to press
+    late = await harness.click(stale, "Roll (blind)", world.alice)  # a client that still shows the button
+    assert late.ephemeral and "no longer exists" in late.content
+    rolled = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 12})
+    assert not rolled.ephemeral and rolled.in_channel(world.gm_screen) == []  # the roll is the usual one
+
+
+async def test_a_gm_withdraws_an_accepted_request_before_it_is_rolled(harness: Harness, world: World) -> None:
+    store = harness.bot.store
+    await store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    posts = []
+    for note in ("Perception", "Insight"):
+        posted = await gm(
+            harness, world, world.gm, "request-roll", {"member": world.alice, "system": "sysx", "note": note}
+        )
+        await harness.click(posted.original, "Roll (blind)", world.alice)
+        posts.append(posted.original)
+    key = blind_key(world.guild.id, world.general.id, world.alice.id, "sysx")
+    assert len((await store.meta.get(key) or "").split()) == 2
+    # a GM of the channel by role; the accepted Perception request is taken back, Insight still waits
+    withdrawn = await harness.click(posts[0], "Withdraw", world.gm)
+    assert withdrawn.edited_in_place and withdrawn.original.content.endswith("Withdrawn by **Gamemaster**.")
+    assert "~~🎲 **Gamemaster** asks **Alice** for a blind System X roll: Perception.~~" in posts[0].content
+    assert len((await store.meta.get(key) or "").split()) == 1
+    blind = await harness.slash(world.guild, world.general, world.alice, "sysx check", {"sv": 12})
+    assert blind.ephemeral and blind.content == "Your roll went to the GM."  # Insight's
+    # Insight was rolled: its Withdraw now changes nothing
+    again = await harness.click(posts[1], "Withdraw", world.gm)
+    assert again.ephemeral and again.content == NOTHING_TO_WITHDRAW and again.public() == []
+    assert "accepted" in posts[1].content
+    public = await harness.slash(world.guild, world.general, world.alice, "sysx check", {"sv": 12})
+    assert not public.ephemeral and public.in_channel(world.gm_screen) == []
+
+
+async def test_a_withdraw_racing_the_accept_leaves_no_blind_roll_waiting(
+    harness: Harness, world: World
+) -> None:
+    store = harness.bot.store
+    await store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    for _ in range(5):
+        posted = await gm(harness, world, world.gm, "request-roll", {"member": world.alice, "system": "dn"})
+        accepted, withdrawn = await asyncio.gather(
+            harness.click(posted.original, "Roll (blind)", world.alice),
+            harness.click(dataclasses.replace(posted.original), "Withdraw", world.gm),
+        )
+        assert withdrawn.edited_in_place  # open or accepted, it is taken back either way
+        assert accepted.edited_in_place or "no longer exists" in accepted.content
+        assert await store.meta.get(blind_key(world.guild.id, world.general.id, world.alice.id, "dn")) is None
 
 
 async def test_request_roll_is_refused_for_a_player_and_scoped_to_its_channel(

@@ -297,7 +297,8 @@ async def test_a_requested_roll_is_blind_once_even_when_blind_is_off(harness: Ha
     bob = await harness.click(request.original, "Roll (blind)", world.bob)
     assert bob.ephemeral and "Only" in bob.content
     accepted = await harness.click(request.original, "Roll (blind)", world.alice)
-    assert accepted.ephemeral and "blind" in accepted.content
+    [told] = accepted.followups  # the request message now says it was accepted; this, the player alone
+    assert accepted.edited_in_place and told.ephemeral and "blind" in told.content
     other_system = await harness.slash(world.guild, world.general, world.alice, "dn raw", {"dn": 10})
     assert not other_system.ephemeral  # only a System X roll honours the request
     blind = await sysx(harness, world, world.alice, "public")  # the request wins over the option, once

@@ -391,7 +391,7 @@ def command_plans(
 def test_the_tree_has_options_to_fuzz_and_buttons_to_forge(table: Table) -> None:
     commands = leaves(table.bot.fake.global_commands)
     assert [leaf for leaf in commands if leaf.options], commands
-    for prefix in ("reveal:", "bj:", "rpspool:", "rr:"):
+    for prefix in ("reveal:", "bj:", "rpspool:", "rr:", "rw:"):
         assert any(cid.startswith(prefix) for cid in table.victim_ids), (prefix, table.victim_ids)
 
 
@@ -666,6 +666,8 @@ def test_reveal_says_the_same_for_an_unknown_roll_and_someone_elses(table: Table
         "rpspool:9223372036854775808:roll",
         "rr:9223372036854775808",
         "rr:9999999999999999999",
+        "rw:9223372036854775808:1:sysx",
+        "rw:1:9223372036854775808:sysx",
         "reveal:0",
         "reveal:-1",
     ],

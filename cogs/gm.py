@@ -321,6 +321,7 @@ class GM(commands.Cog):
         # only a claim: an admin's appointment (GM rights and the DMs with them) is the admin's to take back
         if await store.gm.remove_claim(guild_id, channel_id, interaction.user.id):
             text = "You no longer have this channel: its hidden rolls no longer come to you by DM."
+            text += await _stranded_note(store, guild_id, channel_id)
         elif await store.gm.is_channel_gm(guild_id, channel_id, interaction.user.id):
             text = (
                 "An admin made you GM of this channel, so its hidden rolls reach you as its GM; an admin "
@@ -329,6 +330,21 @@ class GM(commands.Cog):
         else:
             text = "You had not claimed this channel, so there is nothing to give up."
         await reply(interaction, text, ephemeral=True)
+
+
+async def _stranded_note(store: Store, guild_id: int, channel_id: int) -> str:
+    """After a channel lost a GM: a warning when its rolls are hidden by default and no GM is left to see
+    them, since each plain roll here is then refused ("No GM can see a hidden roll here yet")."""
+    mode = await store.settings.channel_visibility(guild_id, channel_id)
+    if mode not in ("gm", "blind") or await gm_reachable(
+        store, await store.settings.get(guild_id), guild_id, channel_id
+    ):
+        return ""
+    return (
+        f" Rolls here default to visibility {mode}, which no GM can see now, so a roll here without a "
+        f"visibility is refused: {HOW_TO_REACH_A_GM}; /setup settings can also give this channel another "
+        "visibility."
+    )
 
 
 class ServerSetup(commands.Cog):
@@ -363,9 +379,11 @@ class ServerSetup(commands.Cog):
     @manage_guild_only()
     async def channel_remove(self, interaction: discord.Interaction[Any], member: discord.Member) -> None:
         guild_id, channel_id = _here(interaction)
-        removed = await _store(interaction).gm.remove_channel_gm(guild_id, channel_id, member.id)
+        store = _store(interaction)
+        removed = await store.gm.remove_channel_gm(guild_id, channel_id, member.id)
         text = "is no longer a GM of this channel" if removed else "was not a GM of this channel"
-        await reply(interaction, f"{_name(member)} {text}.", ephemeral=True)
+        note = await _stranded_note(store, guild_id, channel_id) if removed else ""
+        await reply(interaction, f"{_name(member)} {text}.{note}", ephemeral=True)
 
     @channel_gm.command(name="list", description="Who was made GM of this channel (or claimed it).")
     @manage_guild_only()

@@ -13,7 +13,7 @@ from bot.local.fake.harness import Answer, Harness, World
 from bot.local.fake.server import FakeDiscord, posts_to
 from bot.local.fake.world import FakeUser
 from bot.ui.permissions import NOT_GM
-from bot.ui.visibility import BLIND_ROLLER_TEXT, NO_GM_HERE
+from bot.ui.visibility import BLIND_ROLLER_TEXT, HOW_TO_REACH_A_GM, NO_GM_HERE
 
 
 async def sysx(harness: Harness, world: World, user: FakeUser, visibility: str, **extra: Any) -> Answer:
@@ -108,6 +108,40 @@ async def test_unclaim_gives_up_a_claim_never_an_admin_s_appointment(harness: Ha
     assert still.ephemeral and still.embed["title"].startswith("Pending GM modifiers")
     nothing = await gm(harness, world, world.gm, "unclaim")  # a server GM who never claimed it
     assert nothing.content == "You had not claimed this channel, so there is nothing to give up."
+
+
+async def test_the_last_gm_leaving_a_channel_hidden_by_default_is_told_its_plain_rolls_are_now_refused(
+    harness: Harness, world: World
+) -> None:
+    # a channel whose rolls are gm by default, reached only through its GMs: when the last one goes (an
+    # unclaim, an admin's removal), the one who did it learns that each plain roll here is now refused
+    await gm(harness, world, world.gm, "claim")
+    await harness.slash(world.guild, world.general, world.manager, "setup settings", {"visibility": "gm"})
+    await harness.slash(
+        world.guild, world.general, world.manager, "setup channel-gm add", {"member": world.carol}
+    )
+    left = await gm(harness, world, world.gm, "unclaim")  # Carol is still GM here: nothing to warn of
+    assert left.content == "You no longer have this channel: its hidden rolls no longer come to you by DM."
+    removed = await harness.slash(
+        world.guild, world.general, world.manager, "setup channel-gm remove", {"member": world.carol}
+    )
+    assert removed.ephemeral and removed.content == (
+        "Carol is no longer a GM of this channel. Rolls here default to visibility gm, which no GM can see "
+        f"now, so a roll here without a visibility is refused: {HOW_TO_REACH_A_GM}; /setup settings can "
+        "also give this channel another visibility."
+    )
+    state = harness.bot.rng.getstate()
+    plain = await harness.slash(world.guild, world.general, world.alice, "sysx check", {"sv": 12})
+    await assert_not_rolled(harness, world, plain, state)
+    assert plain.content == NO_GM_HERE
+    # the same warning for a claim given up, and none once a GM channel reaches them
+    await gm(harness, world, world.gm, "claim")
+    again = await gm(harness, world, world.gm, "unclaim")
+    assert again.content.endswith("/setup settings can also give this channel another visibility.")
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    await gm(harness, world, world.gm, "claim")
+    quiet = await gm(harness, world, world.gm, "unclaim")
+    assert quiet.content == "You no longer have this channel: its hidden rolls no longer come to you by DM."
 
 
 async def test_when_every_gm_refuses_dms_the_roll_is_not_rolled_and_says_how_to_fix_it(

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import asyncpg
+
 from bot.store.db import Database, Row, Tx, is_postgres_url, open_database, safe_url
 from bot.store.errors import StoreError
 
@@ -208,7 +210,16 @@ async def copy_data(
                 )
             snapshot = await read_all(from_db)
             dropped = _without_nul(snapshot, source, drop_nul) if to_db.dialect == "postgres" else ""
-            await write_all(to_db, snapshot, replace=force)
+            try:
+                await write_all(to_db, snapshot, replace=force)
+            except asyncpg.exceptions.UniqueViolationError as err:
+                if not dropped:  # rows unique in the source are unique in the copy: a bug, not the data
+                    raise
+                key = (err.detail or "").removeprefix("Key ").removesuffix(" already exists.")
+                raise StoreError(
+                    f"Without their NUL characters two rows of {err.table_name} would be the same ({key}); "
+                    "nothing was copied. Rename one of them in the source, then copy again."
+                ) from None
         finally:
             await to_db.close()
     finally:

@@ -263,3 +263,24 @@ async def test_text_postgresql_cannot_store_is_named_and_nothing_is_copied(
         assert await store.meta.get("motto") == "ab"
     async with await Store.open(source) as store:
         assert await store.meta.get("motto") == "a\x00b"  # the source keeps them
+
+
+async def test_names_that_dropping_nul_would_make_equal_are_named_and_nothing_is_copied(
+    tmp_path: Path, pg_url: str
+) -> None:
+    # "Ann" and "Ann\0" were two sheets of one player; without the NUL they would be one name twice
+    source = tmp_path / "old bot.db"
+    async with await Store.open(source) as store:
+        await store.sheets.create(Sheet(guild_id=G, owner_id=5, name="Ann", system="dn"))
+        other = await store.sheets.create(Sheet(guild_id=G, owner_id=5, name="Anna", system="dn"))
+        await store.db.execute(
+            "UPDATE sheets SET name = ?, name_key = ? WHERE id = ?", ("Ann\x00", "ann\x00", other.id)
+        )
+    refused = _cli("--from", str(source), "--to", pg_url, "--drop-nul", cwd=tmp_path)
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr.strip() == (
+        "Without their NUL characters two rows of sheets would be the same ((guild_id, owner_id, name_key)="
+        f"({G}, 5, ann)); nothing was copied. Rename one of them in the source, then copy again."
+    ), refused.stderr
+    async with await Store.open(pg_url) as store:
+        assert not any((await counts(store.db)).values())

@@ -153,7 +153,9 @@ class Log(commands.Cog):
             if cut:
                 break
         data = b"".join(kept)
-        note = " It was cut at 8 MB: the oldest rolls are all in it, the newest are not." if cut else ""
+        mb = MAX_EXPORT_BYTES / 1024 / 1024
+        limit = f"{mb:g} MB" if mb >= 1 else f"{MAX_EXPORT_BYTES:,} bytes"
+        note = f" It was cut at {limit}: the oldest rolls are all in it, the newest are not." if cut else ""
         scope = (
             "every roll"
             if viewer_is_gm

@@ -217,7 +217,8 @@ async def test_an_export_cut_to_its_size_keeps_whole_rolls_the_oldest_first(
     else:
         summaries = [json.loads(line)["summary"] for line in text.splitlines()]
     assert summaries == [f"roll {i} de la fée éèà" for i in range(len(summaries))]  # the oldest, each whole
-    assert 10 < len(summaries) < 60 and "cut at 8 MB: the oldest rolls are all in it" in answer.content
+    assert 10 < len(summaries) < 60
+    assert f"cut at {limit:,} bytes: the oldest rolls are all in it" in answer.content  # the limit it had
 
 
 async def test_log_in_a_dm(harness: Harness, world: World) -> None:

@@ -20,7 +20,7 @@ from bot.store import SYSTEMS, Store
 from bot.ui.embeds import shown_name
 from bot.ui.gm import blind_key, system_label
 from bot.ui.permissions import is_gm
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, refuse, reply, update_message
+from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, refuse, reply, update_message
 
 REQUEST_PREFIX = "roll_request:"
 WITHDRAW_NOT_GM = "Only a GM of this channel can withdraw this roll request."
@@ -60,8 +60,8 @@ async def open_request(
 async def _open_record(
     interaction: discord.Interaction[Any], store: Store, request_id: int
 ) -> tuple[str, dict[str, Any] | None]:
-    """The open request's key and record (None once accepted or withdrawn); refuses one of another channel
-    (a forged copy of the button)."""
+    """The open request's key and record (None once accepted or withdrawn); `UserError` for one of another
+    channel (a forged copy of the button)."""
     key = f"{REQUEST_PREFIX}{request_id}"
     raw = await store.meta.get(key)
     if raw is None:
@@ -69,12 +69,8 @@ async def _open_record(
     record: dict[str, Any] = json.loads(raw)
     here = (interaction.guild.id if interaction.guild else None, interaction.channel_id)
     if here != (record["guild"], record["channel"]):
-        raise _Refused("This roll request belongs to another channel.")
+        raise UserError("This roll request belongs to another channel.")
     return key, record
-
-
-class _Refused(Exception):
-    """One sentence for the user who pressed the button; nothing changed."""
 
 
 class RequestRollButton(
@@ -100,11 +96,7 @@ class RequestRollButton(
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         store: Store = interaction.client.store
-        try:
-            key, record = await _open_record(interaction, store, self.request_id)
-        except _Refused as refused:
-            await refuse(interaction, str(refused))
-            return
+        key, record = await _open_record(interaction, store, self.request_id)
         if record is None:
             await refuse(interaction, "This roll request was already accepted or no longer exists.")
             return
@@ -171,13 +163,9 @@ class WithdrawRequestButton(
         if not await is_gm(interaction, store):
             await refuse(interaction, WITHDRAW_NOT_GM)
             return
-        try:
-            key, record = await _open_record(interaction, store, self.request_id)
-        except _Refused as refused:
-            await refuse(interaction, str(refused))
-            return
-        # open: one DELETE, so a withdraw and an accept never both succeed; accepted (the DELETE found
-        # nothing, or the accept moved it meanwhile): out of the player's queue, unless a roll took it
+        key, record = await _open_record(interaction, store, self.request_id)
+        # open: one DELETE, which an accept's move at the same moment cannot also take; accepted (or moved
+        # meanwhile): out of the player's queue, unless their roll took it first
         withdrawn = record is not None and await store.meta.delete(key)
         if not withdrawn:
             queue = blind_key(interaction.guild.id, interaction.channel_id, self.player_id, self.system)

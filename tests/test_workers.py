@@ -294,6 +294,14 @@ async def test_a_warmed_pool_has_its_worker_running_before_any_job(workers: Work
     assert await workers.run(os.getpid) == pid  # the first job runs on it, no new pool
 
 
+async def test_a_job_arriving_while_the_pool_warms_up_waits_for_that_pool(workers: Workers) -> None:
+    # a table's first click during start-up: one pool, not one for the warm-up and one for the job
+    warming = asyncio.ensure_future(workers.warm())
+    pid = await workers.run(os.getpid)
+    await warming
+    assert workers._pool is not None and workers._pool.pids[:] == [pid]
+
+
 async def test_a_pool_that_cannot_warm_up_is_left_to_the_first_job(
     workers: Workers, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -389,14 +389,11 @@ def answer_message(record: InteractionRecord) -> FakeMessage | None:
 
 
 def edited_in_place(record: InteractionRecord) -> bool:
-    """A click answered by editing its own message: in its callback, or after an acknowledgement."""
+    """A click answered by editing its own message: in its callback, or after an acknowledgement (a
+    sentence for the clicker alone may follow either way)."""
     if record.callback_type == UPDATE_MESSAGE:
         return True
-    return (
-        record.callback_type == DEFERRED_UPDATE
-        and record.original_edits > 0
-        and all(m.deleted for m in record.followups)
-    )
+    return record.callback_type == DEFERRED_UPDATE and record.original_edits > 0
 
 
 def _completed(record: InteractionRecord) -> bool:

@@ -227,8 +227,10 @@ class InteractionRecord:
     dispatched_clock: float | None = None
     # seconds after INTERACTION_CREATE of a callback refused for coming too late (None: none was)
     late_callback: float | None = None
-    # edits of the response message through the token (how a deferred click edits its message)
+    # edits of the response message through the token (how a deferred click edits its message), and the
+    # last one's body
     original_edits: int = 0
+    original_edit: dict[str, Any] | None = None
 
     def encode_ahead(self) -> None:
         """Encode the payload now, so dispatching it spends no CPU on that (benchmarks: the encoding is the
@@ -1074,6 +1076,7 @@ class FakeDiscord:
         message.edits += 1
         if message is record.original:
             record.original_edits += 1
+            record.original_edit = body or {}
         return message.payload()
 
     async def _delete_webhook_message(

@@ -890,3 +890,20 @@ def test_the_schema_check_remembers_only_bodies_it_found_valid() -> None:
     assert checker.check("POST", path, fine) != []
     # on another route the same body meets another schema
     assert checker.check("PATCH", "/channels/1/messages/2", {"content": "fine", "flags": "x"}) != []
+
+
+async def test_only_the_bots_own_messages_can_be_edited_through_their_channel(
+    fake: FakeDiscord, world: World, session: aiohttp.ClientSession
+) -> None:
+    said = FakeMessage(2, world.general.id, world.guild.id, world.alice, content="mine")
+    fake.messages[said.id] = said
+    path = f"/channels/{world.general.id}/messages/{said.id}"
+    status, answer = await call(session, fake, "PATCH", path, {"content": "the bot's now"})
+    assert (status, answer["code"]) == (403, 50005) and said.content == "mine" and said.edits == 0
+    status, posted = await call(
+        session, fake, "POST", f"/channels/{world.general.id}/messages", {"content": "a"}
+    )
+    status, _ = await call(
+        session, fake, "PATCH", f"/channels/{world.general.id}/messages/{posted['id']}", {"content": "b"}
+    )
+    assert status == 200 and fake.messages[int(posted["id"])].content == "b"

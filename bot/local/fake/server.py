@@ -1114,6 +1114,8 @@ class FakeDiscord:
         self, _r: Any, body: Any, files: Any, channel_id: str, message_id: str
     ) -> dict[str, Any]:
         message = self._message(channel_id, message_id)
+        if message.author is not self.bot_user:
+            raise FakeHTTPError(403, 50005, "Cannot edit a message authored by another user")
         self._apply(message, body or {}, files)
         message.edits += 1
         return message.payload()

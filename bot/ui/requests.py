@@ -11,18 +11,22 @@ request stands: asked, accepted, or withdrawn.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from typing import Any
 
 import discord
 
 from bot.store import SYSTEMS, Store
-from bot.ui.embeds import shown_name
+from bot.ui.embeds import NO_MENTIONS, shown_name
 from bot.ui.gm import blind_key, system_label
 from bot.ui.permissions import is_gm
 from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, refuse, reply, update_message
 
+log = logging.getLogger(__name__)
+
 REQUEST_PREFIX = "roll_request:"
+MESSAGE_PREFIX = "roll_request_message:"  # where the request was posted, to say there once it is rolled
 WITHDRAW_NOT_GM = "Only a GM of this channel can withdraw this roll request."
 NOTHING_TO_WITHDRAW = "Nothing to withdraw: that roll request was already rolled or withdrawn."
 # a request posted before it had a second line carried its instructions on its first (2026-11-28)
@@ -41,6 +45,32 @@ def request_text(gm: discord.abc.User, player: discord.abc.User, system: str, no
         f"{_name(player)}: press **Roll (blind)**, then roll with /{system}; "
         "only the GMs will see the result."
     )
+
+
+async def note_request_message(store: Store, request_id: int, message: discord.Message) -> None:
+    """Remember where the request was posted and what it asked, for `mark_rolled`."""
+    where = {"channel": message.channel.id, "message": message.id, "asked": _asked(message)}
+    await store.meta.set(f"{MESSAGE_PREFIX}{request_id}", json.dumps(where))
+
+
+async def mark_rolled(interaction: discord.Interaction[Any], store: Store, request_id: int) -> None:
+    """The player's roll used the request: its message says so and loses its Withdraw (once; a message
+    deleted meanwhile, or one the bot may no longer edit, is left as it is)."""
+    key = f"{MESSAGE_PREFIX}{request_id}"
+    raw = await store.meta.get(key)
+    if raw is None or not await store.meta.delete(key):
+        return
+    where: dict[str, Any] = json.loads(raw)
+    channel = interaction.client.get_partial_messageable(where["channel"])
+    try:
+        await channel.get_partial_message(where["message"]).edit(
+            content=f"{where['asked']}\n✅ {_name(interaction.user)} has rolled it: only the GMs see the "
+            "result.",
+            view=None,
+            allowed_mentions=NO_MENTIONS,
+        )
+    except discord.HTTPException as error:
+        log.info("Could not mark roll request %s as rolled: %s", request_id, error)
 
 
 def _asked(message: discord.Message | None) -> str:
@@ -173,6 +203,7 @@ class WithdrawRequestButton(
         if not withdrawn:
             await refuse(interaction, NOTHING_TO_WITHDRAW)
             return
+        await store.meta.delete(f"{MESSAGE_PREFIX}{self.request_id}")  # nothing left to mark rolled
         await update_message(
             interaction,
             content=f"~~{_asked(interaction.message)}~~\nWithdrawn by {_name(interaction.user)}.",

@@ -565,11 +565,14 @@ async def test_a_refused_roll_leaves_the_accepted_blind_request_for_the_next(
     posted = await gm(harness, world, world.gm, "request-roll", {"member": world.alice, "system": "rps"})
     accepted = await harness.click(posted.original, "Roll (blind)", world.alice)
     assert "will be blind" in accepted.followups[0].content
+    request = posted.original.content
     typo = await harness.slash(world.guild, world.general, world.alice, "rps check", {"skill": "Clmb"})
     assert typo.ephemeral and typo.public() == [] and "sheet" in typo.content
+    assert posted.original.content == request  # still accepted: the refused roll rolled nothing
     rolled = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 12})
     assert rolled.ephemeral and rolled.content == "Your roll went to the GM."
     assert len(rolled.in_channel(world.gm_screen)) == 1
+    assert posted.original.content.endswith("✅ **Alice** has rolled it: only the GMs see the result.")
     after = await harness.slash(world.guild, world.general, world.alice, "rps check", {"base": 12})
     assert not after.ephemeral  # one blind roll, as requested
 
@@ -640,14 +643,30 @@ async def test_a_gm_withdraws_an_accepted_request_before_it_is_rolled(harness: H
         "Withdrawn by **Gamemaster**."
     )
     assert len((await store.meta.get(key) or "").split()) == 1
+    stale = dataclasses.replace(posts[1])  # a client that still shows Insight's Withdraw
     blind = await harness.slash(world.guild, world.general, world.alice, "sysx check", {"sv": 12})
     assert blind.ephemeral and blind.content == "Your roll went to the GM."  # Insight's
-    # Insight was rolled: its Withdraw now changes nothing
-    again = await harness.click(posts[1], "Withdraw", world.gm)
+    # Insight's message says it was rolled, and offers nothing more to press
+    assert posts[1].content == (
+        "🎲 **Gamemaster** asks **Alice** for a blind System X roll: Insight.\n"
+        "✅ **Alice** has rolled it: only the GMs see the result."
+    )
+    assert posts[1].custom_ids() == []
+    again = await harness.click(stale, "Withdraw", world.gm)
     assert again.ephemeral and again.content == NOTHING_TO_WITHDRAW and again.public() == []
-    assert "accepted" in posts[1].content
     public = await harness.slash(world.guild, world.general, world.alice, "sysx check", {"sv": 12})
     assert not public.ephemeral and public.in_channel(world.gm_screen) == []
+
+
+async def test_a_request_message_deleted_before_the_roll_leaves_the_roll_as_it_is(
+    harness: Harness, world: World
+) -> None:
+    await harness.bot.store.settings.update(world.guild.id, gm_channel_id=world.gm_screen.id)
+    posted = await gm(harness, world, world.gm, "request-roll", {"member": world.alice, "system": "dn"})
+    await harness.click(posted.original, "Roll (blind)", world.alice)
+    posted.original.deleted = True  # a moderator tidied the channel
+    rolled = await harness.slash(world.guild, world.general, world.alice, "dn raw", {"dn": 10})
+    assert rolled.ephemeral and rolled.content == "Your roll went to the GM."  # and no error logged
 
 
 async def test_a_withdraw_racing_the_accept_leaves_no_blind_roll_waiting(

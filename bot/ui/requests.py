@@ -5,7 +5,7 @@ request (guild, channel, player, system, GM) until the player presses **Roll (bl
 it, in one transaction, to the player's queue ``blind_request:<guild>:<channel>:<player>:<system>``
 (`bot.ui.gm.blind_key`), where `bot.ui.gm.take_blind_request` takes it for their next roll of that system.
 **Withdraw** takes it back from wherever it is, until it is rolled. The message says at a glance where the
-request stands: asked, accepted, or withdrawn.
+request stands: asked, accepted, withdrawn, or rolled (`mark_rolled`, once the roll that used it is done).
 """
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ from bot.store import MARGINS, MODIFIER_KINDS, SYSTEMS, VISIBILITIES, GuildSetti
 from bot.store.models import MAX_MODIFIER_USES, REPLACING_KINDS
 from bot.ui.embeds import info_embed, shown_name
 from bot.ui.gm import (
-    BLIND_PREFIX,
     KIND_WORDS,
     cleared_sentence,
     kind_allows,
@@ -30,10 +29,9 @@ from bot.ui.gm import (
     value_text,
 )
 from bot.ui.permissions import gm_only, manage_guild_only, player_readers
-from bot.ui.reply import GIVE_BACK_ON_ERROR, UserError, defer, reply
+from bot.ui.reply import UserError, defer, reply
 from bot.ui.requests import (
     REQUEST_ITEMS,
-    mark_rolled,
     note_request_message,
     open_request,
     request_text,
@@ -301,16 +299,6 @@ class GM(commands.Cog):
         )
         if sent is not None:  # (None only when Discord did not say which message it was)
             await note_request_message(_store(interaction), request_id, sent)
-
-    @commands.Cog.listener()
-    async def on_app_command_completion(
-        self, interaction: discord.Interaction[Any], command: app_commands.Command[Any, ..., Any]
-    ) -> None:
-        """A roll that used an accepted request (and was not refused, which gives it back): the request's
-        message says it was rolled."""
-        for key, taken in interaction.extras.get(GIVE_BACK_ON_ERROR, []):
-            if key.startswith(BLIND_PREFIX):
-                await mark_rolled(interaction, _store(interaction), int(taken))
 
     # -- GM-1: a GM claims the table, so hidden rolls here reach them by DM -------------------------------
     @gm.command(name="claim", description="Claim this channel as its GM: hidden rolls here reach you by DM.")

@@ -19,9 +19,17 @@ import discord
 
 from bot.store import SYSTEMS, Store
 from bot.ui.embeds import NO_MENTIONS, shown_name
-from bot.ui.gm import blind_key, system_label
+from bot.ui.gm import BLIND_PREFIX, blind_key, system_label
 from bot.ui.permissions import is_gm
-from bot.ui.reply import ID_PATTERN, ErrorReportingItem, UserError, refuse, reply, update_message
+from bot.ui.reply import (
+    GIVE_BACK_ON_ERROR,
+    ID_PATTERN,
+    ErrorReportingItem,
+    UserError,
+    refuse,
+    reply,
+    update_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +59,17 @@ async def note_request_message(store: Store, request_id: int, message: discord.M
     """Remember where the request was posted and what it asked, for `mark_rolled`."""
     where = {"channel": message.channel.id, "message": message.id, "asked": _asked(message)}
     await store.meta.set(f"{MESSAGE_PREFIX}{request_id}", json.dumps(where))
+
+
+def requests_used(interaction: discord.Interaction[Any]) -> list[int]:
+    """The accepted requests this roll took (`bot.ui.gm.take_blind_request`), now that it stands (its GM
+    copies are filled): an error after this point no longer gives them back for another roll."""
+    extras = interaction.extras
+    taken = extras.pop(GIVE_BACK_ON_ERROR, [])
+    others = [(key, value) for key, value in taken if not key.startswith(BLIND_PREFIX)]
+    if others:
+        extras[GIVE_BACK_ON_ERROR] = others
+    return [int(value) for key, value in taken if key.startswith(BLIND_PREFIX)]
 
 
 async def mark_rolled(interaction: discord.Interaction[Any], store: Store, request_id: int) -> None:

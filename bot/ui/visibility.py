@@ -34,6 +34,7 @@ from bot.ui.reply import (
     refuse,
     reply,
 )
+from bot.ui.requests import mark_rolled, requests_used
 
 log = logging.getLogger(__name__)
 
@@ -399,17 +400,20 @@ async def deliver(
             view=gm_view,
         )
         reached = bool(copies.messages)
+    used = requests_used(interaction)  # a GM's request this roll took stands with it
     if not reached:  # no GM shows it (Discord refused every edit): the log has it for them
         await reply(interaction, NOT_DELIVERED, ephemeral=True)
-        return done
-    copies.record(done)
-    problems = " ".join(done.problems) or None
-    if mode == "gm":
-        await reply(interaction, problems, embed=result_embed, view=view, ephemeral=True)
-        await reply(interaction, notice_text or default_notice(interaction, mode, kind))
     else:
-        roller_text = BLIND_ROLLER_TEXT + (f"\n{problems}" if problems else "")
-        await reply(interaction, roller_text, ephemeral=True)
+        copies.record(done)
+        problems = " ".join(done.problems) or None
+        if mode == "gm":
+            await reply(interaction, problems, embed=result_embed, view=view, ephemeral=True)
+            await reply(interaction, notice_text or default_notice(interaction, mode, kind))
+        else:
+            roller_text = BLIND_ROLLER_TEXT + (f"\n{problems}" if problems else "")
+            await reply(interaction, roller_text, ephemeral=True)
+    for request_id in used:  # after the roller's answer: the request's message says it was rolled
+        await mark_rolled(interaction, store, request_id)
     return done
 
 

@@ -38,7 +38,7 @@ MESSAGE_PREFIX = "roll_request_message:"  # where the request was posted, to say
 WITHDRAW_NOT_GM = "Only a GM of this channel can withdraw this roll request."
 NOTHING_TO_WITHDRAW = "Nothing to withdraw: that roll request was already rolled or withdrawn."
 # a request posted before it had a second line carried its instructions on its first (2026-11-28)
-_OLD_INSTRUCTIONS = re.compile(r" [^\n]*: press \*\*Roll \(blind\)\*\*.*$")
+_OLD_INSTRUCTIONS = re.compile(r"^(.*\.) [^\n]*?: press \*\*Roll \(blind\)\*\*.*$")
 
 
 def _name(user: discord.abc.User) -> str:
@@ -95,7 +95,7 @@ async def mark_rolled(interaction: discord.Interaction[Any], store: Store, reque
 def _asked(message: discord.Message | None) -> str:
     """The request message's first line: what was asked."""
     content = message.content if message is not None else ""
-    return _OLD_INSTRUCTIONS.sub("", content.split("\n", 1)[0])
+    return _OLD_INSTRUCTIONS.sub(r"\1", content.split("\n", 1)[0])
 
 
 async def open_request(

@@ -607,12 +607,12 @@ async def test_a_gm_withdraws_an_open_request_and_only_a_gm_may(harness: Harness
     posted = await gm(
         harness, world, world.gm, "request-roll", {"member": world.alice, "system": "rps", "note": "Stealth"}
     )
-    before = posted.original.content
+    before, edits = posted.original.content, posted.original.edits
     stale = dataclasses.replace(posted.original)
     for player in (world.alice, world.bob):  # GM-2: the asked player cannot withdraw it either
         refused = await harness.click(posted.original, "Withdraw", player)
         assert refused.ephemeral and refused.content == WITHDRAW_NOT_GM and refused.public() == []
-        assert posted.original.content == before and posted.original.edits == 0
+        assert posted.original.content == before and posted.original.edits == edits
     withdrawn = await harness.click(posted.original, "Withdraw", world.gm)
     assert withdrawn.edited_in_place and posted.original.content == (
         "~~🎲 **Gamemaster** asks **Alice** for a blind RPS roll: Stealth.~~\nWithdrawn by **Gamemaster**."
